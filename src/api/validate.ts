@@ -1,0 +1,69 @@
+// One ajv instance for the contract, shared by the server (requests) and the client (responses).
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { TSchema } from '@sinclair/typebox';
+import { closest } from 'fastest-levenshtein';
+import { isDuration, parseDuration } from './duration.js';
+
+const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: false, coerceTypes: false, verbose: true });
+ajv.addKeyword({
+  keyword: 'maxDuration',
+  type: 'string',
+  schemaType: 'string',
+  errors: false,
+  validate: (max: string, data: string) => !isDuration(data) || parseDuration(data) <= parseDuration(max),
+});
+
+const cache = new WeakMap<TSchema, ValidateFunction>();
+
+export function compile(schema: TSchema): ValidateFunction {
+  let fn = cache.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    cache.set(schema, fn);
+  }
+  return fn;
+}
+
+export interface SchemaProblem {
+  /** JSON pointer of the value at fault, `/` for the root. */
+  path: string;
+  message: string;
+}
+
+/** Validates `data`; returns null when it is valid, else the first problem with its JSON path. */
+export function check(schema: TSchema, data: unknown): SchemaProblem | null {
+  const fn = compile(schema);
+  if (fn(data)) return null;
+  return describe(fn.errors ?? [], data);
+}
+
+function describe(errors: ErrorObject[], _data: unknown): SchemaProblem {
+  // For unions ajv reports every branch; the most specific (deepest) error reads best.
+  const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0]!;
+  const path = best.instancePath || '/';
+  let message: string;
+  switch (best.keyword) {
+    case 'required':
+      return { path: `${best.instancePath}/${(best.params as { missingProperty: string }).missingProperty}`, message: 'is required' };
+    case 'enum': {
+      const allowed = (best.params as { allowedValues: unknown[] }).allowedValues;
+      const strings = allowed.filter((v): v is string => typeof v === 'string');
+      const hint = typeof best.data === 'string' && strings.length ? ` (did you mean "${closest(best.data, strings)}"?)` : '';
+      message = `is ${JSON.stringify(best.data)}, not one of the allowed values${hint}: ${allowed.slice(0, 12).map((v) => JSON.stringify(v)).join(', ')}${allowed.length > 12 ? ', ...' : ''}`;
+      break;
+    }
+    case 'pattern':
+      message = 'must be a duration such as 500ms, 30s, 5m or 1h';
+      break;
+    case 'maxDuration':
+      message = `must be at most ${best.schema as string}`;
+      break;
+    default:
+      message = best.message ?? 'is invalid';
+  }
+  return { path, message };
+}
+
+export function formatProblem(p: SchemaProblem): string {
+  return `${p.path} ${p.message}`;
+}

@@ -1,0 +1,106 @@
+// Every error boxflow raises carries one of these stable codes. Callers match on `code`,
+// never on message text. docs/errors.md documents each code; test/unit/errors.test.ts keeps
+// the two lists equal. A leaf module: every folder of src/ may import it, it imports nothing.
+
+/** Exit-code class of an error: 1 a flow failed, 2 bad input, 3 infrastructure. */
+export type ExitClass = 1 | 2 | 3;
+
+interface CodeInfo {
+  /** HTTP status when the error crosses the wire (server answers, client maps). */
+  status?: number;
+  exit: ExitClass;
+  summary: string;
+}
+
+export const errorCodes = {
+  // Box API, client side and wire (status-mapped)
+  INVALID_REQUEST: { status: 400, exit: 2, summary: 'The request failed validation; the message names the JSON path.' },
+  UNAUTHORIZED: { status: 401, exit: 3, summary: 'The API key is missing, malformed, badly signed or expired.' },
+  FORBIDDEN: { status: 403, exit: 3, summary: 'The API key may not do this.' },
+  NOT_FOUND: { status: 404, exit: 3, summary: 'No such route or resource (for boxes: see BOX_NOT_FOUND).' },
+  BOX_NOT_FOUND: { status: 404, exit: 3, summary: 'No box with this id belongs to the caller\'s tenant.' },
+  CONFLICT: { status: 409, exit: 3, summary: 'The resource is in a state that does not allow this request.' },
+  UNPROCESSABLE: { status: 422, exit: 1, summary: 'The request was well formed but could not be carried out.' },
+  RATE_LIMITED: { status: 429, exit: 3, summary: 'Too many requests; retried after Retry-After where safe.' },
+  SERVER_ERROR: { status: 500, exit: 3, summary: 'The service answered 5xx.' },
+  HTTP_ERROR: { exit: 3, summary: 'Any other non-2xx status (405, 408, 413, ...).' },
+  NETWORK_ERROR: { exit: 3, summary: 'The connection failed (refused, reset, DNS) before a response arrived.' },
+  TIMEOUT: { exit: 3, summary: 'No response within the request timeout.' },
+  ABORTED: { exit: 3, summary: 'The caller aborted the request through its AbortSignal.' },
+  INVALID_RESPONSE: { exit: 3, summary: 'A response did not match the API schema; the message names the JSON path.' },
+  FILE_TOO_LARGE: { status: 413, exit: 2, summary: 'An upload is over its limit (APK/ZIP: 512 MB); refused before a byte is sent.' },
+  INVALID_ARGUMENT: { exit: 2, summary: 'A client call got an argument it cannot send (bad path segment, bad duration, ...).' },
+  INVALID_DURATION: { status: 400, exit: 2, summary: 'A duration string is not <number><ms|s|m|h> or is out of range.' },
+
+  // boxflow serve
+  ANDROID_UNAVAILABLE: { status: 422, exit: 3, summary: 'No Android device backend (ADB) is available on this server.' },
+  UNSUPPORTED_BOX_TYPE: { status: 400, exit: 2, summary: 'The endpoint does not apply to this box type (e.g. Android-only on a Linux box).' },
+  TARGET_NOT_FOUND: { status: 422, exit: 1, summary: 'A natural-language/text drag target matched nothing; details list candidates.' },
+  TARGET_AMBIGUOUS: { status: 422, exit: 1, summary: 'A text drag target matched several elements; details list them.' },
+  INVALID_URL: { status: 400, exit: 2, summary: 'A URL to open is not a valid absolute URL.' },
+  URL_UNREACHABLE: { status: 422, exit: 1, summary: 'A URL to open could not be loaded (DNS, refused, TLS, ...).' },
+  BOX_NOT_RUNNING: { status: 409, exit: 3, summary: 'The box is terminated or not running.' },
+  PRESIGN_INVALID: { status: 403, exit: 3, summary: 'A pre-signed URL has a bad or tampered signature.' },
+  PRESIGN_EXPIRED: { status: 403, exit: 3, summary: 'A pre-signed URL has expired.' },
+  FILE_NOT_FOUND: { status: 404, exit: 1, summary: 'A file-system path does not exist in the box.' },
+  FILE_EXISTS: { status: 409, exit: 1, summary: 'A file-system target path already exists in the box.' },
+  BROWSER_ERROR: { status: 502, exit: 3, summary: 'The box\'s browser failed or crashed while serving the request.' },
+  CHROMIUM_NOT_FOUND: { exit: 3, summary: 'No Chromium executable was found (set BOXFLOW_CHROMIUM).' },
+  INTERNAL: { status: 500, exit: 3, summary: 'An unexpected server fault; the log line carries the details.' },
+
+  // flows, config, CLI
+  FLOW_SYNTAX: { exit: 2, summary: 'A flow file is not valid YAML (or TypeScript failed to load).' },
+  FLOW_SCHEMA: { exit: 2, summary: 'A flow does not match the flow schema: unknown step or key, wrong type, bad duration.' },
+  FLOW_NOT_FOUND: { exit: 2, summary: 'A flow path, runFlow file or selected flow does not exist.' },
+  CONFIG_INVALID: { exit: 2, summary: 'The config file or a CLI flag is invalid.' },
+
+  // runner and assertions
+  ELEMENT_NOT_FOUND: { exit: 1, summary: 'A selector matched no visible element before the step timeout.' },
+  ASSERT_LAYOUT: { exit: 1, summary: 'A layout assertion (visible, not visible, count, text, attributes) failed.' },
+  ASSERT_SCREENSHOT: { exit: 1, summary: 'A screenshot differs from its baseline beyond the allowed limits.' },
+  SCREENSHOT_UNSTABLE: { exit: 1, summary: 'Two consecutive screenshots never agreed before the step timeout.' },
+  ASSERT_PACKAGE: { exit: 1, summary: 'An Android package assertion failed.' },
+  ASSERT_TAB: { exit: 1, summary: 'An opened tab\'s title or URL did not match `expect`.' },
+  GEOMETRY_UNAVAILABLE: { exit: 3, summary: 'The box cannot give element geometry (no CDP on a Linux box), so a tap cannot be aimed.' },
+  STEP_TIMEOUT: { exit: 1, summary: 'A step did not finish within its timeout.' },
+  FLOW_TIMEOUT: { exit: 1, summary: 'A flow did not finish within its timeout.' },
+  BOX_UNAVAILABLE: { exit: 3, summary: 'The flow\'s box died or could not be created.' },
+  REPORTER_ERROR: { exit: 3, summary: 'A reporter threw; the run went on and the exit code shows it.' },
+} as const satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+/** The exit code a failure with this code maps to. */
+export function exitClassOf(code: string): ExitClass {
+  return (errorCodes as Record<string, CodeInfo>)[code]?.exit ?? 3;
+}
+
+const kBrand = Symbol.for('boxflow.error');
+
+export class BoxflowError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: unknown;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'BoxflowError';
+    this.code = code;
+    if (options?.details !== undefined) this.details = options.details;
+  }
+  get status(): number | undefined {
+    return (errorCodes[this.code] as CodeInfo).status;
+  }
+  get [kBrand]() {
+    return true;
+  }
+  /** Works across copies of the package (undici's reason for a Symbol.for brand). */
+  static is(err: unknown): err is BoxflowError {
+    return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[kBrand] === true;
+  }
+}
+
+/** Removes every occurrence of each secret from a text (API keys, masked flow values). */
+export function redact(text: string, secrets: Iterable<string | undefined>): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 3) out = out.split(s).join('***');
+  return out;
+}

@@ -1,0 +1,141 @@
+// The normalised step model: YAML flows and TypeScript flows (both forms) end up here.
+// Strings may still hold `${VAR}` references; the runner resolves them when the step runs.
+import type { Phase, KeyName } from '../api/schemas.js';
+import type { Selector } from '../layout/types.js';
+
+export interface SourceLocation {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Where a step acts: an element, a point (pixels or percent of the screen), or an NL prompt. */
+export type Target =
+  | { selector: Selector }
+  | { point: { x: number; y: number } }
+  | { percent: { x: number; y: number } }
+  | { prompt: string };
+
+export interface StepCommon {
+  label?: string;
+  optional?: boolean;
+  /** ms */
+  timeout?: number;
+  screenshots?: boolean | Phase[];
+  source: SourceLocation;
+}
+
+export type StepBody =
+  | { kind: 'tap'; target: Target }
+  | { kind: 'longPress'; target: Target; duration: number /* ms, default 1000 */ }
+  | { kind: 'swipe'; direction?: 'up' | 'down' | 'left' | 'right'; on?: Selector; from?: Target; to?: Target; duration?: number }
+  | { kind: 'drag'; from?: Target; to?: Target; duration?: number; path?: { x: number; y: number }[]; interval?: number }
+  | { kind: 'scrollUntilVisible'; selector: Selector; direction: 'up' | 'down' | 'left' | 'right'; maxSwipes: number }
+  | { kind: 'pressKey'; keys: KeyName[]; combination: boolean }
+  | { kind: 'type'; text: string; mode?: 'append' | 'replace'; pressEnter?: boolean }
+  | { kind: 'setScale'; scale: number }
+  | { kind: 'setResolution'; width: number; height: number }
+  | { kind: 'installApp'; apk: string; open?: boolean }
+  | { kind: 'closeAllApps' }
+  | { kind: 'assertPackage'; package: string; installed?: boolean; running?: boolean; type?: 'system' | 'thirdParty'; version?: string; launcher?: boolean }
+  | { kind: 'openTab'; url: string; expect?: { title?: string; url?: string } }
+  | { kind: 'closeBrowser' }
+  | { kind: 'renameFile'; from: string; to: string; workingDir?: string }
+  | { kind: 'deleteMedia'; album: string; media: string }
+  | { kind: 'deleteAlbum'; album: string }
+  | { kind: 'webTerminal' }
+  | { kind: 'cdpUrl' }
+  | { kind: 'assertVisible'; selector: Selector }
+  | { kind: 'assertNotVisible'; selector: Selector }
+  | { kind: 'assertLayout'; selector: Selector; count?: number; text?: string; attributes?: Record<string, string> }
+  | {
+      kind: 'assertScreenshot';
+      name: string;
+      threshold?: number;
+      maxDiffPixels?: number;
+      maxDiffPixelRatio?: number;
+      mask?: (Selector | Rect)[];
+      clip?: Selector | Rect;
+    }
+  | { kind: 'screenshot'; name: string }
+  | { kind: 'sleep'; ms: number }
+  | { kind: 'runFlow'; file: string; env?: Record<string, string>; when?: { visible?: Selector; notVisible?: Selector } }
+  | { kind: 'repeat'; times?: number; while?: { visible?: Selector; notVisible?: Selector }; max?: number; steps: Step[] }
+  | { kind: 'retry'; times: number; steps: Step[] };
+
+export type Step = StepCommon & StepBody;
+export type StepKind = StepBody['kind'];
+
+export interface FlowOptions {
+  name?: string;
+  tags?: string[];
+  /** `linux`, `android`, a box id, or absent (config default). */
+  box?: string;
+  env?: Record<string, string>;
+  secrets?: string[];
+  /** ms */
+  timeout?: number;
+}
+
+/** The API a TypeScript function flow drives; the runner implements it, one recorded step a call. */
+export interface FlowBox {
+  tap(target: Selector | { x: number; y: number } | { prompt: string }, opts?: Partial<StepCommon>): Promise<void>;
+  longPress(target: Selector | { x: number; y: number }, opts?: Partial<StepCommon> & { duration?: string }): Promise<void>;
+  swipe(direction: 'up' | 'down' | 'left' | 'right' | Record<string, unknown>, opts?: Partial<StepCommon>): Promise<void>;
+  drag(spec: Record<string, unknown>, opts?: Partial<StepCommon>): Promise<void>;
+  pressKey(keys: string | string[] | { keys: string[]; combination?: boolean }, opts?: Partial<StepCommon>): Promise<void>;
+  type(text: string | { text: string; mode?: 'append' | 'replace'; pressEnter?: boolean }, opts?: Partial<StepCommon>): Promise<void>;
+  openTab(url: string | { url: string; expect?: { title?: string; url?: string } }, opts?: Partial<StepCommon>): Promise<void>;
+  closeBrowser(opts?: Partial<StepCommon>): Promise<void>;
+  setScale(scale: number, opts?: Partial<StepCommon>): Promise<void>;
+  setResolution(size: { width: number; height: number }, opts?: Partial<StepCommon>): Promise<void>;
+  screenshot(name: string, opts?: Partial<StepCommon>): Promise<void>;
+  sleep(duration: string, opts?: Partial<StepCommon>): Promise<void>;
+  /** Runs any YAML-shaped step, e.g. `{ renameFile: { from, to } }`. */
+  step(raw: Record<string, unknown>): Promise<void>;
+  /** Playwright Page of the active tab over the pre-signed CDP URL (Linux boxes). */
+  browser: { page(): Promise<import('playwright-core').Page> };
+  /** The box this flow runs on. */
+  readonly info: { id: string; type: 'linux' | 'android' };
+}
+
+export interface ScreenshotMatchOptions {
+  threshold?: number;
+  maxDiffPixels?: number;
+  maxDiffPixelRatio?: number;
+  mask?: (Selector | Rect)[];
+  clip?: Selector | Rect;
+}
+
+export interface FlowExpect {
+  (box: FlowBox): {
+    toShow(selector: Selector, opts?: Partial<StepCommon>): Promise<void>;
+    toHaveLayout(spec: { selector: Selector; count?: number; text?: string; attributes?: Record<string, string> }, opts?: Partial<StepCommon>): Promise<void>;
+    toMatchScreenshot(name: string, opts?: ScreenshotMatchOptions & Partial<StepCommon>): Promise<void>;
+    not: { toShow(selector: Selector, opts?: Partial<StepCommon>): Promise<void> };
+  };
+}
+
+export type FlowFn = (ctx: { box: FlowBox; expect: FlowExpect; env: Record<string, string> }) => Promise<void>;
+
+export interface Flow extends Required<Pick<FlowOptions, 'tags' | 'env' | 'secrets'>> {
+  name: string;
+  /** Absolute path of the flow file. */
+  file: string;
+  box?: string;
+  timeout?: number;
+  onStart: Step[];
+  onFinish: Step[];
+  /** Declarative flows (YAML, `flow({steps})`). */
+  steps: Step[];
+  /** Function flows (`flow(name, opts, fn)`); `steps` is then empty. */
+  fn?: FlowFn;
+  source: SourceLocation;
+}
