@@ -1,0 +1,417 @@
+// BoxClient: one method per Box API v1 operation, over an undici keep-alive pool.
+// Retries only where safe (see `retryable`), validates every response against the contract,
+// and raises BoxApiError with a stable code that names method, path and box, never the key.
+import { openAsBlob } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Agent, FormData, request, type Dispatcher } from 'undici';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { BoxflowError, redact, type ErrorCode } from '../errors.js';
+import { endpoints, kInstallMaxBytes, type EndpointName } from './schemas.js';
+import { check, formatProblem } from './validate.js';
+
+export interface BoxClientOptions {
+  /** Ends in /api/v1. Default: BOXFLOW_BASE_URL, else GBOX_BASE_URL. */
+  baseUrl?: string;
+  /** Default: BOXFLOW_API_KEY, else GBOX_API_KEY. */
+  apiKey?: string;
+  /** Per attempt. Default 60 s, as the reference SDK. */
+  timeoutMs?: number;
+  /** Retries of a safe request. Default 2. */
+  maxRetries?: number;
+  /** First backoff step; doubles per attempt up to retryMaxMs. Default 500 ms. */
+  retryBaseMs?: number;
+  /** Default 8 s. */
+  retryMaxMs?: number;
+  /** Validate responses against the schemas. Default true. */
+  validateResponses?: boolean;
+  dispatcher?: Dispatcher;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+type Body<N extends EndpointName> = (typeof endpoints)[N] extends { body: infer S extends TSchema } ? Static<S> : never;
+type Result<N extends EndpointName> = (typeof endpoints)[N] extends { response: infer S extends TSchema } ? Static<S> : void;
+type Query<N extends EndpointName> = (typeof endpoints)[N] extends { query: infer S extends TSchema } ? Static<S> : never;
+
+interface Call {
+  pathParams?: Record<string, string>;
+  query?: Record<string, unknown>;
+  json?: unknown;
+  form?: FormData;
+}
+
+export class BoxApiError extends BoxflowError {
+  readonly method: string;
+  readonly path: string;
+  readonly boxId: string | undefined;
+  /** HTTP status, when a response arrived. */
+  readonly httpStatus: number | undefined;
+  /** The `code` of the service's error body, when it sent one. */
+  readonly serverCode: string | undefined;
+  constructor(code: ErrorCode, message: string, init: { method: string; path: string; boxId?: string; httpStatus?: number; serverCode?: string; cause?: unknown; details?: unknown }) {
+    super(code, message, { cause: init.cause, details: init.details });
+    this.name = 'BoxApiError';
+    this.method = init.method;
+    this.path = init.path;
+    this.boxId = init.boxId;
+    this.httpStatus = init.httpStatus;
+    this.serverCode = init.serverCode;
+  }
+}
+
+const kStatusCodes: Record<number, ErrorCode> = {
+  400: 'INVALID_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  422: 'UNPROCESSABLE',
+  429: 'RATE_LIMITED',
+};
+export function codeForStatus(status: number): ErrorCode {
+  return kStatusCodes[status] ?? (status >= 500 ? 'SERVER_ERROR' : 'HTTP_ERROR');
+}
+
+// Connection failures that happen before any byte of the request left: safe to retry for any method.
+const kNotSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+const kVersion = '0.1.0';
+
+export class BoxClient {
+  readonly baseUrl: string;
+  readonly #apiKey: string;
+  readonly #timeoutMs: number;
+  readonly #maxRetries: number;
+  readonly #retryBaseMs: number;
+  readonly #retryMaxMs: number;
+  readonly #validate: boolean;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownDispatcher: boolean;
+
+  constructor(options: BoxClientOptions = {}, env: NodeJS.ProcessEnv = process.env) {
+    const baseUrl = options.baseUrl ?? env.BOXFLOW_BASE_URL ?? env.GBOX_BASE_URL;
+    const apiKey = options.apiKey ?? env.BOXFLOW_API_KEY ?? env.GBOX_API_KEY;
+    if (!baseUrl) throw new BoxflowError('INVALID_ARGUMENT', 'No base URL: pass baseUrl or set BOXFLOW_BASE_URL (e.g. https://gbox.ai/api/v1)');
+    if (!apiKey) throw new BoxflowError('INVALID_ARGUMENT', 'No API key: pass apiKey or set BOXFLOW_API_KEY');
+    this.baseUrl = normalizeBaseUrl(baseUrl);
+    this.#apiKey = apiKey;
+    this.#timeoutMs = options.timeoutMs ?? 60_000; // 60 s per attempt
+    this.#maxRetries = options.maxRetries ?? 2;
+    this.#retryBaseMs = options.retryBaseMs ?? 500; // .5 s, doubling
+    this.#retryMaxMs = options.retryMaxMs ?? 8_000; // 8 s cap
+    this.#validate = options.validateResponses ?? true;
+    this.#ownDispatcher = !options.dispatcher;
+    this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: 64 });
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownDispatcher) await this.#dispatcher.close();
+  }
+
+  // ------------------------------------------------------------------ UI actions
+  drag(boxId: string, body: Body<'drag'>, opts?: RequestOptions) {
+    return this.#call('drag', { pathParams: { boxId }, json: body }, opts);
+  }
+  pressKey(boxId: string, body: Body<'pressKey'>, opts?: RequestOptions) {
+    return this.#call('pressKey', { pathParams: { boxId }, json: body }, opts);
+  }
+  type(boxId: string, body: Body<'type'>, opts?: RequestOptions) {
+    return this.#call('type', { pathParams: { boxId }, json: body }, opts);
+  }
+  screenLayout(boxId: string, opts?: RequestOptions) {
+    return this.#call('screenLayout', { pathParams: { boxId } }, opts);
+  }
+  updateSettings(boxId: string, body: Body<'updateSettings'>, opts?: RequestOptions) {
+    return this.#call('updateSettings', { pathParams: { boxId }, json: body }, opts);
+  }
+  getSettings(boxId: string, opts?: RequestOptions) {
+    return this.#call('getSettings', { pathParams: { boxId } }, opts);
+  }
+  resetSettings(boxId: string, opts?: RequestOptions) {
+    return this.#call('resetSettings', { pathParams: { boxId } }, opts);
+  }
+  screenshot(boxId: string, body: Body<'screenshot'> = {}, opts?: RequestOptions) {
+    return this.#call('screenshot', { pathParams: { boxId }, json: body }, opts);
+  }
+
+  // ------------------------------------------------------------------ Android
+  listPackages(boxId: string, query: Query<'listPackages'> = {}, opts?: RequestOptions) {
+    return this.#call('listPackages', { pathParams: { boxId }, query }, opts);
+  }
+  getPackage(boxId: string, packageName: string, opts?: RequestOptions) {
+    return this.#call('getPackage', { pathParams: { boxId, packageName } }, opts);
+  }
+  /** `apk` is an http(s) URL (sent as a text part) or a local file path (streamed from disk). */
+  async installPackage(boxId: string, body: { apk: string; open?: boolean }, opts?: RequestOptions) {
+    const form = new FormData();
+    if (/^https?:\/\//i.test(body.apk)) {
+      form.set('apk', body.apk);
+    } else {
+      const file = body.apk.startsWith('file://') ? new URL(body.apk).pathname : body.apk;
+      const info = await stat(file).catch((cause) => {
+        throw new BoxApiError('INVALID_ARGUMENT', `installPackage (box ${boxId}): cannot read ${file}: ${(cause as Error).message}`, { method: 'POST', path: endpoints.installPackage.path, boxId, cause });
+      });
+      if (info.size > kInstallMaxBytes) {
+        throw new BoxApiError('FILE_TOO_LARGE', `installPackage (box ${boxId}): ${basename(file)} is ${(info.size / 2 ** 20).toFixed(0)} MB; the limit is 512 MB`, { method: 'POST', path: endpoints.installPackage.path, boxId });
+      }
+      form.set('apk', await openAsBlob(file), basename(file));
+    }
+    if (body.open !== undefined) form.set('open', String(body.open));
+    return this.#call('installPackage', { pathParams: { boxId }, form }, opts);
+  }
+  listApps(boxId: string, opts?: RequestOptions) {
+    return this.#call('listApps', { pathParams: { boxId } }, opts);
+  }
+  closeAllApps(boxId: string, opts?: RequestOptions) {
+    return this.#call('closeAllApps', { pathParams: { boxId } }, opts);
+  }
+
+  // ------------------------------------------------------------------ browser, utilities, media
+  openTab(boxId: string, body: Body<'openTab'>, opts?: RequestOptions) {
+    return this.#call('openTab', { pathParams: { boxId }, json: body }, opts);
+  }
+  closeBrowser(boxId: string, opts?: RequestOptions) {
+    return this.#call('closeBrowser', { pathParams: { boxId } }, opts);
+  }
+  cdpUrl(boxId: string, body: Body<'cdpUrl'> = {}, opts?: RequestOptions) {
+    return this.#call('cdpUrl', { pathParams: { boxId }, json: body }, opts);
+  }
+  setResolution(boxId: string, body: Body<'setResolution'>, opts?: RequestOptions) {
+    return this.#call('setResolution', { pathParams: { boxId }, json: body }, opts);
+  }
+  webTerminalUrl(boxId: string, body: Body<'webTerminalUrl'> = {}, opts?: RequestOptions) {
+    return this.#call('webTerminalUrl', { pathParams: { boxId }, json: body }, opts);
+  }
+  renameFile(boxId: string, body: Body<'renameFile'>, opts?: RequestOptions) {
+    return this.#call('renameFile', { pathParams: { boxId }, json: body }, opts);
+  }
+  deleteMedia(boxId: string, albumName: string, mediaName: string, opts?: RequestOptions) {
+    return this.#call('deleteMedia', { pathParams: { boxId, albumName, mediaName } }, opts);
+  }
+  deleteAlbum(boxId: string, albumName: string, opts?: RequestOptions) {
+    return this.#call('deleteAlbum', { pathParams: { boxId, albumName } }, opts);
+  }
+
+  // ------------------------------------------------------------------ boxes
+  listBoxes(query: Query<'listBoxes'> = {}, opts?: RequestOptions) {
+    return this.#call('listBoxes', { query }, opts);
+  }
+  getBox(boxId: string, opts?: RequestOptions) {
+    return this.#call('getBox', { pathParams: { boxId } }, opts);
+  }
+  createLinuxBox(body: Body<'createLinuxBox'> = {}, opts?: RequestOptions) {
+    return this.#call('createLinuxBox', { json: body }, opts);
+  }
+  createAndroidBox(body: Body<'createAndroidBox'> = {}, opts?: RequestOptions) {
+    return this.#call('createAndroidBox', { json: body }, opts);
+  }
+  terminateBox(boxId: string, body: Body<'terminateBox'> = {}, opts?: RequestOptions) {
+    return this.#call('terminateBox', { pathParams: { boxId }, json: body }, opts);
+  }
+
+  // ------------------------------------------------------------------ transport
+
+  async #call<N extends EndpointName>(name: N, call: Call, opts: RequestOptions = {}): Promise<Result<N>> {
+    const ep = endpoints[name];
+    const boxId = call.pathParams?.boxId;
+    const path = expandPath(ep.path, call.pathParams ?? {}, ep.method);
+    const url = this.baseUrl + path + encodeQuery(call.query);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#apiKey}`,
+      accept: 'response' in ep ? 'application/json' : '*/*',
+      'user-agent': `boxflow/${kVersion}`,
+    };
+    let body: string | FormData | undefined;
+    if (call.form) body = call.form;
+    else if (call.json !== undefined) {
+      body = JSON.stringify(call.json);
+      headers['content-type'] = 'application/json';
+    }
+    const maxRetries = opts.maxRetries ?? this.#maxRetries;
+    const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
+    const where = { method: ep.method, path, boxId };
+
+    for (let attempt = 0; ; attempt++) {
+      let res: Dispatcher.ResponseData;
+      const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+      try {
+        res = await request(url, { method: ep.method, headers, body, signal, dispatcher: this.#dispatcher });
+      } catch (cause) {
+        const err = this.#transportError(cause, opts.signal, timeoutMs, where);
+        const notSent = kNotSentCodes.has(errorCode(cause));
+        if (attempt < maxRetries && (notSent || (ep.method === 'GET' && err.code !== 'ABORTED'))) {
+          await this.#pause(this.#backoff(attempt), opts.signal, where);
+          continue;
+        }
+        throw err;
+      }
+
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        try {
+          return (await this.#parseSuccess(ep, res, where)) as Result<N>;
+        } catch (cause) {
+          if (BoxflowError.is(cause)) throw cause;
+          throw this.#transportError(cause, opts.signal, timeoutMs, where);
+        }
+      }
+
+      const text = await res.body.text().catch(() => '');
+      if (attempt < maxRetries && retryable(ep.method, res.statusCode, res.headers)) {
+        await this.#pause(retryAfterMs(res.headers) ?? this.#backoff(attempt), opts.signal, where);
+        continue;
+      }
+      throw this.#httpError(res.statusCode, text, where);
+    }
+  }
+
+  async #parseSuccess(ep: (typeof endpoints)[EndpointName], res: Dispatcher.ResponseData, where: { method: string; path: string; boxId?: string | undefined }): Promise<unknown> {
+    if (res.statusCode === 204 || !('response' in ep)) {
+      await res.body.dump();
+      return undefined;
+    }
+    const type = String(res.headers['content-type'] ?? '');
+    const text = await res.body.text();
+    let data: unknown = text;
+    if (/application\/json|\+json/.test(type)) {
+      try {
+        data = JSON.parse(text);
+      } catch {
+        throw this.#error('INVALID_RESPONSE', `response is not valid JSON (${text.length} bytes)`, where, res.statusCode);
+      }
+    }
+    if (this.#validate) {
+      const problem = check(ep.response, data);
+      if (problem) throw this.#error('INVALID_RESPONSE', `response does not match the API schema: ${formatProblem(problem)}`, where, res.statusCode);
+    }
+    return data;
+  }
+
+  async #pause(ms: number, signal: AbortSignal | undefined, where: { method: string; path: string; boxId?: string | undefined }): Promise<void> {
+    try {
+      await sleep(ms, signal);
+    } catch (cause) {
+      throw this.#error('ABORTED', 'aborted by the caller while waiting to retry', where, undefined, undefined, cause);
+    }
+  }
+
+  #backoff(attempt: number): number {
+    const base = Math.min(this.#retryBaseMs * 2 ** attempt, this.#retryMaxMs);
+    return base * (1 - Math.random() * 0.25);
+  }
+
+  #httpError(status: number, text: string, where: { method: string; path: string; boxId?: string | undefined }): BoxApiError {
+    let serverCode: string | undefined;
+    let detail = text.trim() || 'no body';
+    let details: unknown;
+    try {
+      const json = JSON.parse(text) as { code?: unknown; message?: unknown; details?: unknown };
+      if (typeof json.code === 'string') serverCode = json.code;
+      if (json.message !== undefined) detail = typeof json.message === 'string' ? json.message : JSON.stringify(json.message);
+      details = json.details;
+    } catch {
+      // a non-JSON body: keep its text
+    }
+    if (detail.length > 2000) detail = `${detail.slice(0, 2000)}…`;
+    return this.#error(codeForStatus(status), `${status}${serverCode ? ` ${serverCode}` : ''}: ${detail}`, where, status, serverCode, undefined, details);
+  }
+
+  #transportError(cause: unknown, userSignal: AbortSignal | undefined, timeoutMs: number, where: { method: string; path: string; boxId?: string | undefined }): BoxApiError {
+    if (userSignal?.aborted) return this.#error('ABORTED', 'aborted by the caller', where, undefined, undefined, cause);
+    const name = (cause as Error)?.name;
+    if (name === 'TimeoutError' || errorCode(cause) === 'UND_ERR_HEADERS_TIMEOUT' || errorCode(cause) === 'UND_ERR_BODY_TIMEOUT') {
+      return this.#error('TIMEOUT', `no response within ${timeoutMs} ms`, where, undefined, undefined, cause);
+    }
+    const code = errorCode(cause);
+    return this.#error('NETWORK_ERROR', `connection failed${code ? ` (${code})` : ''}: ${(cause as Error)?.message ?? String(cause)}`, where, undefined, undefined, cause);
+  }
+
+  #error(code: ErrorCode, text: string, where: { method: string; path: string; boxId?: string | undefined }, httpStatus?: number, serverCode?: string, cause?: unknown, details?: unknown): BoxApiError {
+    const box = where.boxId ? ` (box ${where.boxId})` : '';
+    const message = redact(`${where.method} ${where.path}${box}: ${text}`, [this.#apiKey]);
+    return new BoxApiError(code, message, { ...where, httpStatus, serverCode, cause: cause === undefined ? undefined : scrub(cause, this.#apiKey), details });
+  }
+}
+
+export function normalizeBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new BoxflowError('INVALID_ARGUMENT', `base URL "${raw}" is not a URL; expected e.g. http://127.0.0.1:28080/api/v1`);
+  }
+  const s = url.href.replace(/\/+$/, '');
+  if (!s.endsWith('/api/v1')) throw new BoxflowError('INVALID_ARGUMENT', `base URL "${s}" must end in /api/v1 (e.g. ${url.origin}/api/v1)`);
+  return s;
+}
+
+function expandPath(template: string, params: Record<string, string>, method: string): string {
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => {
+    const value = params[key];
+    if (value === undefined || value === '' || value === '.' || value === '..') {
+      throw new BoxApiError('INVALID_ARGUMENT', `${method} ${template}: path parameter ${key} ${value === undefined || value === '' ? 'is empty' : `may not be "${value}"`}`, { method, path: template, boxId: params.boxId });
+    }
+    return encodeURIComponent(value);
+  });
+}
+
+/** Arrays go out comma-joined, then percent-encoded, as the reference SDK sends them. */
+export function encodeQuery(query: Record<string, unknown> | undefined): string {
+  if (!query) return '';
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+    const text = Array.isArray(value) ? value.join(',') : value === null ? '' : String(value);
+    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(text)}`);
+  }
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+function retryable(method: string, status: number, headers: Dispatcher.ResponseData['headers']): boolean {
+  // 429: the service refused before doing anything, so even an action may be sent again.
+  if (status === 429) return true;
+  // 503 with Retry-After is the service asking to come back; other 5xx may have done the work.
+  if (status === 503 && retryAfterMs(headers) !== undefined) return true;
+  return method === 'GET' && (status === 408 || status >= 500);
+}
+
+/** `retry-after-ms` (ms) first, then `retry-after` (seconds or an HTTP date); honoured when 0 ≤ v < 60 s. */
+export function retryAfterMs(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const ms = Number.parseFloat(first(headers['retry-after-ms']) ?? '');
+  if (Number.isFinite(ms) && ms >= 0 && ms < 60_000) return ms;
+  const ra = first(headers['retry-after']);
+  if (ra === undefined) return undefined;
+  const secs = Number.parseFloat(ra);
+  const fromDate = Number.isFinite(secs) ? secs * 1000 : Date.parse(ra) - Date.now();
+  return Number.isFinite(fromDate) && fromDate >= 0 && fromDate < 60_000 ? fromDate : undefined;
+}
+
+function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  return String(e?.code ?? e?.cause?.code ?? '');
+}
+
+function scrub(cause: unknown, key: string): unknown {
+  if (cause instanceof Error && cause.message.includes(key)) cause.message = redact(cause.message, [key]);
+  return cause;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
