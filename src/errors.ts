@@ -65,7 +65,9 @@ export const errorCodes = {
   STEP_TIMEOUT: { exit: 1, summary: 'A step did not finish within its timeout.' },
   FLOW_TIMEOUT: { exit: 1, summary: 'A flow did not finish within its timeout.' },
   BOX_UNAVAILABLE: { exit: 3, summary: 'The flow\'s box died or could not be created.' },
+  FLOW_ERROR: { exit: 1, summary: 'A TypeScript flow threw outside a step (an error in the flow\'s own code).' },
   REPORTER_ERROR: { exit: 3, summary: 'A reporter threw; the run went on and the exit code shows it.' },
+  RUN_INTERRUPTED: { exit: 3, summary: 'The run was killed before this flow finished; the report keeps its finished steps.' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -214,6 +214,21 @@ export class BoxClient {
     return this.#call('terminateBox', { pathParams: { boxId }, json: body }, opts);
   }
 
+  /** Downloads a stored object (a screenshot's pre-signed URL). Pre-signed URLs carry no API key. */
+  async fetchObject(url: string, opts: RequestOptions = {}): Promise<Buffer> {
+    const where = { method: 'GET', path: new URL(url).pathname };
+    const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
+    const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, { method: 'GET', signal, dispatcher: this.#dispatcher });
+    } catch (cause) {
+      throw this.#transportError(cause, opts.signal, timeoutMs, where);
+    }
+    if (res.statusCode !== 200) throw this.#httpError(res.statusCode, await res.body.text().catch(() => ''), where);
+    return Buffer.from(await res.body.arrayBuffer());
+  }
+
   // ------------------------------------------------------------------ transport
 
   async #call<N extends EndpointName>(name: N, call: Call, opts: RequestOptions = {}): Promise<Result<N>> {

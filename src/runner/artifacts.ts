@@ -1,0 +1,143 @@
+// Content-addressed artifact store: every image (or snapshot) is written once, as
+// <output>/data/<sha1>.<ext>, and referred to by that relative path everywhere.
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { writeFile, rename, rm } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { BoxflowError } from '../errors.js';
+
+const kExt = /^[a-z0-9]{1,8}$/;
+
+const kMimeExt: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/jpg': 'jpg',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+  'text/xml': 'xml',
+  'application/xml': 'xml',
+  'text/html': 'html',
+  'application/json': 'json',
+  'text/plain': 'txt',
+};
+
+export const kDataDir = 'data';
+
+export function extForMime(mime: string): string {
+  return kMimeExt[mime.toLowerCase()] ?? 'bin';
+}
+
+export class ArtifactStore {
+  readonly outputDir: string;
+  readonly dataDir: string;
+  // Pending or finished writes by sha1+ext: concurrent puts of one image share one write.
+  private readonly _known = new Map<string, Promise<string>>();
+  private _stats = { puts: 0, written: 0, bytesWritten: 0 };
+
+  constructor(outputDir: string) {
+    this.outputDir = outputDir;
+    this.dataDir = join(outputDir, kDataDir);
+  }
+
+  get stats(): { puts: number; written: number; bytesWritten: number } {
+    return { ...this._stats };
+  }
+
+  /** Stores bytes once; returns `data/<sha1>.<ext>` (relative to the output dir). */
+  put(bytes: Uint8Array, ext = 'png'): Promise<string> {
+    if (!kExt.test(ext)) return Promise.reject(badExt(ext));
+    this._stats.puts++;
+    const sha = createHash('sha1').update(bytes).digest('hex');
+    const key = `${sha}.${ext}`;
+    const known = this._known.get(key);
+    if (known) return known;
+    const rel = `${kDataDir}/${key}`;
+    const abs = join(this.outputDir, rel);
+    const done = (async () => {
+      if (existsSync(abs)) return rel;
+      this._ensureDir();
+      // Written under a temporary name and renamed, so a crash never leaves a torn image at its final name.
+      const tmp = `${abs}.${randomBytes(4).toString('hex')}.tmp`;
+      await writeFile(tmp, bytes);
+      await rename(tmp, abs);
+      this._stats.written++;
+      this._stats.bytesWritten += bytes.byteLength;
+      return rel;
+    })();
+    this._known.set(key, done);
+    done.catch(() => this._known.delete(key));
+    return done;
+  }
+
+  /** Stores a `data:` URI (base64 or percent-encoded); the extension comes from its media type. */
+  putDataUri(uri: string): Promise<string> {
+    const m = /^data:([^;,]*)((?:;[^;,]*)*),/s.exec(uri);
+    if (!m) return Promise.reject(new BoxflowError('INVALID_ARGUMENT', 'not a data: URI'));
+    const mime = m[1] || 'text/plain';
+    const isBase64 = m[2]!.split(';').includes('base64');
+    const payload = uri.slice(m[0].length);
+    const bytes = isBase64 ? Buffer.from(payload, 'base64') : Buffer.from(decodeURIComponent(payload), 'utf8');
+    return this.put(bytes, extForMime(mime));
+  }
+
+  /** Stores a file from disk, streaming it (never read whole into memory). */
+  putFile(path: string, ext?: string): Promise<string> {
+    const e = ext ?? (extname(path).slice(1).toLowerCase() || 'bin');
+    return this.putStream(createReadStream(path), e);
+  }
+
+  /** Streams bytes to a temporary file while hashing them, then moves it to its content address. */
+  async putStream(source: Readable | AsyncIterable<Uint8Array>, ext = 'png'): Promise<string> {
+    checkExt(ext);
+    this._stats.puts++;
+    this._ensureDir();
+    const tmp = join(this.dataDir, `.incoming-${randomBytes(6).toString('hex')}.tmp`);
+    const hash = createHash('sha1');
+    let size = 0;
+    const tap = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        hash.update(chunk);
+        size += chunk.length;
+        cb(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, tap, createWriteStream(tmp));
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    const key = `${hash.digest('hex')}.${ext}`;
+    const rel = `${kDataDir}/${key}`;
+    const abs = join(this.outputDir, rel);
+    if (this._known.has(key) || existsSync(abs)) {
+      rmSync(tmp, { force: true });
+    } else {
+      renameSync(tmp, abs);
+      this._stats.written++;
+      this._stats.bytesWritten += size;
+    }
+    if (!this._known.has(key)) this._known.set(key, Promise.resolve(rel));
+    return rel;
+  }
+
+  /** Absolute path of a stored artifact's relative path. */
+  resolve(rel: string): string {
+    return join(this.outputDir, rel);
+  }
+
+  private _ensureDir(): void {
+    mkdirSync(this.dataDir, { recursive: true });
+  }
+}
+
+function checkExt(ext: string): void {
+  if (!kExt.test(ext)) throw badExt(ext);
+}
+
+function badExt(ext: string): BoxflowError {
+  return new BoxflowError('INVALID_ARGUMENT', `bad artifact extension "${ext}" (expected 1-8 lowercase letters or digits)`);
+}

@@ -1,0 +1,124 @@
+// Boxes for a run: the ids the user named (used as they are), or boxes created on demand, one
+// per worker, and terminated at the end. A box that dies is replaced for the flows still to run.
+import type { BoxClient } from '../api/client.js';
+import type { Box } from '../api/schemas.js';
+import { BoxflowError } from '../errors.js';
+import type { Flow } from '../flow/types.js';
+import type { RunOptions } from './options.js';
+import type { BoxInfo } from './types.js';
+
+interface Slot {
+  box: BoxInfo;
+  busy: boolean;
+  created: boolean;
+  dead: boolean;
+}
+
+export interface Lease {
+  box: BoxInfo;
+  release(state: 'ok' | 'dead'): void;
+}
+
+export class BoxPool {
+  readonly #slots: Slot[] = [];
+  readonly #waiters: (() => void)[] = [];
+  readonly #seen: BoxInfo[] = [];
+  #limit = 1;
+  #creating = 0;
+
+  constructor(
+    private readonly client: BoxClient,
+    private readonly options: RunOptions,
+  ) {}
+
+  get size(): number {
+    return this.#slots.filter((s) => !s.dead).length;
+  }
+
+  /** Checks the service answers (and the key is accepted) and adopts the named boxes. */
+  async start(workers: number, _flows: Flow[]): Promise<void> {
+    this.#limit = workers;
+    if (!this.options.boxes.ids.length) {
+      await this.client.listBoxes({ pageSize: 1 }, { maxRetries: 1 });
+      return;
+    }
+    for (const id of this.options.boxes.ids) {
+      const box = await this.client.getBox(id);
+      if (box.status !== 'running') throw new BoxflowError('BOX_UNAVAILABLE', `box ${id} is ${box.status}, not running`);
+      this.#add({ id: box.id, type: box.type }, false);
+    }
+  }
+
+  boxes(): BoxInfo[] {
+    return [...this.#seen];
+  }
+
+  async acquire(flow: Flow): Promise<Lease> {
+    const want = flow.box;
+    for (;;) {
+      const free = this.#slots.find((s) => !s.busy && !s.dead && matches(s.box, want));
+      if (free) return this.#lease(free);
+      const type = want === 'android' ? 'android' : want === undefined || want === 'linux' ? 'linux' : undefined;
+      const mayCreate = !this.options.boxes.ids.length && type && this.#slots.filter((s) => !s.dead && s.created && s.box.type === type).length + this.#creating < this.#limit;
+      if (mayCreate) {
+        this.#creating++;
+        try {
+          const box = await this.#create(type);
+          const slot = this.#add({ id: box.id, type: box.type }, true);
+          return this.#lease(slot);
+        } finally {
+          this.#creating--;
+        }
+      }
+      if (!this.#slots.some((s) => !s.dead && matches(s.box, want)) && !this.#creating) {
+        throw new BoxflowError('BOX_UNAVAILABLE', `no box for this flow: it asks for ${want ?? 'linux'}, the run has ${this.#slots.filter((s) => !s.dead).map((s) => `${s.box.id} (${s.box.type})`).join(', ') || 'none'}`);
+      }
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  /** True when the box no longer answers as running. */
+  async isDead(box: BoxInfo): Promise<boolean> {
+    try {
+      return (await this.client.getBox(box.id, { maxRetries: 0, timeoutMs: 10_000 })).status !== 'running';
+    } catch {
+      return true;
+    }
+  }
+
+  async close(): Promise<void> {
+    const created = this.#slots.filter((s) => s.created);
+    const results = await Promise.allSettled(created.map((s) => this.client.terminateBox(s.box.id, {})));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed && !created.every((s) => s.dead)) throw failed.reason;
+  }
+
+  async #create(type: 'linux' | 'android'): Promise<Box> {
+    return type === 'android' ? this.client.createAndroidBox({ wait: true }) : this.client.createLinuxBox({ wait: true });
+  }
+
+  #add(box: BoxInfo, created: boolean): Slot {
+    const slot: Slot = { box, busy: false, created, dead: false };
+    this.#slots.push(slot);
+    this.#seen.push(box);
+    return slot;
+  }
+
+  #lease(slot: Slot): Lease {
+    slot.busy = true;
+    return {
+      box: slot.box,
+      release: (state) => {
+        slot.busy = false;
+        if (state === 'dead') slot.dead = true;
+        this.#waiters.splice(0).forEach((w) => w());
+      },
+    };
+  }
+}
+
+function matches(box: BoxInfo, want: string | undefined): boolean {
+  if (want === undefined) return true;
+  if (want === 'linux' || want === 'android') return box.type === want;
+  return box.id === want;
+}

@@ -1,0 +1,277 @@
+// Runs one attempt of one flow on one box: onStart, the steps (or a TS flow's function),
+// onFinish (always), each step recorded. Step behaviour lives in runner/steps/, one handler
+// per kind; this file only sequences, times and records.
+import type { ActionResult } from '../api/schemas.js';
+import type { BoxClient } from '../api/client.js';
+import { BoxflowError, redact, type ErrorCode } from '../errors.js';
+import type { Flow, FlowBox, FlowExpect, SourceLocation, Step } from '../flow/types.js';
+import { callerLocation, codeFrame, interpolate, normalizeStep } from '../flow/index.js';
+import type { ArtifactStore } from './artifacts.js';
+import type { LayoutSource } from './layoutSource.js';
+import type { RunOptions } from './options.js';
+import { handlers } from './steps/index.js';
+import type { BoxInfo, ErrorInfo, FlowInfo, StepRecord } from './types.js';
+
+export interface ExecutorHooks {
+  stepBegin(step: { id: string; label: string; command: string }): void;
+  stepEnd(step: StepRecord): void;
+  baselineWritten(path: string, why: 'missing' | 'changed' | 'all'): void;
+}
+
+export interface FlowRuntime {
+  client: BoxClient;
+  box: BoxInfo;
+  flow: Flow;
+  info: FlowInfo;
+  options: RunOptions;
+  artifacts: ArtifactStore;
+  layout: LayoutSource;
+  hooks: ExecutorHooks;
+  /** Loads (and caches) a runFlow file, relative to the flow that names it. */
+  loadFlow(file: string): Promise<Flow>;
+  /** Secret values to mask everywhere (flow secrets, API key). */
+  secrets: string[];
+  state: { scale: number };
+}
+
+/** What a step handler gets: the runtime plus this step's record, deadline and helpers. */
+export interface StepRun {
+  rt: FlowRuntime;
+  record: StepRecord;
+  vars: Record<string, string>;
+  /** performance.now() deadline of this step. */
+  deadline: number;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** The flow file the step came from (runFlow steps: the sub-flow's file). */
+  flowFile: string;
+  resolve<T>(value: T): T;
+  /** The `options` an action sends: screenshots as the step and config ask. */
+  actionOptions(step: Step): { screenshot: false | { phases: ('before' | 'after' | 'trace')[]; delay: string; outputFormat: 'base64' } };
+  /** Records an action's id, message and images. */
+  recordAction(result: ActionResult): Promise<void>;
+  runChildren(steps: Step[], vars: Record<string, string>, flowFile: string, attempt?: number): Promise<StepRecord[]>;
+}
+
+export type StepHandler<K extends Step['kind'] = Step['kind']> = (step: Extract<Step, { kind: K }>, run: StepRun) => Promise<void>;
+
+export class StepFailure extends Error {
+  constructor(readonly record: StepRecord) {
+    super(record.error?.message ?? 'step failed');
+  }
+}
+
+export class Executor {
+  readonly records: StepRecord[] = [];
+  #counter = 0;
+
+  constructor(
+    private readonly rt: FlowRuntime,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Runs a list of steps; stops at the first failure (optional steps only warn) and skips the rest. */
+  async runList(steps: Step[], parentId: string, vars: Record<string, string>, flowFile: string, attempt?: number): Promise<StepRecord[]> {
+    const out: StepRecord[] = [];
+    let failed = false;
+    for (const [i, step] of steps.entries()) {
+      const id = parentId ? `${parentId}.${i + 1}` : String(++this.#counter);
+      if (failed) {
+        out.push(this.#skipped(step, id, i, flowFile));
+        continue;
+      }
+      const record = await this.runStep(step, id, i, vars, flowFile);
+      if (attempt !== undefined) record.attempt = attempt;
+      out.push(record);
+      if (record.status === 'failed') failed = true;
+    }
+    return out;
+  }
+
+  async runStep(step: Step, id: string, index: number, vars: Record<string, string>, flowFile: string): Promise<StepRecord> {
+    const { rt } = this;
+    const command = step.kind;
+    const label = step.label ?? defaultLabel(step, rt.secrets);
+    rt.hooks.stepBegin({ id, label, command });
+    const started = performance.now();
+    const record: StepRecord = {
+      id,
+      index,
+      label,
+      command,
+      args: mask(stepArgs(step), rt.secrets),
+      source: step.source,
+      status: 'passed',
+      attempts: 1,
+      startedAt: new Date().toISOString(),
+      durationMs: 0,
+    };
+    const timeoutMs = step.timeout ?? rt.options.stepTimeout;
+    const stepSignal = AbortSignal.any([this.signal, AbortSignal.timeout(Math.max(timeoutMs, rt.options.actionTimeout) + 5_000)]);
+    const run: StepRun = {
+      rt,
+      record,
+      vars,
+      deadline: started + timeoutMs,
+      timeoutMs,
+      signal: stepSignal,
+      flowFile,
+      resolve: (value) => interpolate(value, vars, process.env),
+      actionOptions: (s) => screenshotOptions(s, rt.options),
+      recordAction: async (result) => {
+        record.actionId = result.actionId;
+        record.message = mask(result.message, rt.secrets);
+        if (result.screenshot) {
+          const images: NonNullable<StepRecord['screenshots']> = {};
+          for (const phase of ['before', 'after', 'trace'] as const) {
+            const entry = result.screenshot[phase] as { uri: string; presignedUrl?: string } | undefined;
+            if (entry?.uri) images[phase] = await storeImage(rt, entry);
+          }
+          record.screenshots = images;
+        }
+      },
+      runChildren: (steps, childVars, file, attempt) => this.runList(steps, id, childVars, file, attempt),
+    };
+    try {
+      const handler = handlers[step.kind] as StepHandler;
+      await handler(step, run);
+    } catch (err) {
+      const info = toErrorInfo(err, this.signal, rt.secrets);
+      if (step.source) info.snippet = await snippet(step.source);
+      record.error = info;
+      record.status = step.optional ? 'warned' : 'failed';
+      if (record.children?.some((c) => c.status === 'failed') && !record.message) record.message = info.message;
+    }
+    record.durationMs = Math.round(performance.now() - started);
+    rt.hooks.stepEnd(record);
+    return record;
+  }
+
+  /** A TS function flow: each `box.*` call becomes one recorded top-level step. */
+  flowBox(vars: Record<string, string>): { box: FlowBox; expect: FlowExpect } {
+    const exec = this;
+    const flowFile = this.rt.flow.file;
+    const call = async (raw: Record<string, unknown>, source: SourceLocation) => {
+      const step = normalizeStep(raw, source);
+      const id = String(++exec.#counter);
+      const record = await exec.runStep(step, id, exec.records.length, vars, flowFile);
+      exec.records.push(record);
+      if (record.status === 'failed') throw new StepFailure(record);
+    };
+    const withOpts = (raw: Record<string, unknown>, opts?: Record<string, unknown>) => ({ ...raw, ...(opts ?? {}) });
+    const rt = this.rt;
+    const box: FlowBox = {
+      tap: (target, opts) => call(withOpts({ tap: target }, opts), callerLocation()),
+      longPress: (target, opts) => {
+        const { duration, ...rest } = opts ?? {};
+        return call(withOpts({ longPress: duration ? { ...(typeof target === 'string' ? { text: target } : target), duration } : target }, rest), callerLocation());
+      },
+      swipe: (spec, opts) => call(withOpts({ swipe: spec }, opts), callerLocation()),
+      drag: (spec, opts) => call(withOpts({ drag: spec }, opts), callerLocation()),
+      pressKey: (keys, opts) => call(withOpts({ pressKey: keys }, opts), callerLocation()),
+      type: (text, opts) => call(withOpts({ type: text }, opts), callerLocation()),
+      openTab: (url, opts) => call(withOpts({ openTab: url }, opts), callerLocation()),
+      closeBrowser: (opts) => call(withOpts({ closeBrowser: null }, opts), callerLocation()),
+      setScale: (scale, opts) => call(withOpts({ setScale: scale }, opts), callerLocation()),
+      setResolution: (size, opts) => call(withOpts({ setResolution: size }, opts), callerLocation()),
+      screenshot: (name, opts) => call(withOpts({ screenshot: name }, opts), callerLocation()),
+      sleep: (duration, opts) => call(withOpts({ sleep: duration }, opts), callerLocation()),
+      step: (raw) => call(raw, callerLocation()),
+      browser: { page: () => rt.layout.page() },
+      info: { id: rt.box.id, type: rt.box.type },
+    };
+    const expect: FlowExpect = () => ({
+      toShow: (selector, opts) => call(withOpts({ assertVisible: selector }, opts), callerLocation()),
+      toHaveLayout: (spec, opts) => {
+        const { selector, ...rest } = spec;
+        const sel = typeof selector === 'string' ? { text: selector } : selector;
+        return call(withOpts({ assertLayout: { ...sel, ...rest } }, opts), callerLocation());
+      },
+      toMatchScreenshot: (name, opts) => {
+        const { label, optional, timeout, screenshots, ...visual } = (opts ?? {}) as Record<string, unknown>;
+        const common = Object.fromEntries(Object.entries({ label, optional, timeout, screenshots }).filter(([, v]) => v !== undefined));
+        return call({ assertScreenshot: Object.keys(visual).length ? { name, ...visual } : name, ...common }, callerLocation());
+      },
+      not: { toShow: (selector, opts) => call(withOpts({ assertNotVisible: selector }, opts), callerLocation()) },
+    });
+    return { box, expect };
+  }
+
+  #skipped(step: Step, id: string, index: number, _flowFile: string): StepRecord {
+    const record: StepRecord = {
+      id,
+      index,
+      label: step.label ?? defaultLabel(step, this.rt.secrets),
+      command: step.kind,
+      args: mask(stepArgs(step), this.rt.secrets),
+      source: step.source,
+      status: 'skipped',
+      attempts: 0,
+      startedAt: new Date().toISOString(),
+      durationMs: 0,
+    };
+    this.rt.hooks.stepEnd(record);
+    return record;
+  }
+}
+
+// ---------------------------------------------------------------------------- helpers
+
+function screenshotOptions(step: Step, options: RunOptions) {
+  const phases = step.screenshots === undefined ? options.screenshots.phases : step.screenshots === true ? (['before', 'after', 'trace'] as const) : step.screenshots === false ? [] : step.screenshots;
+  if (!phases.length) return { screenshot: false as const };
+  return { screenshot: { phases: [...phases], delay: options.screenshots.delay, outputFormat: 'base64' as const } };
+}
+
+async function storeImage(rt: FlowRuntime, entry: { uri: string; presignedUrl?: string }): Promise<string> {
+  if (entry.uri.startsWith('data:')) return rt.artifacts.putDataUri(entry.uri);
+  if (entry.presignedUrl) return rt.artifacts.put(await rt.client.fetchObject(entry.presignedUrl), 'png');
+  return entry.uri;
+}
+
+export function stepArgs(step: Step): unknown {
+  const { kind: _k, source: _s, label: _l, optional: _o, timeout: _t, screenshots: _sc, ...args } = step as Step & Record<string, unknown>;
+  if ('steps' in args) return { ...args, steps: `${(args.steps as unknown[]).length} steps` };
+  return args;
+}
+
+function defaultLabel(step: Step, secrets: string[]): string {
+  const args = stepArgs(step);
+  const text = args && typeof args === 'object' && Object.keys(args).length ? ` ${short(args)}` : '';
+  return mask(`${step.kind}${text}`, secrets);
+}
+
+function short(value: unknown): string {
+  const s = JSON.stringify(value) ?? '';
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** Masks secret values inside any JSON-like value. */
+export function mask<T>(value: T, secrets: string[]): T {
+  if (!secrets.length) return value;
+  if (typeof value === 'string') return redact(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((v) => mask(v, secrets)) as T;
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v, secrets)])) as T;
+  return value;
+}
+
+export function toErrorInfo(err: unknown, flowSignal: AbortSignal | undefined, secrets: string[]): ErrorInfo {
+  if (err instanceof StepFailure) return { ...err.record.error! };
+  if (flowSignal?.aborted && !(BoxflowError.is(err) && err.code === 'FLOW_TIMEOUT')) {
+    const reason = flowSignal.reason as unknown;
+    if (BoxflowError.is(reason)) return { code: reason.code, message: mask(reason.message, secrets) };
+  }
+  if (BoxflowError.is(err)) return { code: err.code, message: mask(err.message, secrets) };
+  const e = err as Error;
+  const code: ErrorCode = e?.name === 'TimeoutError' ? 'STEP_TIMEOUT' : 'FLOW_ERROR';
+  return { code, message: mask(e?.message ?? String(err), secrets) };
+}
+
+async function snippet(source: SourceLocation): Promise<string | undefined> {
+  try {
+    const { readFile } = await import('node:fs/promises');
+    return codeFrame(await readFile(source.file, 'utf8'), source.line, source.column);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,24 @@
+// What the runner needs, fully resolved (the CLI decides precedence in one place: cli/config.ts).
+import type { Phase } from '../api/schemas.js';
+
+export type UpdateBaselines = 'missing' | 'changed' | 'all' | 'none';
+
+export interface RunOptions {
+  rootDir: string;
+  outputDir: string;
+  workers: number;
+  retries: number;
+  shard?: { index: number; total: number };
+  grep?: RegExp;
+  tags: string[];
+  /** ms */
+  stepTimeout: number;
+  /** ms; per flow attempt. */
+  flowTimeout: number;
+  /** ms; an HTTP request's own timeout for actions. */
+  actionTimeout: number;
+  screenshots: { phases: Phase[]; delay: string };
+  baselines: { pathTemplate: string; update: UpdateBaselines };
+  /** Box ids to use as they are; else `create` linux boxes are created (and terminated after). */
+  boxes: { ids: string[]; createLinux: number; createAndroid: number };
+}

@@ -1,0 +1,37 @@
+// Polling, not sleeping: re-check until a deadline with backoff (Playwright's 100/250/500/1000 ms).
+const kBackoffMs = [0, 100, 250, 500, 1000];
+
+export async function pollUntil<T>(
+  probe: () => Promise<T | undefined>,
+  deadline: number,
+  signal?: AbortSignal,
+): Promise<{ value?: T; lastError?: unknown }> {
+  let lastError: unknown;
+  for (let i = 0; ; i++) {
+    signal?.throwIfAborted();
+    try {
+      const value = await probe();
+      if (value !== undefined) return { value };
+    } catch (err) {
+      lastError = err;
+    }
+    const wait = kBackoffMs[Math.min(i + 1, kBackoffMs.length - 1)]!;
+    if (performance.now() + wait > deadline) return { value: undefined, lastError };
+    await delay(wait, signal);
+  }
+}
+
+export function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

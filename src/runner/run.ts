@@ -1,0 +1,228 @@
+// The run: select flows (grep, tags, shard), schedule them over N workers (each on its own
+// box), retry failed flows, stream events to reporters, and build the RunResult.
+import { createHash } from 'node:crypto';
+import { relative } from 'node:path';
+import type { BoxClient } from '../api/client.js';
+import { BoxflowError, exitClassOf } from '../errors.js';
+import { loadFlowFile } from '../flow/index.js';
+import type { Flow } from '../flow/types.js';
+import { ArtifactStore } from './artifacts.js';
+import { BoxPool } from './boxPool.js';
+import { Executor, mask, toErrorInfo, type FlowRuntime } from './executor.js';
+import { LayoutSource } from './layoutSource.js';
+import type { RunOptions } from './options.js';
+import type { BoxInfo, ErrorInfo, FlowAttempt, FlowInfo, FlowResult, Reporter, RunResult, StepRecord } from './types.js';
+
+export interface RunDeps {
+  client: BoxClient;
+  /** Receives every event (reporters + results.jsonl). */
+  reporter: Required<Pick<Reporter, 'onBegin' | 'onFlowBegin' | 'onStepBegin' | 'onStepEnd' | 'onFlowEnd' | 'onError' | 'onEnd'>>;
+  /** Values never to show (the API key). */
+  secrets: string[];
+}
+
+export function flowInfo(flow: Flow, rootDir: string): FlowInfo {
+  const file = relative(rootDir, flow.file) || flow.file;
+  const id = createHash('sha1').update(`${file}\0${flow.name}`).digest('hex').slice(0, 12);
+  return { id, name: flow.name, file, tags: flow.tags };
+}
+
+/** grep/tag filter, then the shard's share: flows sorted by id, every n-th from i-1. */
+export function selectFlows(flows: Flow[], options: Pick<RunOptions, 'grep' | 'tags' | 'shard' | 'rootDir'>): Flow[] {
+  let out = flows.filter((f) => (!options.grep || options.grep.test(`${f.name} ${relative(options.rootDir, f.file)} ${f.tags.map((t) => `@${t}`).join(' ')}`)) && (!options.tags.length || options.tags.some((t) => f.tags.includes(t))));
+  if (options.shard) {
+    const { index, total } = options.shard;
+    out = out
+      .map((f) => ({ f, id: flowInfo(f, options.rootDir).id }))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .filter((_, i) => i % total === index - 1)
+      .map((x) => x.f);
+  }
+  return out;
+}
+
+export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps): Promise<RunResult> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const artifacts = new ArtifactStore(options.outputDir);
+  const infos = new Map(flows.map((f) => [f, flowInfo(f, options.rootDir)]));
+  const results: FlowResult[] = [];
+  const baselines: RunResult['baselines'] = [];
+  const errors: ErrorInfo[] = [];
+  const pool = new BoxPool(deps.client, options);
+  const subFlows = new Map<string, Promise<Flow>>();
+  const loadFlow = (file: string): Promise<Flow> => {
+    const cached = subFlows.get(file);
+    if (cached) return cached;
+    const p = loadFlowFile(file);
+    subFlows.set(file, p);
+    return p;
+  };
+
+  await deps.reporter.onBegin({ startedAt, shard: options.shard, workers: options.workers, flows: [...infos.values()], outputDir: options.outputDir });
+
+  // 1. Boxes first: a run that cannot get a single box is an infrastructure failure.
+  const workers = Math.max(1, Math.min(options.workers, flows.length || 1));
+  try {
+    await pool.start(workers, flows);
+  } catch (err) {
+    const info = toErrorInfo(err, undefined, deps.secrets);
+    errors.push(info);
+    await deps.reporter.onError(info);
+  }
+
+  // 2. Workers take flows from one queue until it is empty.
+  const queue = [...flows];
+  const runOne = async (flow: Flow) => {
+    const info = infos.get(flow)!;
+    const attempts: FlowAttempt[] = [];
+    for (let attempt = 1; attempt <= options.retries + 1; attempt++) {
+      const lease = errors.length && !pool.size ? undefined : await pool.acquire(flow).catch((err: unknown) => err as Error);
+      if (!lease || lease instanceof Error) {
+        const error = lease instanceof Error ? toErrorInfo(lease, undefined, deps.secrets) : errors[0] ?? { code: 'BOX_UNAVAILABLE', message: 'no box available' };
+        await deps.reporter.onFlowBegin(info, attempt);
+        attempts.push({ attempt, status: 'failed', startedAt: new Date().toISOString(), durationMs: 0, steps: [], error: { ...error, code: exitClassOf(error.code) === 3 ? error.code : 'BOX_UNAVAILABLE' } });
+        break;
+      }
+      try {
+        await deps.reporter.onFlowBegin(info, attempt, lease.box);
+        const result = await runAttempt(flow, info, attempt, lease.box, { ...deps, artifacts, options, loadFlow, onBaseline: (path, written) => baselines.push({ path, written }) });
+        attempts.push(result);
+        lease.release(result.error && (await pool.isDead(lease.box)) ? 'dead' : 'ok');
+        if (result.status === 'passed') break;
+        if (result.error && result.error.code === 'BOX_UNAVAILABLE') break;
+      } catch (err) {
+        lease.release('dead');
+        attempts.push({ attempt, status: 'failed', startedAt: new Date().toISOString(), durationMs: 0, box: lease.box, steps: [], error: toErrorInfo(err, undefined, deps.secrets) });
+        break;
+      }
+    }
+    const last = attempts.at(-1)!;
+    const status = last.status === 'passed' ? (attempts.length > 1 ? 'flaky' : 'passed') : last.status === 'skipped' ? 'skipped' : 'failed';
+    const result: FlowResult = { ...info, status, durationMs: attempts.reduce((a, t) => a + t.durationMs, 0), box: last.box, attempts, error: last.error };
+    results.push(result);
+    await deps.reporter.onFlowEnd(result);
+  };
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      for (let flow = queue.shift(); flow; flow = queue.shift()) await runOne(flow);
+    }),
+  );
+
+  // 3. Boxes this run created are terminated.
+  await pool.close().catch(async (err: unknown) => {
+    const info = toErrorInfo(err, undefined, deps.secrets);
+    errors.push(info);
+    await deps.reporter.onError(info);
+  });
+
+  const order = new Map(flows.map((f, i) => [infos.get(f)!.id, i]));
+  results.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  const stats = {
+    total: results.length,
+    passed: results.filter((r) => r.status === 'passed').length,
+    failed: results.filter((r) => r.status === 'failed').length,
+    flaky: results.filter((r) => r.status === 'flaky').length,
+    skipped: results.filter((r) => r.status === 'skipped').length,
+  };
+  const result: RunResult = {
+    version: 1,
+    startedAt,
+    durationMs: Math.round(performance.now() - started),
+    status: stats.failed || errors.length ? 'failed' : 'passed',
+    shard: options.shard,
+    boxes: pool.boxes(),
+    flows: results,
+    stats,
+    baselines,
+    errors,
+  };
+  await deps.reporter.onEnd(result);
+  return result;
+}
+
+interface AttemptDeps extends RunDeps {
+  artifacts: ArtifactStore;
+  options: RunOptions;
+  loadFlow: (file: string) => Promise<Flow>;
+  onBaseline: (path: string, written: 'missing' | 'changed' | 'all') => void;
+}
+
+async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, box: BoxInfo, deps: AttemptDeps): Promise<FlowAttempt> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const vars: Record<string, string> = { ...flow.env };
+  const secretValues = [...deps.secrets, ...flow.secrets.map((name) => vars[name] ?? process.env[name]).filter((v): v is string => !!v)];
+  const layout = new LayoutSource(deps.client, box);
+  const state = { scale: 1 };
+  const rt: FlowRuntime = {
+    client: deps.client,
+    box,
+    flow,
+    info,
+    options: deps.options,
+    artifacts: deps.artifacts,
+    layout,
+    state,
+    secrets: secretValues,
+    loadFlow: deps.loadFlow,
+    hooks: {
+      stepBegin: (s) => void deps.reporter.onStepBegin(info, s),
+      stepEnd: (s) => void deps.reporter.onStepEnd(info, s),
+      baselineWritten: deps.onBaseline,
+    },
+  };
+  // The flow deadline aborts whatever step is running.
+  const deadline = new AbortController();
+  const timeoutMs = flow.timeout ?? deps.options.flowTimeout;
+  const timer = setTimeout(() => deadline.abort(new BoxflowError('FLOW_TIMEOUT', `flow "${flow.name}" did not finish within ${timeoutMs} ms`)), timeoutMs);
+  const exec = new Executor(rt, deadline.signal);
+  let error: ErrorInfo | undefined;
+  const steps: StepRecord[] = [];
+  try {
+    state.scale = (await deps.client.getSettings(box.id).catch(() => ({ scale: 1 }))).scale;
+    steps.push(...(await exec.runList(flow.onStart, '', vars, flow.file)));
+    if (!steps.some((s) => s.status === 'failed')) {
+      if (flow.fn) {
+        const { box: flowBox, expect } = exec.flowBox(vars);
+        try {
+          await flow.fn({ box: flowBox, expect, env: vars });
+        } catch (err) {
+          if (!exec.records.some((r) => r.status === 'failed')) error = toErrorInfo(err, deadline.signal, secretValues);
+        }
+        steps.push(...exec.records);
+      } else {
+        steps.push(...(await exec.runList(flow.steps, '', vars, flow.file)));
+      }
+    }
+  } catch (err) {
+    error = toErrorInfo(err, deadline.signal, secretValues);
+  } finally {
+    clearTimeout(timer);
+  }
+  // onFinish always runs, with its own deadline.
+  const finish = new AbortController();
+  const finishTimer = setTimeout(() => finish.abort(new BoxflowError('FLOW_TIMEOUT', 'onFinish did not finish in time')), Math.max(deps.options.stepTimeout * 4, 30_000));
+  try {
+    if (flow.onFinish.length) steps.push(...(await new Executor(rt, finish.signal).runList(flow.onFinish, `f`, vars, flow.file)));
+  } finally {
+    clearTimeout(finishTimer);
+    await layout.close();
+  }
+  const failedStep = findFailed(steps);
+  if (!error && failedStep) error = failedStep.error;
+  if (error) error = mask(error, secretValues);
+  return {
+    attempt,
+    status: error ? 'failed' : 'passed',
+    startedAt,
+    durationMs: Math.round(performance.now() - started),
+    box,
+    steps,
+    error,
+  };
+}
+
+function findFailed(steps: StepRecord[]): StepRecord | undefined {
+  return steps.find((s) => s.status === 'failed');
+}

@@ -1,0 +1,176 @@
+// UI, browser and utility steps: each is one Box API call (waits only where a target is looked up).
+import { formatDuration } from '../../api/duration.js';
+import { BoxflowError } from '../../errors.js';
+import { query } from '../../layout/index.js';
+import type { StepHandler, StepRun } from '../executor.js';
+import { delay } from '../poll.js';
+import { resolveTarget, screenSize, toAction, type ApiTarget, findVisible } from './target.js';
+
+const kTapMs = 50;
+
+async function dragSimple(run: StepRun, start: ApiTarget, end: ApiTarget, durationMs: number, step: Parameters<StepHandler>[0]) {
+  const result = await run.rt.client.drag(
+    run.rt.box.id,
+    { start, end, duration: formatDuration(durationMs), options: run.actionOptions(step) },
+    { signal: run.signal, timeoutMs: run.rt.options.actionTimeout },
+  );
+  await run.recordAction(result);
+}
+
+export const tap: StepHandler<'tap'> = async (step, run) => {
+  const p = await resolveTarget(run, step.target);
+  await dragSimple(run, p, p, kTapMs, step);
+};
+
+export const longPress: StepHandler<'longPress'> = async (step, run) => {
+  const p = await resolveTarget(run, step.target);
+  await dragSimple(run, p, p, step.duration, step);
+};
+
+/** A direction swipe spans the middle 60% of the screen (or of the `on` element). */
+async function directionPoints(run: StepRun, direction: 'up' | 'down' | 'left' | 'right', on?: Parameters<typeof findVisible>[1]) {
+  let box: { left: number; top: number; width: number; height: number };
+  if (on) {
+    const node = await findVisible(run, run.resolve(on), { needGeometry: true });
+    const b = node.bounds!;
+    box = { left: b.left, top: b.top, width: b.right - b.left, height: b.bottom - b.top };
+  } else {
+    const s = await screenSize(run);
+    box = { left: 0, top: 0, width: s.width, height: s.height };
+  }
+  const cx = box.left + box.width / 2;
+  const cy = box.top + box.height / 2;
+  const dx = box.width * 0.3;
+  const dy = box.height * 0.3;
+  const from = { up: { x: cx, y: cy + dy }, down: { x: cx, y: cy - dy }, left: { x: cx + dx, y: cy }, right: { x: cx - dx, y: cy } }[direction];
+  const to = { up: { x: cx, y: cy - dy }, down: { x: cx, y: cy + dy }, left: { x: cx - dx, y: cy }, right: { x: cx + dx, y: cy } }[direction];
+  return { from: toAction(run, from), to: toAction(run, to) };
+}
+
+export const swipe: StepHandler<'swipe'> = async (step, run) => {
+  const duration = step.duration ?? 300;
+  if (step.direction) {
+    const { from, to } = await directionPoints(run, step.direction, step.on);
+    return dragSimple(run, from, to, duration, step);
+  }
+  if (!step.from || !step.to) throw new BoxflowError('FLOW_SCHEMA', 'swipe needs a direction or both from and to');
+  await dragSimple(run, await resolveTarget(run, step.from), await resolveTarget(run, step.to), duration, step);
+};
+
+export const drag: StepHandler<'drag'> = async (step, run) => {
+  if (step.path) {
+    const result = await run.rt.client.drag(
+      run.rt.box.id,
+      { path: step.path.map((p) => toAction(run, p)), duration: formatDuration(step.interval ?? 50), options: run.actionOptions(step) },
+      { signal: run.signal, timeoutMs: run.rt.options.actionTimeout },
+    );
+    return run.recordAction(result);
+  }
+  if (!step.from || !step.to) throw new BoxflowError('FLOW_SCHEMA', 'drag needs from and to, or a path');
+  await dragSimple(run, await resolveTarget(run, step.from), await resolveTarget(run, step.to), step.duration ?? 500, step);
+};
+
+export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step, run) => {
+  const selector = run.resolve(step.selector);
+  // Scrolling down means the finger moves up.
+  const finger = ({ down: 'up', up: 'down', left: 'right', right: 'left' } as const)[step.direction];
+  for (let swipes = 0; ; swipes++) {
+    const tree = await run.rt.layout.tree(run.signal);
+    if (query(tree, selector).length) {
+      run.record.message = `visible after ${swipes} swipe${swipes === 1 ? '' : 's'}`;
+      return;
+    }
+    if (swipes >= step.maxSwipes) break;
+    const { from, to } = await directionPoints(run, finger);
+    await dragSimple(run, from, to, 300, { ...step, screenshots: false });
+    await delay(150, run.signal);
+  }
+  await findVisible(run, selector, {}).catch((err: unknown) => {
+    throw new BoxflowError('ELEMENT_NOT_FOUND', `${(err as Error).message} (after ${step.maxSwipes} swipes ${step.direction})`);
+  });
+};
+
+export const pressKey: StepHandler<'pressKey'> = async (step, run) => {
+  const result = await run.rt.client.pressKey(
+    run.rt.box.id,
+    { keys: step.keys, combination: step.combination, options: run.actionOptions(step) },
+    { signal: run.signal, timeoutMs: run.rt.options.actionTimeout },
+  );
+  await run.recordAction(result);
+};
+
+export const type: StepHandler<'type'> = async (step, run) => {
+  const body: Parameters<typeof run.rt.client.type>[1] = { text: run.resolve(step.text), options: run.actionOptions(step) };
+  if (step.mode) body.mode = step.mode;
+  if (step.pressEnter !== undefined) body.pressEnter = step.pressEnter;
+  const result = await run.rt.client.type(run.rt.box.id, body, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+  await run.recordAction(result);
+};
+
+export const setScale: StepHandler<'setScale'> = async (step, run) => {
+  const { scale } = await run.rt.client.updateSettings(run.rt.box.id, { scale: step.scale }, { signal: run.signal });
+  run.rt.state.scale = scale;
+  run.record.message = `action scale ${scale}`;
+};
+
+export const setResolution: StepHandler<'setResolution'> = async (step, run) => {
+  const r = await run.rt.client.setResolution(run.rt.box.id, { width: step.width, height: step.height }, { signal: run.signal });
+  run.record.message = `resolution ${r.width}×${r.height}`;
+};
+
+export const openTab: StepHandler<'openTab'> = async (step, run) => {
+  const url = run.resolve(step.url);
+  const tab = await run.rt.client.openTab(run.rt.box.id, { url }, { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 30_000) });
+  run.record.message = `opened "${tab.title}" at ${tab.url}`;
+  const expect = step.expect ? run.resolve(step.expect) : undefined;
+  for (const key of ['title', 'url'] as const) {
+    const want = expect?.[key];
+    if (want !== undefined && !textMatches(tab[key], want)) {
+      throw new BoxflowError('ASSERT_TAB', `tab ${key} is ${JSON.stringify(tab[key])}, expected ${want}`);
+    }
+  }
+};
+
+function textMatches(actual: string, want: string): boolean {
+  const m = /^\/(.*)\/([a-z]*)$/s.exec(want);
+  return m ? new RegExp(m[1]!, m[2]).test(actual) : actual === want;
+}
+
+export const closeBrowser: StepHandler<'closeBrowser'> = async (_step, run) => {
+  await run.rt.client.closeBrowser(run.rt.box.id, { signal: run.signal });
+  run.rt.layout.reset();
+  run.record.message = 'browser closed';
+};
+
+export const renameFile: StepHandler<'renameFile'> = async (step, run) => {
+  const body: Parameters<typeof run.rt.client.renameFile>[1] = { oldPath: run.resolve(step.from), newPath: run.resolve(step.to) };
+  if (step.workingDir) body.workingDir = run.resolve(step.workingDir);
+  const entry = await run.rt.client.renameFile(run.rt.box.id, body, { signal: run.signal });
+  run.record.message = `renamed to ${entry.path}`;
+};
+
+export const deleteMedia: StepHandler<'deleteMedia'> = async (step, run) => {
+  await run.rt.client.deleteMedia(run.rt.box.id, run.resolve(step.album), run.resolve(step.media), { signal: run.signal });
+  run.record.message = `deleted ${step.media} from ${step.album}`;
+};
+
+export const deleteAlbum: StepHandler<'deleteAlbum'> = async (step, run) => {
+  await run.rt.client.deleteAlbum(run.rt.box.id, run.resolve(step.album), { signal: run.signal });
+  run.record.message = `deleted album ${step.album}`;
+};
+
+export const webTerminal: StepHandler<'webTerminal'> = async (_step, run) => {
+  const { url } = await run.rt.client.webTerminalUrl(run.rt.box.id, {}, { signal: run.signal });
+  run.record.url = url;
+  run.record.message = 'web terminal URL recorded';
+};
+
+export const cdpUrl: StepHandler<'cdpUrl'> = async (_step, run) => {
+  run.record.url = await run.rt.client.cdpUrl(run.rt.box.id, {}, { signal: run.signal });
+  run.record.message = 'CDP URL recorded';
+};
+
+export const sleep: StepHandler<'sleep'> = async (step, run) => {
+  await delay(step.ms, run.signal);
+};
+

@@ -1,0 +1,74 @@
+// Layout assertions: poll the layout until the condition holds or the step times out.
+import { BoxflowError } from '../../errors.js';
+import { describeSelector, query } from '../../layout/index.js';
+import type { LayoutNode, LayoutTree } from '../../layout/types.js';
+import type { StepHandler } from '../executor.js';
+import { pollUntil } from '../poll.js';
+import { attachEvidence, findVisible } from './target.js';
+
+export const assertVisible: StepHandler<'assertVisible'> = async (step, run) => {
+  const node = await findVisible(run, run.resolve(step.selector)).catch((err: unknown) => {
+    if (BoxflowError.is(err) && err.code === 'ELEMENT_NOT_FOUND') throw new BoxflowError('ASSERT_LAYOUT', err.message);
+    throw err;
+  });
+  run.record.message = `visible: ${label(node)}`;
+};
+
+export const assertNotVisible: StepHandler<'assertNotVisible'> = async (step, run) => {
+  const selector = run.resolve(step.selector);
+  let last: LayoutTree | undefined;
+  let seen: LayoutNode | undefined;
+  const gone = await pollUntil(async () => {
+    last = await run.rt.layout.tree(run.signal);
+    seen = query(last, selector)[0];
+    return seen ? undefined : true;
+  }, run.deadline, run.signal);
+  if (gone.value) return;
+  if (BoxflowError.is(gone.lastError)) throw gone.lastError;
+  await attachEvidence(run, selector, last);
+  throw new BoxflowError('ASSERT_LAYOUT', `${describeSelector(selector)} is still visible after ${run.timeoutMs} ms${seen ? `: ${label(seen)}` : ''}`);
+};
+
+export const assertLayout: StepHandler<'assertLayout'> = async (step, run) => {
+  const selector = run.resolve(step.selector);
+  const want = run.resolve({ count: step.count, text: step.text, attributes: step.attributes });
+  let last: LayoutTree | undefined;
+  let problem = '';
+  const ok = await pollUntil(async () => {
+    last = await run.rt.layout.tree(run.signal);
+    const nodes = query(last, selector);
+    problem = check(nodes, want);
+    return problem ? undefined : nodes.length;
+  }, run.deadline, run.signal);
+  if (ok.value !== undefined) {
+    run.record.message = `${ok.value} match${ok.value === 1 ? '' : 'es'} for ${describeSelector(selector)}`;
+    return;
+  }
+  if (BoxflowError.is(ok.lastError)) throw ok.lastError;
+  await attachEvidence(run, selector, last);
+  throw new BoxflowError('ASSERT_LAYOUT', `${describeSelector(selector)}: ${problem} (after ${run.timeoutMs} ms)`);
+};
+
+function check(nodes: LayoutNode[], want: { count?: number; text?: string; attributes?: Record<string, string> }): string {
+  if (want.count !== undefined) {
+    if (nodes.length !== want.count) return `expected ${want.count} visible match${want.count === 1 ? '' : 'es'}, found ${nodes.length}`;
+    if (want.count === 0) return '';
+  }
+  const node = nodes[0];
+  if (!node) return 'no visible element matches';
+  if (want.text !== undefined && !textMatches(node.text, want.text)) return `text is ${JSON.stringify(node.text)}, expected ${want.text}`;
+  for (const [k, v] of Object.entries(want.attributes ?? {})) {
+    const actual = node.attributes[k];
+    if (actual !== String(v)) return `attribute ${k} is ${actual === undefined ? 'absent' : JSON.stringify(actual)}, expected ${JSON.stringify(String(v))}`;
+  }
+  return '';
+}
+
+function textMatches(actual: string, want: string): boolean {
+  const m = /^\/(.*)\/([a-z]*)$/s.exec(want);
+  return m ? new RegExp(m[1]!, m[2]).test(actual) : actual.trim() === want.trim();
+}
+
+function label(n: LayoutNode): string {
+  return `<${n.tag}>${n.text ? ` "${n.text.slice(0, 60)}"` : n.desc ? ` [${n.desc}]` : n.id ? ` #${n.id}` : ''}`;
+}

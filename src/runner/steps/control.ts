@@ -1,0 +1,64 @@
+// Steps that hold steps: runFlow, repeat, retry. Their children nest in the record.
+import { BoxflowError } from '../../errors.js';
+import { query } from '../../layout/index.js';
+import type { Selector } from '../../layout/types.js';
+import type { StepHandler, StepRun } from '../executor.js';
+import type { StepRecord } from '../types.js';
+
+async function condition(run: StepRun, when: { visible?: Selector; notVisible?: Selector } | undefined): Promise<boolean> {
+  if (!when) return true;
+  const tree = await run.rt.layout.tree(run.signal);
+  if (when.visible !== undefined && !query(tree, run.resolve(when.visible)).length) return false;
+  if (when.notVisible !== undefined && query(tree, run.resolve(when.notVisible)).length) return false;
+  return true;
+}
+
+function failIfChildFailed(children: StepRecord[]): void {
+  const failed = children.find((c) => c.status === 'failed');
+  if (failed) throw new BoxflowError((failed.error?.code ?? 'FLOW_ERROR') as never, `step ${failed.id} (${failed.label}) failed: ${failed.error?.message ?? ''}`);
+}
+
+export const runFlow: StepHandler<'runFlow'> = async (step, run) => {
+  if (!(await condition(run, step.when))) {
+    run.record.message = 'skipped: condition not met';
+    return;
+  }
+  const sub = await run.rt.loadFlow(step.file);
+  const vars = { ...run.vars, ...sub.env, ...run.resolve(step.env ?? {}) };
+  const children = [
+    ...(await run.runChildren([...sub.onStart, ...sub.steps, ...sub.onFinish], vars, sub.file)),
+  ];
+  run.record.children = children;
+  run.record.message = `ran ${sub.name} (${children.length} steps)`;
+  failIfChildFailed(children);
+};
+
+export const repeat: StepHandler<'repeat'> = async (step, run) => {
+  const children: StepRecord[] = [];
+  run.record.children = children;
+  const max = step.times ?? step.max ?? 100;
+  let n = 0;
+  for (; n < max; n++) {
+    if (step.while && !(await condition(run, step.while))) break;
+    const batch = await run.runChildren(step.steps, run.vars, run.flowFile, n + 1);
+    children.push(...batch);
+    failIfChildFailed(batch);
+  }
+  run.record.attempts = n;
+  run.record.message = `repeated ${n} time${n === 1 ? '' : 's'}`;
+};
+
+export const retry: StepHandler<'retry'> = async (step, run) => {
+  const children: StepRecord[] = [];
+  run.record.children = children;
+  for (let attempt = 1; ; attempt++) {
+    const batch = await run.runChildren(step.steps, run.vars, run.flowFile, attempt);
+    children.push(...batch);
+    run.record.attempts = attempt;
+    if (!batch.some((c) => c.status === 'failed')) {
+      run.record.message = attempt === 1 ? 'passed on the first attempt' : `passed on attempt ${attempt} of ${step.times + 1}`;
+      return;
+    }
+    if (attempt > step.times) failIfChildFailed(batch);
+  }
+};

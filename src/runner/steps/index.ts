@@ -1,0 +1,16 @@
+import type { Step } from '../../flow/types.js';
+import type { StepHandler } from '../executor.js';
+import * as actions from './actions.js';
+import * as android from './android.js';
+import * as asserts from './asserts.js';
+import * as control from './control.js';
+import * as visual from './visual.js';
+
+/** One handler per step kind; the compiler checks none is missing. */
+export const handlers: { [K in Step['kind']]: StepHandler<K> } = {
+  ...actions,
+  ...android,
+  ...asserts,
+  ...control,
+  ...visual,
+};

@@ -1,0 +1,70 @@
+// Turning a step's target (selector, point, percent, prompt) into what the drag API takes:
+// a point in the box's action space (real pixels × scale), or a natural-language string.
+import { BoxflowError } from '../../errors.js';
+import type { Target } from '../../flow/types.js';
+import { centre, describeSelector, nearMatches, query } from '../../layout/index.js';
+import type { LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
+import type { StepRun } from '../executor.js';
+import { pollUntil } from '../poll.js';
+
+export type ApiTarget = { x: number; y: number } | string;
+
+/** Real screen pixels to the box's action space. */
+export function toAction(run: StepRun, p: { x: number; y: number }): { x: number; y: number } {
+  const s = run.rt.state.scale;
+  return { x: Math.round(p.x * s * 100) / 100, y: Math.round(p.y * s * 100) / 100 };
+}
+
+export async function resolveTarget(run: StepRun, target: Target): Promise<ApiTarget> {
+  if ('prompt' in target) return run.resolve(target.prompt);
+  if ('point' in target) return toAction(run, target.point);
+  if ('percent' in target) {
+    const screen = await screenSize(run);
+    return toAction(run, { x: (target.percent.x / 100) * screen.width, y: (target.percent.y / 100) * screen.height });
+  }
+  const node = await findVisible(run, run.resolve(target.selector), { needGeometry: true });
+  return toAction(run, centre(node));
+}
+
+/** Polls the layout until the selector matches a visible node; fails with ELEMENT_NOT_FOUND. */
+export async function findVisible(run: StepRun, selector: Selector, opts: { needGeometry?: boolean } = {}): Promise<LayoutNode> {
+  let last: LayoutTree | undefined;
+  const found = await pollUntil(async () => {
+    last = await run.rt.layout.tree(run.signal);
+    if (opts.needGeometry) run.rt.layout.requireGeometry(last, `${run.record.command} ${describeSelector(selector)}`);
+    return query(last, selector)[0];
+  }, run.deadline, run.signal);
+  if (found.value) return found.value;
+  if (BoxflowError.is(found.lastError) && found.lastError.code !== 'ELEMENT_NOT_FOUND') throw found.lastError;
+  await attachEvidence(run, selector, last);
+  throw new BoxflowError('ELEMENT_NOT_FOUND', `no visible element matches ${describeSelector(selector)} after ${run.timeoutMs} ms${candidateHint(run)}`);
+}
+
+export async function screenSize(run: StepRun): Promise<{ width: number; height: number }> {
+  const tree = await run.rt.layout.tree(run.signal);
+  if (tree.screen) return tree.screen;
+  throw new BoxflowError('GEOMETRY_UNAVAILABLE', `${run.record.command}: the box's layout does not give the screen size; use pixel points`);
+}
+
+/** Keeps the searched layout and the near matches on the record, for the report. */
+export async function attachEvidence(run: StepRun, selector: Selector, tree: LayoutTree | undefined): Promise<void> {
+  try {
+    const content = await run.rt.layout.content(run.signal);
+    const ext = tree?.format === 'android' || content.trimStart().startsWith('<?xml') || content.includes('<hierarchy') ? 'xml' : 'html';
+    const snapshot = await run.rt.artifacts.put(Buffer.from(content), ext);
+    run.record.layout = {
+      snapshot,
+      format: ext === 'xml' ? 'android' : 'html',
+      selector: describeSelector(selector),
+      candidates: tree ? nearMatches(tree, selector, 5).map((n) => ({ text: n.text, id: n.id, desc: n.desc, tag: n.tag, order: n.order })) : [],
+    };
+  } catch {
+    // Evidence is best effort: the step's own error is what matters.
+  }
+}
+
+function candidateHint(run: StepRun): string {
+  const c = run.record.layout?.candidates ?? [];
+  if (!c.length) return '';
+  return `; nearest: ${c.slice(0, 3).map((n) => JSON.stringify(n.text || n.desc || n.id || n.tag)).join(', ')}`;
+}

@@ -1,0 +1,142 @@
+// Screenshot steps: capture a stable frame, compare with the baseline, write the evidence.
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
+import { BoxApiError } from '../../api/client.js';
+import { BoxflowError } from '../../errors.js';
+import type { Rect } from '../../flow/types.js';
+import { query, describeSelector } from '../../layout/index.js';
+import type { Selector } from '../../layout/types.js';
+import { compareImages, pngSize, resolveBaselinePath, stableCapture, writeFailureImages } from '../../visual/index.js';
+import type { StepHandler, StepRun } from '../executor.js';
+
+const kCaptureMode = new WeakMap<object, 'screenshot' | 'type'>();
+
+/** One frame: `POST /actions/screenshot` when the server has it, else the after-phase of an empty `type`. */
+async function captureOnce(run: StepRun): Promise<Buffer> {
+  const { client, box } = run.rt;
+  if (kCaptureMode.get(run.rt.state) !== 'type') {
+    try {
+      const shot = await client.screenshot(box.id, { outputFormat: 'base64' }, { signal: run.signal });
+      kCaptureMode.set(run.rt.state, 'screenshot');
+      return shot.presignedUrl && !shot.uri.startsWith('data:') ? client.fetchObject(shot.presignedUrl) : decodeDataUri(shot.uri);
+    } catch (err) {
+      if (!(err instanceof BoxApiError && (err.httpStatus === 404 || err.httpStatus === 405) && err.serverCode !== 'BOX_NOT_FOUND')) throw err;
+      kCaptureMode.set(run.rt.state, 'type');
+    }
+  }
+  const result = await client.type(box.id, { text: '', options: { screenshot: { phases: ['after'], delay: '0ms', outputFormat: 'base64' } } }, { signal: run.signal });
+  const uri = result.screenshot?.after?.uri;
+  if (!uri) throw new BoxflowError('INVALID_RESPONSE', 'the box returned no after-screenshot for an empty type action');
+  return uri.startsWith('data:') ? decodeDataUri(uri) : client.fetchObject(result.screenshot!.after!.presignedUrl ?? uri);
+}
+
+function decodeDataUri(uri: string): Buffer {
+  const comma = uri.indexOf(',');
+  return Buffer.from(uri.slice(comma + 1), 'base64');
+}
+
+function isRect(v: Selector | Rect): v is Rect {
+  return typeof v === 'object' && 'width' in v && 'height' in v && 'x' in v && 'y' in v;
+}
+
+/** Selectors become rectangles from the layout, in the screenshot's (scaled) pixels. */
+async function toRects(run: StepRun, items: (Selector | Rect)[]): Promise<Rect[]> {
+  const s = run.rt.state.scale;
+  const out: Rect[] = [];
+  let tree;
+  for (const item of items) {
+    if (isRect(item)) {
+      out.push({ x: item.x * s, y: item.y * s, width: item.width * s, height: item.height * s });
+      continue;
+    }
+    tree ??= await run.rt.layout.tree(run.signal);
+    run.rt.layout.requireGeometry(tree, `mask/clip ${describeSelector(item)}`);
+    const nodes = query(tree, run.resolve(item));
+    if (!nodes.length) throw new BoxflowError('ELEMENT_NOT_FOUND', `mask/clip ${describeSelector(item)} matches no visible element`);
+    for (const n of nodes) {
+      const b = n.bounds!;
+      out.push({ x: b.left * s, y: b.top * s, width: (b.right - b.left) * s, height: (b.bottom - b.top) * s });
+    }
+  }
+  return out;
+}
+
+export const screenshot: StepHandler<'screenshot'> = async (step, run) => {
+  const png = await captureOnce(run);
+  const path = await run.rt.artifacts.put(png, 'png');
+  run.record.attachments = [{ name: step.name, path, contentType: 'image/png' }];
+  run.record.screenshots = { after: path };
+  run.record.message = `captured ${step.name} (${kCaptureMode.get(run.rt.state) === 'type' ? 'after-phase of an empty type' : 'POST /actions/screenshot'})`;
+};
+
+export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, run) => {
+  const { rt } = run;
+  const name = run.resolve(step.name);
+  const baseline = resolveBaselinePath(rt.options.baselines.pathTemplate, {
+    flowDir: dirname(rt.flow.file),
+    flowName: rt.flow.name,
+    name,
+    boxType: rt.box.type,
+  });
+  const rel = relative(rt.options.rootDir, baseline);
+  const outDir = resolve(rt.options.outputDir, 'visual', rt.info.id);
+  const outRel = (p: string) => relative(rt.options.outputDir, p);
+  const capture = () => captureOnce(run);
+  const masks = step.mask ? await toRects(run, step.mask) : [];
+  const clip = step.clip ? (await toRects(run, [step.clip]))[0] : undefined;
+
+  const frame = await stableCapture(capture, { timeoutMs: run.timeoutMs });
+  const captureMode = kCaptureMode.get(rt.state) ?? 'screenshot';
+  const visual: NonNullable<typeof run.record.visual> = { name, baseline: rel, capture: captureMode };
+  run.record.visual = visual;
+  if (!frame.stable) {
+    const files = await writeFailureImages(outDir, name, { actual: frame.png, previous: frame.previous });
+    visual.actual = files.actual && outRel(files.actual);
+    visual.previous = files.previous && outRel(files.previous);
+    throw new BoxflowError('SCREENSHOT_UNSTABLE', `screenshot "${name}" never settled: ${frame.frames} frames within ${run.timeoutMs} ms, no two in a row agreed`);
+  }
+
+  const mode = rt.options.baselines.update;
+  const exists = existsSync(baseline);
+  const write = async (why: 'missing' | 'changed' | 'all') => {
+    await mkdir(dirname(baseline), { recursive: true });
+    await writeFile(baseline, frame.png);
+    visual.written = why;
+    rt.hooks.baselineWritten(rel, why);
+    run.record.message = `baseline ${why === 'missing' ? 'written' : 'updated'}: ${rel}`;
+  };
+  if (!exists) {
+    if (mode === 'none') {
+      const files = await writeFailureImages(outDir, name, { actual: frame.png });
+      visual.actual = files.actual && outRel(files.actual);
+      throw new BoxflowError('ASSERT_SCREENSHOT', `no baseline at ${rel}; run with --update-baselines=missing to write it`);
+    }
+    return write('missing');
+  }
+  if (mode === 'all') return write('all');
+
+  const { readFile } = await import('node:fs/promises');
+  const expected = await readFile(baseline);
+  const result = await compareImages(expected, frame.png, {
+    threshold: step.threshold,
+    maxDiffPixels: step.maxDiffPixels,
+    maxDiffPixelRatio: step.maxDiffPixelRatio,
+    masks,
+    clip,
+  });
+  visual.diffPixels = result.diffPixels;
+  visual.diffRatio = result.diffRatio;
+  if (result.pass) {
+    run.record.message = `matches ${rel} (${result.diffPixels} pixels differ)`;
+    return;
+  }
+  if (mode === 'changed') return write('changed');
+  const files = await writeFailureImages(outDir, name, { expected, actual: frame.png, diff: result.diffPng });
+  visual.expected = files.expected && outRel(files.expected);
+  visual.actual = files.actual && outRel(files.actual);
+  visual.diff = files.diff && outRel(files.diff);
+  visual.sizes = { expected: pngSize(expected), actual: pngSize(frame.png) };
+  throw new BoxflowError('ASSERT_SCREENSHOT', `screenshot "${name}" differs from ${rel}: ${result.message ?? `${result.diffPixels} pixels differ`}`);
+};
+
