@@ -1,0 +1,182 @@
+// The commands behind the CLI. Each returns its exit code; only main.ts exits.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { request } from 'undici';
+import { BoxClient } from '../api/client.js';
+import { BoxflowError, exitClassOf, redact } from '../errors.js';
+import { loadFlows } from '../flow/index.js';
+import { EventLog, writeResultsJson, mergeRunDirs } from '../runner/events.js';
+import { loadReporters, ReporterHost, replayResult, parseReporterFlag } from '../runner/reporterHost.js';
+import { runFlows, selectFlows } from '../runner/run.js';
+import type { RunResult } from '../runner/types.js';
+import { builtinReporters, serveReport } from '../../reporters/index.js';
+import { closeVisualPool } from '../visual/index.js';
+import { loadConfigFile, resolveConfig, type CliFlags } from './config.js';
+
+const secrets = new Set<string>();
+
+export function printError(err: unknown): void {
+  const e = err as { code?: string; message?: string; details?: { frame?: string; snippet?: string } };
+  const code = BoxflowError.is(err) ? `${err.code}: ` : '';
+  const frame = e?.details?.frame ?? e?.details?.snippet;
+  process.stderr.write(`${redact(`error ${code}${e?.message ?? String(err)}`, secrets)}\n${frame ? `${frame}\n` : ''}`);
+}
+
+async function loadOrReport(paths: string[]) {
+  const { flows, errors } = await loadFlows(paths);
+  for (const err of errors) printError(err);
+  return { flows, errors };
+}
+
+export async function runValidate(paths: string[], opts: { config?: string }): Promise<number> {
+  const cwd = process.cwd();
+  const { config, file } = await loadConfigFile(cwd, opts.config);
+  const r = resolveConfig({ paths }, config, file, cwd);
+  const { flows, errors } = await loadOrReport(r.paths);
+  if (errors.length) {
+    process.stderr.write(`${errors.length} flow file${errors.length === 1 ? '' : 's'} invalid\n`);
+    return 2;
+  }
+  process.stdout.write(`${flows.length} flow${flows.length === 1 ? '' : 's'} valid\n`);
+  return 0;
+}
+
+export async function runTest(flags: CliFlags): Promise<number> {
+  const cwd = process.cwd();
+  const { config, file } = await loadConfigFile(cwd, flags.config);
+  const r = resolveConfig(flags, config, file, cwd);
+  if (r.apiKey) secrets.add(r.apiKey);
+
+  // 1. Every selected flow is valid before any runs.
+  const { flows, errors } = await loadOrReport(r.paths);
+  if (errors.length) {
+    process.stderr.write(`${errors.length} flow file${errors.length === 1 ? '' : 's'} invalid: nothing was run\n`);
+    return 2;
+  }
+  const selected = selectFlows(flows, r.options);
+  if (!selected.length && !r.options.shard) {
+    process.stderr.write(`no flows to run (${flows.length} found${r.options.grep || r.options.tags.length ? ', none matches the filters' : ''})\n`);
+    return 2;
+  }
+  if (r.baseUrl && !r.apiKey) throw new BoxflowError('CONFIG_INVALID', 'a remote base URL needs an API key: set BOXFLOW_API_KEY (or the config\'s apiKeyEnv)');
+
+  const cleanup: (() => Promise<void>)[] = [];
+  const onSignal = () => void Promise.allSettled(cleanup.reverse().map((c) => c())).then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await prepareOutput(r.options.outputDir);
+    // 2. The app under test, then the boxes' server (embedded when no remote one is set).
+    if (r.webServer) cleanup.push(await startWebServer(r.webServer));
+    let { baseUrl, apiKey } = r;
+    if (!baseUrl) {
+      const { startServer, createApiKey } = await import('../server/index.js');
+      const dataDir = await mkdtemp(join(tmpdir(), 'boxflow-serve-'));
+      const secret = randomBytes(32).toString('hex');
+      const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, secret, log: () => {} });
+      cleanup.push(async () => {
+        await server.close();
+        await rm(dataDir, { recursive: true, force: true });
+      });
+      baseUrl = server.baseUrl;
+      apiKey = await createApiKey(secret, 'local', '1d');
+      secrets.add(apiKey);
+    }
+    const client = new BoxClient({ baseUrl, apiKey: apiKey! });
+    cleanup.push(() => client.close());
+
+    // 3. Reporters, then the run.
+    const ctx = { outputDir: r.options.outputDir, rootDir: r.options.rootDir };
+    const reporters = await loadReporters(r.reporters, ctx, builtinReporters);
+    const log = new EventLog(r.options.outputDir);
+    cleanup.push(async () => log.close());
+    const host = new ReporterHost(reporters, log);
+    const result = await runFlows(selected, r.options, { client, reporter: host, secrets: [...secrets] });
+    writeResultsJson(r.options.outputDir, result);
+    return exitCode(result, host.hadReporterError);
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    for (const c of cleanup.reverse()) await c().catch(() => {});
+    await closeVisualPool();
+  }
+}
+
+export function exitCode(result: RunResult, reporterError: boolean): number {
+  let code = 0;
+  for (const e of result.errors) code = Math.max(code, exitClassOf(e.code));
+  for (const f of result.flows) if (f.status === 'failed') code = Math.max(code, f.error ? exitClassOf(f.error.code) === 3 ? 3 : 1 : 1);
+  if (reporterError) code = Math.max(code, 3);
+  return code;
+}
+
+/** Clears an earlier run's output, but never a folder that does not look like one. */
+async function prepareOutput(dir: string): Promise<void> {
+  if (!existsSync(dir)) return;
+  const entries = readdirSync(dir);
+  if (!entries.length) return;
+  if (!entries.includes('results.jsonl') && !entries.includes('results.json')) {
+    throw new BoxflowError('CONFIG_INVALID', `output folder ${dir} holds files that are not a boxflow run; choose another --output`);
+  }
+  await rm(dir, { recursive: true, force: true });
+}
+
+async function startWebServer(web: NonNullable<ReturnType<typeof resolveConfig>['webServer']>): Promise<() => Promise<void>> {
+  const answers = async () => {
+    try {
+      const res = await request(web.url, { method: 'GET', headersTimeout: 2_000, bodyTimeout: 2_000 });
+      await res.body.dump();
+      return res.statusCode < 500;
+    } catch {
+      return false;
+    }
+  };
+  if (web.reuseExistingServer && (await answers())) return async () => {};
+  const child = spawn(web.command, { shell: true, cwd: web.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || !child.pid) return;
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  const deadline = performance.now() + web.timeoutMs;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new BoxflowError('BOX_UNAVAILABLE', `webServer "${web.command}" exited with ${child.exitCode}: ${stderr.trim()}`);
+    if (await answers()) return stop;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await stop();
+  throw new BoxflowError('BOX_UNAVAILABLE', `webServer "${web.command}" did not answer at ${web.url} within ${web.timeoutMs} ms`);
+}
+
+export async function runMergeReports(dirs: string[], opts: { reporter: string; output: string }): Promise<number> {
+  const outputDir = resolve(opts.output);
+  const result = mergeRunDirs(dirs.map((d) => resolve(d)), outputDir);
+  const ctx = { outputDir, rootDir: process.cwd() };
+  const host = new ReporterHost(await loadReporters(parseReporterFlag(opts.reporter), ctx, builtinReporters));
+  await replayResult(result, host, outputDir);
+  process.stdout.write(`merged ${dirs.length} runs (${result.stats.total} flows) into ${relative(process.cwd(), outputDir) || '.'}\n`);
+  return host.hadReporterError ? 3 : 0;
+}
+
+export async function runShowReport(dir: string, opts: { host: string; port: string }): Promise<number> {
+  const { url, close } = await serveReport(resolve(dir), { host: opts.host, port: Number(opts.port) });
+  process.stdout.write(`serving ${dir} at ${url} (Ctrl-C to stop)\n`);
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'start' : 'xdg-open';
+  if (spawnSync('which', [opener]).status === 0) spawn(opener, [url], { stdio: 'ignore', detached: true }).unref();
+  return new Promise<number>((resolveExit) => {
+    const stop = () => void close().then(() => resolveExit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,179 @@
+// boxflow.config.{ts,json,yaml}: what users write (Config), and the one place where flags,
+// the config file and defaults are merged (resolveConfig): flag, else file, else default.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import YAML from 'yaml';
+import { isDuration, parseDuration } from '../api/duration.js';
+import type { Phase } from '../api/schemas.js';
+import { BoxflowError } from '../errors.js';
+import type { RunOptions, UpdateBaselines } from '../runner/options.js';
+import type { ReporterSpec } from '../runner/reporterHost.js';
+
+export interface Config {
+  /** Remote service, ending in /api/v1. Default: BOXFLOW_BASE_URL, else the embedded local server. */
+  baseUrl?: string;
+  /** Read it from the environment (`process.env.X`) in a TS config; never write a key into a file. */
+  apiKey?: string;
+  /** Name of the environment variable holding the API key. Default BOXFLOW_API_KEY. */
+  apiKeyEnv?: string;
+  /** Flow files or folders. Default: the CLI's paths, else the config file's folder. */
+  flows?: string[];
+  /** Existing box ids to run on, or how many Linux/Android boxes to create. */
+  boxes?: string[] | { ids?: string[]; linux?: number; android?: number };
+  workers?: number;
+  retries?: number;
+  timeouts?: { step?: string; flow?: string; action?: string };
+  /** Default screenshot phases of action steps, and the wait before the after-shot. */
+  screenshots?: boolean | Phase[] | { phases?: Phase[]; delay?: string };
+  outputDir?: string;
+  reporters?: ReporterSpec[];
+  webServer?: { command: string; url: string; timeout?: string; reuseExistingServer?: boolean; cwd?: string };
+  baselines?: { pathTemplate?: string; update?: UpdateBaselines };
+}
+
+export function defineConfig(config: Config): Config {
+  return config;
+}
+
+export interface CliFlags {
+  paths?: string[];
+  config?: string;
+  grep?: string;
+  tag?: string[];
+  retries?: string;
+  workers?: string;
+  shard?: string;
+  reporter?: string;
+  output?: string;
+  baseUrl?: string;
+  box?: string[];
+  updateBaselines?: string | boolean;
+}
+
+export interface Resolved {
+  options: RunOptions;
+  paths: string[];
+  baseUrl?: string;
+  apiKey?: string;
+  reporters: ReporterSpec[];
+  webServer?: { command: string; url: string; timeoutMs: number; reuseExistingServer: boolean; cwd: string };
+  configFile?: string;
+}
+
+const kConfigNames = ['boxflow.config.ts', 'boxflow.config.mjs', 'boxflow.config.js', 'boxflow.config.json', 'boxflow.config.yaml', 'boxflow.config.yml'];
+const kKnownKeys = new Set(['baseUrl', 'apiKey', 'apiKeyEnv', 'flows', 'boxes', 'workers', 'retries', 'timeouts', 'screenshots', 'outputDir', 'reporters', 'webServer', 'baselines']);
+
+export async function loadConfigFile(cwd: string, explicit?: string): Promise<{ config: Config; file?: string }> {
+  const file = explicit ? resolve(cwd, explicit) : kConfigNames.map((n) => resolve(cwd, n)).find((f) => existsSync(f));
+  if (!file) return { config: {} };
+  if (!existsSync(file)) throw new BoxflowError('CONFIG_INVALID', `config file ${file} does not exist`);
+  let config: unknown;
+  try {
+    if (/\.(ts|mts|mjs|js)$/.test(file)) {
+      const { tsImport } = await import('tsx/esm/api');
+      const mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
+      config = mod.default;
+    } else {
+      const text = await readFile(file, 'utf8');
+      config = file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
+      if (config && typeof config === 'object' && 'apiKey' in config) {
+        throw new BoxflowError('CONFIG_INVALID', `${file}: apiKey must not be written into a file; set apiKeyEnv to the name of an environment variable (default BOXFLOW_API_KEY)`);
+      }
+    }
+  } catch (err) {
+    if (BoxflowError.is(err)) throw err;
+    throw new BoxflowError('CONFIG_INVALID', `${file}: cannot load: ${(err as Error).message}`);
+  }
+  if (!config || typeof config !== 'object') throw new BoxflowError('CONFIG_INVALID', `${file}: must export an object (use defineConfig({...}))`);
+  for (const key of Object.keys(config)) {
+    if (!kKnownKeys.has(key)) throw new BoxflowError('CONFIG_INVALID', `${file}: unknown key "${key}"; known keys: ${[...kKnownKeys].join(', ')}`);
+  }
+  return { config: config as Config, file };
+}
+
+function int(value: unknown, what: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(n) || n < min) throw new BoxflowError('CONFIG_INVALID', `${what} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+function duration(value: string | undefined, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!isDuration(value)) throw new BoxflowError('CONFIG_INVALID', `${what} must be a duration such as 500ms, 30s or 5m, got ${JSON.stringify(value)}`);
+  return parseDuration(value);
+}
+
+const kUpdateModes = ['missing', 'changed', 'all', 'none'] as const;
+
+export function resolveConfig(flags: CliFlags, config: Config, configFile: string | undefined, cwd: string, env: NodeJS.ProcessEnv = process.env): Resolved {
+  const rootDir = configFile ? dirname(configFile) : cwd;
+  const take = <T>(...values: (T | undefined)[]): T | undefined => values.find((v) => v !== undefined);
+
+  let shard: RunOptions['shard'];
+  if (flags.shard !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(flags.shard);
+    const index = Number(m?.[1]);
+    const total = Number(m?.[2]);
+    if (!m || total < 1 || index < 1 || index > total) throw new BoxflowError('CONFIG_INVALID', `--shard must be i/n with 1 <= i <= n, got "${flags.shard}"`);
+    shard = { index, total };
+  }
+  let grep: RegExp | undefined;
+  if (flags.grep !== undefined) {
+    try {
+      grep = new RegExp(flags.grep);
+    } catch (err) {
+      throw new BoxflowError('CONFIG_INVALID', `--grep: ${(err as Error).message}`);
+    }
+  }
+  let update: UpdateBaselines = config.baselines?.update ?? 'missing';
+  if (flags.updateBaselines !== undefined) update = flags.updateBaselines === true ? 'changed' : (flags.updateBaselines as UpdateBaselines);
+  if (!kUpdateModes.includes(update)) throw new BoxflowError('CONFIG_INVALID', `--update-baselines must be one of ${kUpdateModes.join(', ')}, got "${update}"`);
+
+  const shots = config.screenshots;
+  const phases: Phase[] = shots === false ? [] : shots === true || shots === undefined ? ['before', 'after', 'trace'] : Array.isArray(shots) ? shots : (shots.phases ?? ['before', 'after', 'trace']);
+  const delay = (typeof shots === 'object' && !Array.isArray(shots) && shots.delay) || '100ms';
+  duration(delay, 'screenshots.delay');
+
+  const boxCfg = Array.isArray(config.boxes) ? { ids: config.boxes } : (config.boxes ?? {});
+  const ids = flags.box?.length ? flags.box : (boxCfg.ids ?? []);
+  const workers = take(int(flags.workers, '--workers', 1), int(config.workers, 'workers', 1)) ?? 1;
+
+  const reporterFlag = flags.reporter?.split(',').map((s) => s.trim()).filter(Boolean);
+  const apiKeyEnv = config.apiKeyEnv ?? 'BOXFLOW_API_KEY';
+  const baseUrl = take(flags.baseUrl, config.baseUrl, env.BOXFLOW_BASE_URL, env.GBOX_BASE_URL);
+  const web = config.webServer;
+  if (web && (typeof web.command !== 'string' || typeof web.url !== 'string')) throw new BoxflowError('CONFIG_INVALID', 'webServer needs a command and a url');
+
+  return {
+    configFile,
+    paths: flags.paths?.length ? flags.paths.map((p) => resolve(cwd, p)) : (config.flows ?? ['.']).map((p) => resolve(rootDir, p)),
+    baseUrl,
+    apiKey: take(config.apiKey, env[apiKeyEnv], env.GBOX_API_KEY),
+    reporters: reporterFlag?.length ? reporterFlag : (config.reporters ?? ['list', 'html']),
+    webServer: web && {
+      command: web.command,
+      url: web.url,
+      timeoutMs: duration(web.timeout, 'webServer.timeout') ?? 60_000,
+      reuseExistingServer: web.reuseExistingServer ?? true,
+      cwd: resolve(rootDir, web.cwd ?? '.'),
+    },
+    options: {
+      rootDir,
+      outputDir: resolve(flags.output ? cwd : rootDir, take(flags.output, config.outputDir) ?? 'boxflow-results'),
+      workers,
+      retries: take(int(flags.retries, '--retries', 0), int(config.retries, 'retries', 0)) ?? 0,
+      shard,
+      grep,
+      tags: flags.tag ?? [],
+      stepTimeout: duration(config.timeouts?.step, 'timeouts.step') ?? 5_000,
+      flowTimeout: duration(config.timeouts?.flow, 'timeouts.flow') ?? 120_000,
+      actionTimeout: duration(config.timeouts?.action, 'timeouts.action') ?? 60_000,
+      screenshots: { phases, delay },
+      baselines: { pathTemplate: config.baselines?.pathTemplate ?? '{flowDir}/__screenshots__/{flowName}/{name}-{boxType}.png', update },
+      boxes: { ids, createLinux: boxCfg.linux ?? workers, createAndroid: boxCfg.android ?? 0 },
+    },
+  };
+}

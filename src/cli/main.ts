@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+// The boxflow command line. The only place that exits: 0 passed, 1 a flow failed, 2 bad input,
+// 3 infrastructure.
+import { Command, Option } from 'commander';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { BoxflowError, exitClassOf, type ExitClass } from '../errors.js';
+import { runTest, runValidate, runMergeReports, runShowReport, printError } from './commands.js';
+
+const kVersion = '0.1.0';
+
+export function buildProgram(exit: (code: number) => void): Command {
+  const program = new Command('boxflow')
+    .description('Flows for remote device boxes: run, check layouts and screenshots, report.')
+    .version(kVersion)
+    .showHelpAfterError()
+    .exitOverride();
+
+  const done = (p: Promise<number>) => p.then(exit, (err: unknown) => exit(fail(err)));
+
+  program
+    .command('test')
+    .description('run flows (YAML or TypeScript) on boxes')
+    .argument('[paths...]', 'flow files or folders (default: the config\'s flows, else the current folder)')
+    .option('-c, --config <file>', 'config file (default: boxflow.config.{ts,json,yaml} in the current folder)')
+    .option('-g, --grep <regex>', 'only flows whose name, file or @tag matches')
+    .option('--tag <tag...>', 'only flows with one of these tags')
+    .option('--retries <n>', 'retry a failed flow up to n times')
+    .option('-j, --workers <n>', 'run n flows at once, each on its own box')
+    .option('--shard <i/n>', 'run shard i of n')
+    .option('--reporter <names>', 'comma-separated: list,html,junit,json,github or a module path')
+    .option('-o, --output <dir>', 'output folder (default boxflow-results)')
+    .option('--base-url <url>', 'a remote Box API service (ends in /api/v1); the key comes from BOXFLOW_API_KEY')
+    .option('--box <id...>', 'run on these existing boxes')
+    .addOption(new Option('--update-baselines [mode]', 'write screenshot baselines: missing (default), changed, all, none').choices(['missing', 'changed', 'all', 'none']))
+    .action((paths: string[], opts: Record<string, unknown>) => done(runTest({ ...opts, paths })));
+
+  program
+    .command('validate')
+    .description('check flows without running them')
+    .argument('[paths...]', 'flow files or folders')
+    .option('-c, --config <file>', 'config file')
+    .action((paths: string[], opts: { config?: string }) => done(runValidate(paths, opts)));
+
+  program
+    .command('schema')
+    .description('print the JSON Schema of flow files (for editor autocompletion)')
+    .action(() =>
+      done(
+        import('../flow/index.js').then(({ flowSchema }) => {
+          process.stdout.write(`${JSON.stringify(flowSchema, null, 2)}\n`);
+          return 0;
+        }),
+      ),
+    );
+
+  program
+    .command('serve')
+    .description('serve the Box API v1 on this machine (Linux boxes on Chromium)')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', '28080')
+    .option('--data-dir <dir>', 'where boxes, objects and the signing secret live', '.boxflow/server')
+    .action((opts: { host: string; port: string; dataDir: string }) => done(serve(opts)));
+
+  program
+    .command('key')
+    .description('print an API key (HS256 JWT) for a tenant of `boxflow serve`')
+    .requiredOption('--sub <tenant>', 'the tenant the key acts for')
+    .option('--ttl <duration>', 'lifetime', '30d')
+    .option('--data-dir <dir>', 'the server\'s data dir (for its secret)', '.boxflow/server')
+    .action((opts: { sub: string; ttl: string; dataDir: string }) =>
+      done(
+        (async () => {
+          const { resolveSecret, createApiKey } = await import('../server/index.js');
+          process.stdout.write(`${await createApiKey(await resolveSecret(opts.dataDir), opts.sub, opts.ttl)}\n`);
+          return 0;
+        })(),
+      ),
+    );
+
+  program
+    .command('merge-reports')
+    .description('merge the results of shards or partial runs into one report')
+    .argument('<dirs...>', 'output folders of earlier runs')
+    .option('--reporter <names>', 'reporters to run on the merged result', 'html,junit,json')
+    .option('-o, --output <dir>', 'output folder', 'boxflow-report')
+    .action((dirs: string[], opts: { reporter: string; output: string }) => done(runMergeReports(dirs, opts)));
+
+  program
+    .command('show-report')
+    .description('serve an HTML report on loopback and open it')
+    .argument('[dir]', 'report folder', 'boxflow-results')
+    .option('--host <host>', 'interface', '127.0.0.1')
+    .option('--port <port>', 'port', '9323')
+    .action((dir: string, opts: { host: string; port: string }) => done(runShowReport(dir, opts)));
+
+  return program;
+}
+
+async function serve(opts: { host: string; port: string; dataDir: string }): Promise<number> {
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new BoxflowError('CONFIG_INVALID', `--port must be 0..65535, got "${opts.port}"`);
+  const { startServer, resolveSecret } = await import('../server/index.js');
+  const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir) });
+  process.stdout.write(`${JSON.stringify({ event: 'listening', baseUrl: server.baseUrl })}\n`);
+  return new Promise<number>((resolve) => {
+    const stop = () => void server.close().then(() => resolve(0), () => resolve(3));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+function fail(err: unknown): ExitClass | 0 {
+  if (err && typeof err === 'object' && 'code' in err && String((err as { code: unknown }).code).startsWith('commander.')) {
+    const code = String((err as { code: string }).code);
+    return code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help' ? 0 : 2;
+  }
+  printError(err);
+  return BoxflowError.is(err) ? exitClassOf(err.code) : 3;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  let exitCode: number | undefined;
+  const program = buildProgram((code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    exitCode = fail(err);
+  }
+  // Wait for the action's promise (commander resolves before `done` calls back for async work).
+  while (exitCode === undefined) await new Promise((r) => setTimeout(r, 10));
+  process.exitCode = exitCode;
+  // Give stdout a moment to drain, then leave even if a library keeps a handle open.
+  setTimeout(() => process.exit(exitCode), 50).unref();
+}
+
+const invoked = process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+if (invoked) void main(process.argv);
+
