@@ -31,7 +31,7 @@ export interface FlowRuntime {
   loadFlow(file: string): Promise<Flow>;
   /** Secret values to mask everywhere (flow secrets, API key). */
   secrets: string[];
-  state: { scale: number };
+  state: { scale: number; tabId?: string };
 }
 
 /** What a step handler gets: the runtime plus this step's record, deadline and helpers. */

@@ -16,6 +16,8 @@ export class LayoutSource {
   constructor(
     private readonly client: BoxClient,
     private readonly box: BoxInfo,
+    /** The tab the flow last opened (its id is the CDP target id), when it opened one. */
+    private readonly state: { tabId?: string } = {},
   ) {}
 
   /** The current layout; with geometry whenever the box can give it. */
@@ -82,7 +84,7 @@ export class LayoutSource {
         this.#session = undefined;
       });
     }
-    const page = await activePage(this.#browser);
+    const page = await activePage(this.#browser, this.state.tabId);
     if (this.#session?.page !== page) {
       this.#session = { page, cdp: await page.context().newCDPSession(page) };
     }
@@ -90,10 +92,27 @@ export class LayoutSource {
   }
 }
 
-async function activePage(browser: Browser): Promise<Page> {
+const kTargetIds = new WeakMap<Page, string>();
+
+async function targetId(page: Page): Promise<string> {
+  let id = kTargetIds.get(page);
+  if (!id) {
+    const session = await page.context().newCDPSession(page);
+    id = (await session.send('Target.getTargetInfo')).targetInfo.targetId;
+    await session.detach().catch(() => {});
+    kTargetIds.set(page, id);
+  }
+  return id;
+}
+
+async function activePage(browser: Browser, tabId: string | undefined): Promise<Page> {
   const pages = browser.contexts().flatMap((c) => c.pages());
   if (!pages.length) throw new BoxflowError('GEOMETRY_UNAVAILABLE', 'the box\'s browser has no open tab');
-  // The box's active tab is the one whose document has focus; the newest tab otherwise.
+  // The tab the flow opened last is the box's active tab (the server makes an opened tab active).
+  if (tabId) {
+    for (const p of pages) if ((await targetId(p).catch(() => '')) === tabId) return p;
+  }
+  // Otherwise the one whose document has focus; the newest tab as a last resort.
   for (const p of [...pages].reverse()) {
     if (await p.evaluate(() => document.visibilityState === 'visible' && document.hasFocus()).catch(() => false)) return p;
   }

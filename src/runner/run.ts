@@ -153,8 +153,8 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, box: BoxI
   const startedAt = new Date().toISOString();
   const vars: Record<string, string> = { ...flow.env };
   const secretValues = [...deps.secrets, ...flow.secrets.map((name) => vars[name] ?? process.env[name]).filter((v): v is string => !!v)];
-  const layout = new LayoutSource(deps.client, box);
-  const state = { scale: 1 };
+  const state: FlowRuntime['state'] = { scale: 1 };
+  const layout = new LayoutSource(deps.client, box, state);
   const rt: FlowRuntime = {
     client: deps.client,
     box,
@@ -208,6 +208,8 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, box: BoxI
   } finally {
     clearTimeout(finishTimer);
     await layout.close();
+    // The next flow on this box starts from a fresh browser, as a Playwright test gets a fresh context.
+    if (box.type === 'linux') await deps.client.closeBrowser(box.id, { timeoutMs: 15_000 }).catch(() => {});
   }
   const failedStep = findFailed(steps);
   if (!error && failedStep) error = failedStep.error;

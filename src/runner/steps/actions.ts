@@ -81,8 +81,15 @@ export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step
       return;
     }
     if (swipes >= step.maxSwipes) break;
-    const { from, to } = await directionPoints(run, finger);
-    await dragSimple(run, from, to, 300, { ...step, screenshots: false });
+    if (run.rt.box.type === 'linux') {
+      // A desktop browser does not scroll on a mouse drag: scroll with the keys a user would press.
+      const key = ({ down: 'pageDown', up: 'pageUp', right: 'arrowRight', left: 'arrowLeft' } as const)[step.direction];
+      const result = await run.rt.client.pressKey(run.rt.box.id, { keys: [key], options: { screenshot: false } }, { signal: run.signal });
+      run.record.actionId = result.actionId;
+    } else {
+      const { from, to } = await directionPoints(run, finger);
+      await dragSimple(run, from, to, 300, { ...step, screenshots: false });
+    }
     await delay(150, run.signal);
   }
   await findVisible(run, selector, {}).catch((err: unknown) => {
@@ -121,6 +128,7 @@ export const setResolution: StepHandler<'setResolution'> = async (step, run) => 
 export const openTab: StepHandler<'openTab'> = async (step, run) => {
   const url = run.resolve(step.url);
   const tab = await run.rt.client.openTab(run.rt.box.id, { url }, { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 30_000) });
+  run.rt.state.tabId = tab.id;
   run.record.message = `opened "${tab.title}" at ${tab.url}`;
   const expect = step.expect ? run.resolve(step.expect) : undefined;
   for (const key of ['title', 'url'] as const) {
@@ -138,6 +146,7 @@ function textMatches(actual: string, want: string): boolean {
 
 export const closeBrowser: StepHandler<'closeBrowser'> = async (_step, run) => {
   await run.rt.client.closeBrowser(run.rt.box.id, { signal: run.signal });
+  run.rt.state.tabId = undefined;
   run.rt.layout.reset();
   run.record.message = 'browser closed';
 };

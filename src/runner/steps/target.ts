@@ -66,5 +66,6 @@ export async function attachEvidence(run: StepRun, selector: Selector, tree: Lay
 function candidateHint(run: StepRun): string {
   const c = run.record.layout?.candidates ?? [];
   if (!c.length) return '';
-  return `; nearest: ${c.slice(0, 3).map((n) => JSON.stringify(n.text || n.desc || n.id || n.tag)).join(', ')}`;
+  const show = (t: string) => JSON.stringify(t.length > 40 ? `${t.slice(0, 37)}...` : t);
+  return `; nearest: ${c.slice(0, 3).map((n) => show(n.text || n.desc || n.id || n.tag)).join(', ')}`;
 }

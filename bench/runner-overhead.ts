@@ -1,0 +1,77 @@
+// `npm run bench -- runner-overhead`: a 200-step flow of type/press-key through the runner
+// (records, events to results.jsonl, masking) against the same 200 calls made directly with
+// BoxClient, on the same server and box. Alternating rounds; the median of each side.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { BoxClient } from '../src/api/client.js';
+import { parseFlowYaml } from '../src/flow/index.js';
+import { EventLog } from '../src/runner/events.js';
+import { ReporterHost } from '../src/runner/reporterHost.js';
+import { runFlows } from '../src/runner/run.js';
+import type { RunOptions } from '../src/runner/options.js';
+import { createApiKey, startServer } from '../src/server/index.js';
+import { printResult } from './_report.js';
+
+const kSteps = 200;
+const kRounds = 5;
+const page = 'data:text/html,<input id=i autofocus><script>document.getElementById("i").focus()</script>';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'bench-runner-'));
+const secret = randomBytes(16).toString('hex');
+const server = await startServer({ port: 0, dataDir, secret, log: () => {} });
+const client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'bench') });
+const box = await client.createLinuxBox({ wait: true });
+await client.openTab(box.id, { url: page });
+
+const steps = Array.from({ length: kSteps }, (_, i) => (i % 2 ? '  - pressKey: backspace' : '  - type: ab')).join('\n');
+const flow = parseFlowYaml(`name: overhead\nsteps:\n${steps}\n`, join(dataDir, 'overhead.flow.yaml'));
+const options = (out: string): RunOptions => ({
+  rootDir: dataDir,
+  outputDir: out,
+  workers: 1,
+  retries: 0,
+  tags: [],
+  stepTimeout: 5_000,
+  flowTimeout: 600_000,
+  actionTimeout: 60_000,
+  screenshots: { phases: [], delay: '0ms' },
+  baselines: { pathTemplate: '{flowDir}/__screenshots__/{flowName}/{name}-{boxType}.png', update: 'none' },
+  boxes: { ids: [box.id], createLinux: 0, createAndroid: 0 },
+});
+
+async function viaRunner(round: number): Promise<number> {
+  const out = join(dataDir, `out-${round}`);
+  const log = new EventLog(out);
+  const host = new ReporterHost([], log);
+  const t = performance.now();
+  const result = await runFlows([flow], options(out), { client, reporter: host, secrets: [] });
+  const ms = performance.now() - t;
+  log.close();
+  if (result.stats.passed !== 1) throw new Error(`the bench flow failed: ${JSON.stringify(result.flows[0]?.error)}`);
+  return ms;
+}
+
+async function direct(): Promise<number> {
+  const t = performance.now();
+  for (let i = 0; i < kSteps; i++) {
+    if (i % 2) await client.pressKey(box.id, { keys: ['backspace'], options: { screenshot: false } });
+    else await client.type(box.id, { text: 'ab', options: { screenshot: false } });
+  }
+  return performance.now() - t;
+}
+
+const ours: number[] = [];
+const base: number[] = [];
+await direct();
+for (let r = 0; r < kRounds; r++) {
+  base.push(await direct());
+  ours.push(await viaRunner(r));
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+await client.terminateBox(box.id);
+await client.close();
+await server.close();
+rmSync(dataDir, { recursive: true, force: true });
+printResult('runner-overhead', `${kSteps}-steps`, 'ms', median(ours), median(base));

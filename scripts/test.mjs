@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// Runs the suite: node's test runner (via tsx) over test/{unit,integration,e2e}/**/*.test.ts,
+// then @playwright/test for the browser specs (test/e2e/**/*.spec.ts). Pass `unit`,
+// `integration` or `e2e` to run one level; extra args are file filters.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const levels = ['unit', 'integration', 'e2e'];
+const args = process.argv.slice(2);
+const chosen = args.filter((a) => levels.includes(a));
+const filters = args.filter((a) => !levels.includes(a));
+const run = chosen.length ? chosen : levels;
+
+function walk(dir, suffix) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith(suffix))
+    .map((e) => join(e.parentPath ?? e.path, e.name))
+    .filter((f) => !filters.length || filters.some((x) => f.includes(x)))
+    .sort();
+}
+
+let status = 0;
+const files = run.flatMap((l) => walk(join('test', l), '.test.ts'));
+if (files.length) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+  status ||= r.status ?? 1;
+}
+const specs = run.includes('e2e') ? walk(join('test', 'e2e'), '.spec.ts') : [];
+if (specs.length) {
+  const r = spawnSync('npx', ['playwright', 'test', '--config', 'test/e2e/playwright.config.ts', ...filters], { stdio: 'inherit' });
+  status ||= r.status ?? 1;
+}
+process.exit(status);

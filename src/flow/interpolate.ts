@@ -1,0 +1,71 @@
+import { BoxflowError } from '../errors.js';
+
+const kName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function interpolateString(text: string, vars: Record<string, string>, env: Record<string, string | undefined>): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const at = text.indexOf('$', i);
+    if (at < 0) break;
+    out += text.slice(i, at);
+    if (text.startsWith('$${', at)) {
+      out += '${';
+      i = at + 3;
+      continue;
+    }
+    if (!text.startsWith('${', at)) {
+      out += '$';
+      i = at + 1;
+      continue;
+    }
+    const end = text.indexOf('}', at);
+    if (end < 0) throw new BoxflowError('FLOW_SCHEMA', `"${text}": "\${" has no closing "}" (write $\${ for a literal \${)`);
+    const ref = text.slice(at + 2, end).trim();
+    const isEnv = ref.startsWith('env.');
+    const name = isEnv ? ref.slice(4) : ref;
+    if (!kName.test(name)) throw new BoxflowError('FLOW_SCHEMA', `"\${${ref}}" is not a variable reference: use \${NAME} or \${env.NAME}`, { details: { variable: ref } });
+    const value = isEnv ? env[name] : Object.hasOwn(vars, name) ? vars[name] : undefined;
+    if (value === undefined) {
+      throw new BoxflowError(
+        'FLOW_SCHEMA',
+        isEnv
+          ? `\${env.${name}}: the environment variable ${name} is not set`
+          : `\${${name}}: unknown variable; define it under env: (flow, runFlow or config) or read the process environment with \${env.${name}}`,
+        { details: { variable: ref } },
+      );
+    }
+    out += value;
+    i = end + 1;
+  }
+  return out + text.slice(i);
+}
+
+/**
+ * Replaces `${NAME}` (from `vars`) and `${env.NAME}` (from `env`) in every string of `value`
+ * (deeply through arrays and plain objects). `$${` writes a literal `${`. An unknown or unset
+ * variable throws FLOW_SCHEMA; the runner adds the step's location.
+ */
+export function interpolate<T>(value: T, vars: Record<string, string>, env: Record<string, string | undefined> = process.env): T {
+  if (typeof value === 'string') return interpolateString(value, vars, env) as T;
+  if (Array.isArray(value)) return value.map((v) => interpolate(v, vars, env)) as T;
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, vars, env)])) as T;
+  }
+  return value;
+}
+
+/** Replaces every occurrence of each secret value with `***`, deeply (longest secrets first). */
+export function maskSecrets<T>(value: T, secretValues: Iterable<string | undefined>): T {
+  const secrets = [...new Set([...secretValues].filter((s): s is string => typeof s === 'string' && s.length > 0))].sort((a, b) => b.length - a.length);
+  if (!secrets.length) return value;
+  const mask = (v: unknown): unknown => {
+    if (typeof v === 'string') return secrets.reduce((s, secret) => s.split(secret).join('***'), v);
+    if (Array.isArray(v)) return v.map(mask);
+    if (typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mask(x)]));
+    }
+    return v;
+  };
+  return mask(value) as T;
+}

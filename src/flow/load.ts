@@ -1,0 +1,231 @@
+// Finding flow files, loading them (YAML or TypeScript), and checking runFlow targets: every
+// sub-flow must exist and be valid at load time, and no chain of runFlow may come back on itself.
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { basename, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BoxflowError } from '../errors.js';
+import { FlowIssue } from './parts.js';
+import { issueError, locatedError } from './located.js';
+import { buildFlow, buildStep } from './validate.js';
+import { parseFlowYaml } from './yaml.js';
+import { isFlowDefinition, stackLocations } from './tsFlow.js';
+import type { Flow, SourceLocation, Step } from './types.js';
+
+const kFlowFile = /\.flow\.(ya?ml|ts)$/i;
+const isTs = (file: string) => /\.[cm]?ts$/i.test(file);
+
+async function kindOf(path: string): Promise<'file' | 'dir' | undefined> {
+  try {
+    const s = await stat(path);
+    return s.isDirectory() ? 'dir' : s.isFile() ? 'file' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function walk(dir: string, out: string[]): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  entries.sort((a, b) => a.name.localeCompare(b.name));
+  for (const e of entries) {
+    if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+    const full = resolve(dir, e.name);
+    if (e.isDirectory()) await walk(full, out);
+    else if (e.isFile() && kFlowFile.test(e.name)) out.push(full);
+  }
+}
+
+/**
+ * Flow files under `paths` (absolute, sorted per directory, no duplicates). Directories are
+ * searched recursively for *.flow.yaml, *.flow.yml and *.flow.ts; a file named explicitly is
+ * taken whatever its name. A missing path throws FLOW_NOT_FOUND.
+ */
+export async function discoverFlows(paths: string[], cwd: string = process.cwd()): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths) {
+    const full = resolve(cwd, p);
+    const kind = await kindOf(full);
+    if (kind === undefined) throw new BoxflowError('FLOW_NOT_FOUND', `${p}: no such flow file or directory`, { details: { path: full } });
+    if (kind === 'file') out.push(full);
+    else await walk(full, out);
+  }
+  return [...new Set(out)];
+}
+
+function* runFlowSteps(steps: Step[]): Generator<Step & { kind: 'runFlow' }> {
+  for (const s of steps) {
+    if (s.kind === 'runFlow') yield s;
+    else if (s.kind === 'repeat' || s.kind === 'retry') yield* runFlowSteps(s.steps);
+  }
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+class Loader {
+  private readonly parsed = new Map<string, Promise<Flow>>();
+  private readonly closed = new Map<string, Promise<Flow>>();
+  private readonly texts = new Map<string, string>();
+
+  /** A flow and, recursively, every flow it runs. */
+  load(file: string, chain: string[] = []): Promise<Flow> {
+    let p = this.closed.get(file);
+    if (!p) {
+      p = this.loadClosure(file, chain);
+      this.closed.set(file, p);
+    }
+    return p;
+  }
+
+  private async loadClosure(file: string, chain: string[]): Promise<Flow> {
+    const flow = await this.parse(file);
+    const here = [...chain, file];
+    for (const step of runFlowSteps([...flow.onStart, ...flow.steps, ...flow.onFinish])) {
+      if (step.file.includes('${')) continue;
+      const at = step.source;
+      if (here.includes(step.file)) {
+        const loop = [...here.slice(here.indexOf(step.file)), step.file].map((f) => basename(f)).join(' -> ');
+        throw locatedError('FLOW_SCHEMA', at, `runFlow: cycle ${loop}; a flow may not run itself, directly or through others`, this.texts.get(at.file), { key: 'runFlow' });
+      }
+      if ((await kindOf(step.file)) !== 'file') {
+        throw locatedError('FLOW_NOT_FOUND', at, `runFlow: no such file ${relative(process.cwd(), step.file) || step.file}`, this.texts.get(at.file), { key: 'runFlow' });
+      }
+      await this.load(step.file, here);
+    }
+    return flow;
+  }
+
+  private parse(file: string): Promise<Flow> {
+    let p = this.parsed.get(file);
+    if (!p) {
+      p = isTs(file) ? this.parseTs(file) : this.parseYaml(file);
+      this.parsed.set(file, p);
+    }
+    return p;
+  }
+
+  private async parseYaml(file: string): Promise<Flow> {
+    const text = await readText(file);
+    if (text === undefined) throw new BoxflowError('FLOW_NOT_FOUND', `${file}: cannot read the flow file`, { details: { path: file } });
+    this.texts.set(file, text);
+    return parseFlowYaml(text, file);
+  }
+
+  private async parseTs(file: string): Promise<Flow> {
+    const text = await readText(file);
+    if (text === undefined) throw new BoxflowError('FLOW_NOT_FOUND', `${file}: cannot read the flow file`, { details: { path: file } });
+    this.texts.set(file, text);
+    let mod: Record<string, unknown>;
+    try {
+      const { tsImport } = await import('tsx/esm/api');
+      mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
+    } catch (err) {
+      throw tsLoadError(file, text, err);
+    }
+    const inner = mod.default as Record<string, unknown> | undefined;
+    const def = [mod.default, inner?.default, mod.flow].find(isFlowDefinition);
+    if (!def) {
+      throw locatedError('FLOW_SCHEMA', { file, line: 1, column: 1 }, 'a TypeScript flow file must `export default flow(...)`', text);
+    }
+    const at: SourceLocation = def.source?.file === file ? def.source : flowCallIn(text, file);
+    try {
+      const flow = buildFlow(def.doc, { file, locate: () => at }, { functionFlow: def.fn !== undefined, source: at });
+      if (def.fn) flow.fn = def.fn;
+      return flow;
+    } catch (err) {
+      if (err instanceof FlowIssue) throw issueError(err, at, text);
+      throw err;
+    }
+  }
+}
+
+// Where a stack frame cannot name the file (tsx loads CommonJS-typed files from data: URLs),
+// the `flow(` call found in the source is the next best place.
+function flowCallIn(text: string, file: string): SourceLocation {
+  const m = /export\s+default\s+(flow\s*\()/.exec(text) ?? /\bflow\s*\(/.exec(text);
+  if (!m) return { file, line: 1, column: 1 };
+  const offset = m.index + (m[1] ? m[0].length - m[1].length : 0);
+  const before = text.slice(0, offset).split('\n');
+  return { file, line: before.length, column: before.at(-1)!.length + 1 };
+}
+
+function tsLoadError(file: string, text: string, err: unknown): BoxflowError {
+  const e = err as { message?: string; stack?: string; errors?: { text?: string; location?: { line: number; column: number } }[] };
+  let at: SourceLocation = { file, line: 1, column: 1 };
+  let detail: string | undefined;
+  const esbuild = e.errors?.[0]?.location;
+  if (esbuild) at = { file, line: esbuild.line, column: esbuild.column + 1 };
+  else {
+    const frame = stackLocations(e.stack ?? '').find((l) => l.file === file);
+    if (frame) at = frame;
+    else {
+      const m = new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+):(\\d+): (?:ERROR: )?(.*)`).exec(e.message ?? '');
+      if (m) {
+        at = { file, line: Number(m[1]), column: Number(m[2]) + 1 };
+        detail = m[3];
+      }
+    }
+  }
+  const first = e.errors?.[0]?.text ?? detail ?? (e.message ?? String(err)).split('\n').find((l) => l.trim()) ?? 'failed to load';
+  return locatedError('FLOW_SYNTAX', at, `TypeScript flow failed to load: ${first.replace(`${file}:`, '')}`, text, { cause: err });
+}
+
+/** Loads one flow file (YAML or TypeScript) and validates every flow it runs. Throws the first error. */
+export async function loadFlowFile(path: string): Promise<Flow> {
+  const file = resolve(path);
+  if ((await kindOf(file)) !== 'file') throw new BoxflowError('FLOW_NOT_FOUND', `${path}: no such flow file`, { details: { path: file } });
+  return new Loader().load(file);
+}
+
+export interface LoadedFlows {
+  flows: Flow[];
+  /** Every error of every file (each once), so nothing runs before all are fixed. */
+  errors: BoxflowError[];
+}
+
+/** Discovers and loads every flow under `paths`, collecting all errors instead of stopping at the first. */
+export async function loadFlows(paths: string[], cwd: string = process.cwd()): Promise<LoadedFlows> {
+  const errors: BoxflowError[] = [];
+  const files: string[] = [];
+  for (const p of paths) {
+    try {
+      files.push(...(await discoverFlows([p], cwd)));
+    } catch (err) {
+      errors.push(asBoxflowError(err));
+    }
+  }
+  const loader = new Loader();
+  const flows: Flow[] = [];
+  for (const file of new Set(files)) {
+    try {
+      flows.push(await loader.load(file));
+    } catch (err) {
+      const e = asBoxflowError(err);
+      if (!errors.includes(e)) errors.push(e);
+    }
+  }
+  return { flows, errors };
+}
+
+function asBoxflowError(err: unknown): BoxflowError {
+  if (BoxflowError.is(err)) return err;
+  return new BoxflowError('FLOW_SYNTAX', (err as Error)?.message ?? String(err), { cause: err });
+}
+
+/**
+ * Validates one YAML-shaped step, e.g. from a TypeScript `box.*` call, and normalises it.
+ * Throws FLOW_SCHEMA located at `source`.
+ */
+export function normalizeStep(raw: unknown, source: SourceLocation): Step {
+  try {
+    return buildStep(raw, source);
+  } catch (err) {
+    if (err instanceof FlowIssue) throw issueError(err, source, undefined);
+    throw err;
+  }
+}
+

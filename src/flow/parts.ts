@@ -1,0 +1,170 @@
+// Schema building blocks shared by the step table and the flow schema, and the internal issue
+// type that the validators throw and the loaders turn into located BoxflowErrors.
+import { kKeyNames } from '../api/schemas.js';
+import { kDurationPattern } from '../api/duration.js';
+import type { ErrorCode } from '../errors.js';
+
+export type JsonSchema = { [key: string]: unknown };
+export type Path = (string | number)[];
+
+export interface IssueOptions {
+  /** Point at the key of the last path segment rather than at its value. */
+  atKey?: boolean;
+  suggestion?: string;
+  /** Path printed before the message, when it differs from `path` (unknown keys: the parent). */
+  prefix?: Path;
+  /** The key at fault when it is not the last path segment (e.g. an unknown bare step name). */
+  key?: string;
+  code?: ErrorCode;
+}
+
+export class FlowIssue extends Error {
+  constructor(
+    readonly path: Path,
+    message: string,
+    readonly options: IssueOptions = {},
+  ) {
+    super(message);
+  }
+}
+
+export const kDirections = ['up', 'down', 'left', 'right'] as const;
+export const kPhases = ['before', 'after', 'trace'] as const;
+export const kVarNamePattern = '^[A-Za-z_][A-Za-z0-9_]*$';
+export const kPercentPointPattern = '^\\s*(\\d+(?:\\.\\d+)?)%\\s*,\\s*(\\d+(?:\\.\\d+)?)%\\s*$';
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const kKeyAlternation = [...kKeyNames].sort((a, b) => b.length - a.length).map(escapeRe).join('|');
+/** `enter`, `control+a`, `control+shift+t`: key names joined by `+`. */
+export const kKeyComboPattern = `^(?:${kKeyAlternation})(?:\\+(?:${kKeyAlternation}))*$`;
+
+export const ref = (name: string): JsonSchema => ({ $ref: `#/definitions/${name}` });
+
+export const duration = (description: string): JsonSchema => ({ type: 'string', pattern: kDurationPattern, description });
+
+export const kSelectorProps: Record<string, JsonSchema> = {
+  text: { type: 'string', description: 'Exact text, or /regex/flags.' },
+  textContains: { type: 'string', description: 'Text containing this substring.' },
+  id: { type: 'string', description: 'Android resource-id (whole or the part after /); HTML id.' },
+  desc: { type: 'string', description: 'Android content-desc; HTML aria-label, alt or title.' },
+  class: { type: 'string', description: 'Android class; HTML tag.' },
+  css: { type: 'string', description: 'CSS selector (HTML boxes).' },
+  xpath: { type: 'string', description: 'XPath (Android boxes).' },
+  index: { type: 'integer', minimum: 0, description: 'The n-th match (0-based), top-to-bottom then left-to-right.' },
+  enabled: { type: 'boolean' },
+  checked: { type: 'boolean' },
+  selected: { type: 'boolean' },
+  focused: { type: 'boolean' },
+  clickable: { type: 'boolean' },
+  scrollable: { type: 'boolean' },
+  below: { ...ref('selector'), description: 'Below the element this selector matches.' },
+  above: { ...ref('selector'), description: 'Above the element this selector matches.' },
+  leftOf: { ...ref('selector'), description: 'Left of the element this selector matches.' },
+  rightOf: { ...ref('selector'), description: 'Right of the element this selector matches.' },
+  childOf: { ...ref('selector'), description: 'Inside the element this selector matches.' },
+};
+export const kSelectorKeys = Object.keys(kSelectorProps);
+
+const selectorObject = (extra: Record<string, JsonSchema> = {}, required: string[] = []): JsonSchema => ({
+  type: 'object',
+  properties: { ...kSelectorProps, ...extra },
+  additionalProperties: false,
+  ...(required.length ? { required } : {}),
+});
+
+const pointObject = (extra: Record<string, JsonSchema> = {}): JsonSchema => ({
+  type: 'object',
+  properties: { x: { type: 'number' }, y: { type: 'number' }, ...extra },
+  required: ['x', 'y'],
+  additionalProperties: false,
+});
+const pointArray: JsonSchema = { type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2, description: '[x, y] in pixels.' };
+const promptObject = (extra: Record<string, JsonSchema> = {}): JsonSchema => ({
+  type: 'object',
+  properties: { prompt: { type: 'string', minLength: 1, description: 'Natural-language target; the box resolves it.' }, ...extra },
+  required: ['prompt'],
+  additionalProperties: false,
+});
+
+/** selector | point | {prompt}; `extra` keys are allowed next to the map forms (e.g. longPress duration). */
+export function targetSchema(extra: Record<string, JsonSchema> = {}, description?: string): JsonSchema {
+  return {
+    title: 'a selector, a point or {prompt}',
+    description:
+      description ?? 'A text selector ("Login"), a selector map ({id: ...}), a point ({x, y}, [x, y] or "50%,80%") or {prompt: "..."}.',
+    anyOf: [
+      { type: 'string', minLength: 1 },
+      pointObject(extra),
+      pointArray,
+      promptObject(extra),
+      selectorObject(extra),
+    ],
+  };
+}
+
+/** Selector-or-rect, for screenshot masks and clips. */
+const selectorOrRect: JsonSchema = {
+  title: 'a selector or a rect {x, y, width, height}',
+  anyOf: [{ type: 'string', minLength: 1 }, ref('selectorObject'), ref('rect')],
+};
+
+export const kDefinitions: Record<string, JsonSchema> = {
+  duration: duration('<number><ms|s|m|h>, e.g. 500ms, 30s, 5m.'),
+  selector: {
+    title: 'a selector',
+    description: 'A text selector ("Login", "/regex/i") or a map of selector keys, all of which must hold.',
+    anyOf: [{ type: 'string', minLength: 1 }, ref('selectorObject')],
+  },
+  selectorObject: { ...selectorObject(), minProperties: 1 },
+  target: targetSchema(),
+  pathPoint: { title: 'a point {x, y} or [x, y]', anyOf: [pointObject(), pointArray] },
+  rect: {
+    type: 'object',
+    properties: {
+      x: { type: 'number' },
+      y: { type: 'number' },
+      width: { type: 'number', exclusiveMinimum: 0 },
+      height: { type: 'number', exclusiveMinimum: 0 },
+    },
+    required: ['x', 'y', 'width', 'height'],
+    additionalProperties: false,
+  },
+  selectorOrRect,
+  keyName: { type: 'string', enum: [...kKeyNames], description: 'A key name exactly as the Box API lists it.' },
+  condition: {
+    type: 'object',
+    description: 'Exactly one of visible / notVisible.',
+    properties: { visible: ref('selector'), notVisible: ref('selector') },
+    additionalProperties: false,
+    minProperties: 1,
+    maxProperties: 1,
+  },
+  env: {
+    type: 'object',
+    description: 'Variables for ${NAME}; numbers and booleans become strings.',
+    propertyNames: { pattern: kVarNamePattern },
+    additionalProperties: { type: ['string', 'number', 'boolean'] },
+  },
+  steps: { type: 'array', items: ref('step'), minItems: 1 },
+};
+
+export const kCommonProps: Record<string, JsonSchema> = {
+  label: { type: 'string', description: 'Shown in reports instead of the generated step title.' },
+  optional: { type: 'boolean', description: 'A failure is reported as a warning and the flow goes on.' },
+  timeout: duration('Step deadline, e.g. 10s.'),
+  screenshots: {
+    title: 'true, false or a list of before, after, trace',
+    description: 'Screenshots for this step: true, false, or the phases to capture (overrides the config).',
+    anyOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string', enum: [...kPhases] }, uniqueItems: true }],
+  },
+};
+export const kCommonKeys = Object.keys(kCommonProps);
+
+/** Common misnamings of keys, for "did you mean". */
+export const kKeyAliases: Record<string, string> = {
+  ctrl: 'control', ctl: 'control', esc: 'escape', return: 'enter', del: 'delete', ins: 'insert',
+  up: 'arrowUp', down: 'arrowDown', left: 'arrowLeft', right: 'arrowRight',
+  pgup: 'pageUp', pgdn: 'pageDown', pagedown: 'pageDown', pageup: 'pageUp',
+  command: 'cmd', super: 'meta', windows: 'win', opt: 'option', caps: 'capsLock', capslock: 'capsLock',
+  spacebar: 'space', bksp: 'backspace', back: 'backspace', prtsc: 'printScreen', printscreen: 'printScreen',
+};

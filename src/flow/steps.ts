@@ -1,0 +1,607 @@
+// The one table of steps: each entry holds the JSON Schema of the step's argument (with every
+// shorthand form) and the normaliser that turns a valid argument into a Step body. The published
+// schema (schema.ts) and the validators (validate.ts) both read this table, so they cannot drift.
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parseDuration } from '../api/duration.js';
+import type { KeyName } from '../api/schemas.js';
+import type { Selector, SelectorObject } from '../layout/types.js';
+import {
+  duration,
+  kDirections,
+  kKeyComboPattern,
+  kPercentPointPattern,
+  kSelectorKeys,
+  kSelectorProps,
+  ref,
+  targetSchema,
+  type IssueOptions,
+  type JsonSchema,
+  type Path,
+} from './parts.js';
+import type { Rect, Step, StepBody, Target } from './types.js';
+
+export interface NormalizeCtx {
+  /** Absolute path of the flow file (relative paths in steps resolve against its folder). */
+  file: string;
+  /** Path of the step's argument. */
+  path: Path;
+  /** Normalises a nested step list found at `rel` below the argument. */
+  steps(list: unknown[], rel: Path): Step[];
+  fail(rel: Path, message: string, options?: IssueOptions): never;
+}
+
+export interface StepDef {
+  description: string;
+  /** A correct example, shown when the step is misused. */
+  example: string;
+  /** Takes no argument and may be written as a bare string (`- closeAllApps`). */
+  bare?: boolean;
+  arg: JsonSchema;
+  // The argument has passed `arg` when this runs; it only adds checks a schema cannot express.
+  normalize(arg: any, ctx: NormalizeCtx): StepBody;
+}
+
+type Direction = (typeof kDirections)[number];
+const kPercentRe = new RegExp(kPercentPointPattern);
+const kRegexText = /^\/(.+)\/([dgimsuyv]*)$/s;
+const noArg: JsonSchema = {
+  title: 'empty (this step takes no argument)',
+  anyOf: [{ type: 'null' }, { type: 'object', properties: {}, additionalProperties: false }],
+};
+const str = (description?: string): JsonSchema => ({ type: 'string', minLength: 1, ...(description ? { description } : {}) });
+const ms = (v: string | undefined): number | undefined => (v === undefined ? undefined : parseDuration(v));
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function checkSelector(sel: Selector, ctx: NormalizeCtx, rel: Path): Selector {
+  if (typeof sel === 'string') {
+    checkRegex(sel, ctx, rel);
+    return sel;
+  }
+  if (sel.text !== undefined) checkRegex(sel.text, ctx, [...rel, 'text']);
+  for (const k of ['below', 'above', 'leftOf', 'rightOf', 'childOf'] as const) {
+    const inner = sel[k];
+    if (inner !== undefined) checkSelector(inner, ctx, [...rel, k]);
+  }
+  return sel;
+}
+
+function checkRegex(text: string, ctx: NormalizeCtx, rel: Path): void {
+  const m = kRegexText.exec(text);
+  if (!m) return;
+  try {
+    new RegExp(m[1]!, m[2]);
+  } catch (err) {
+    ctx.fail(rel, `${JSON.stringify(text)} is not a valid regular expression: ${(err as Error).message}`);
+  }
+}
+
+/** The selector keys of a map that may also hold other keys (longPress duration, assertLayout count, ...). */
+function pickSelector(arg: Record<string, unknown>, ctx: NormalizeCtx, rel: Path = []): SelectorObject {
+  const sel: Record<string, unknown> = {};
+  for (const k of kSelectorKeys) if (arg[k] !== undefined) sel[k] = arg[k];
+  if (!Object.keys(sel).length) ctx.fail(rel, `needs at least one selector key (${kSelectorKeys.slice(0, 7).join(', ')}, ...)`);
+  return checkSelector(sel as SelectorObject, ctx, rel) as SelectorObject;
+}
+
+function percentOf(text: string, ctx: NormalizeCtx, rel: Path): { x: number; y: number } | undefined {
+  const m = kPercentRe.exec(text);
+  if (!m) {
+    if (text.includes('%') && /^[\s\d.,%+-]+$/.test(text)) {
+      ctx.fail(rel, `"${text}" is not a point: write "x%,y%" with percentages from 0 to 100, e.g. "50%,80%"`);
+    }
+    return undefined;
+  }
+  const x = Number(m[1]);
+  const y = Number(m[2]);
+  if (x > 100 || y > 100) ctx.fail(rel, `"${text}" is off the screen: percentages go from 0 to 100`);
+  return { x, y };
+}
+
+function toTarget(v: unknown, ctx: NormalizeCtx, rel: Path = []): Target {
+  if (typeof v === 'string') {
+    const percent = percentOf(v, ctx, rel);
+    return percent ? { percent } : { selector: checkSelector(v, ctx, rel) };
+  }
+  if (Array.isArray(v)) return { point: { x: v[0] as number, y: v[1] as number } };
+  const o = v as Record<string, unknown>;
+  if (typeof o.prompt === 'string') return { prompt: o.prompt };
+  if (typeof o.x === 'number' && typeof o.y === 'number') return { point: { x: o.x, y: o.y } };
+  return { selector: pickSelector(o, ctx, rel) };
+}
+
+const toPoint = (v: unknown): { x: number; y: number } =>
+  Array.isArray(v) ? { x: v[0] as number, y: v[1] as number } : { x: (v as { x: number }).x, y: (v as { y: number }).y };
+
+function toSelectorOrRect(v: unknown, ctx: NormalizeCtx, rel: Path): Selector | Rect {
+  if (isPlainObject(v) && 'width' in v) return v as unknown as Rect;
+  return checkSelector(v as Selector, ctx, rel);
+}
+
+function toCondition(v: Record<string, unknown>, ctx: NormalizeCtx, rel: Path): { visible?: Selector; notVisible?: Selector } {
+  return v.visible !== undefined
+    ? { visible: checkSelector(v.visible as Selector, ctx, [...rel, 'visible']) }
+    : { notVisible: checkSelector(v.notVisible as Selector, ctx, [...rel, 'notVisible']) };
+}
+
+function resolveFile(file: string, ctx: NormalizeCtx): string {
+  // Templated paths are resolved by the runner, once their variables are known.
+  if (file.includes('${') || /^[a-z][a-z0-9+.-]*:\/\//i.test(file) || isAbsolute(file)) return file;
+  return resolve(dirname(ctx.file), file);
+}
+
+export const envValues = (env: Record<string, unknown> | undefined): Record<string, string> | undefined =>
+  env === undefined ? undefined : Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)]));
+
+const screenshotName: JsonSchema = { type: 'string', minLength: 1, pattern: '^[^\\\\:*?"<>|]+$', description: 'Baseline / attachment name (no \\ : * ? " < > |).' };
+function checkName(name: string, ctx: NormalizeCtx, rel: Path): string {
+  if (name.startsWith('/') || name.split('/').includes('..')) ctx.fail(rel, `"${name}" must be a relative name without ".." segments`);
+  return name;
+}
+
+const kDirection: JsonSchema = { type: 'string', enum: [...kDirections] };
+
+export const stepDefs = {
+  tap: {
+    description: 'Tap an element, a point or a natural-language target.',
+    example: '- tap: Login',
+    arg: ref('target'),
+    normalize: (a, ctx) => ({ kind: 'tap', target: toTarget(a, ctx) }),
+  },
+  longPress: {
+    description: 'Press and hold (default 1s). Map forms may add `duration`.',
+    example: '- longPress: { text: Photo, duration: 2s }',
+    arg: targetSchema({ duration: duration('How long to hold (default 1s).') }),
+    normalize: (a, ctx) => ({
+      kind: 'longPress',
+      target: toTarget(a, ctx),
+      duration: (isPlainObject(a) ? ms(a.duration as string | undefined) : undefined) ?? 1000,
+    }),
+  },
+  swipe: {
+    description: 'Swipe up/down/left/right across the middle 60% of the screen (or of `on`), or from one target to another.',
+    example: '- swipe: up',
+    arg: {
+      title: 'a direction, {from, to, duration} or {direction, on, duration}',
+      anyOf: [
+        kDirection,
+        {
+          type: 'object',
+          properties: { from: ref('target'), to: ref('target'), duration: duration('Whole move, e.g. 300ms.') },
+          required: ['from', 'to'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: { direction: kDirection, on: ref('selector'), duration: duration('Whole move, e.g. 300ms.') },
+          required: ['direction'],
+          additionalProperties: false,
+        },
+      ],
+    },
+    normalize: (a, ctx) => {
+      if (typeof a === 'string') return { kind: 'swipe', direction: a as Direction };
+      const body: StepBody & { kind: 'swipe' } = { kind: 'swipe' };
+      if (a.direction !== undefined) body.direction = a.direction;
+      if (a.on !== undefined) body.on = checkSelector(a.on, ctx, ['on']);
+      if (a.from !== undefined) body.from = toTarget(a.from, ctx, ['from']);
+      if (a.to !== undefined) body.to = toTarget(a.to, ctx, ['to']);
+      if (a.duration !== undefined) body.duration = parseDuration(a.duration);
+      return body;
+    },
+  },
+  drag: {
+    description: 'Drag from one target to another, or along a path of points.',
+    example: '- drag: { from: { text: Card }, to: "50%,20%", duration: 1s }',
+    arg: {
+      title: '{from, to, duration} or {path, interval}',
+      anyOf: [
+        {
+          type: 'object',
+          properties: { from: ref('target'), to: ref('target'), duration: duration('Whole move (default 500ms).') },
+          required: ['from', 'to'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: {
+            path: { type: 'array', items: ref('pathPoint'), minItems: 2, description: 'Points in pixels.' },
+            interval: duration('Time between two points (default 50ms).'),
+          },
+          required: ['path'],
+          additionalProperties: false,
+        },
+      ],
+    },
+    normalize: (a, ctx) => {
+      if (a.path !== undefined) {
+        const body: StepBody & { kind: 'drag' } = { kind: 'drag', path: (a.path as unknown[]).map(toPoint) };
+        if (a.interval !== undefined) body.interval = parseDuration(a.interval);
+        return body;
+      }
+      const body: StepBody & { kind: 'drag' } = { kind: 'drag', from: toTarget(a.from, ctx, ['from']), to: toTarget(a.to, ctx, ['to']) };
+      if (a.duration !== undefined) body.duration = parseDuration(a.duration);
+      return body;
+    },
+  },
+  scrollUntilVisible: {
+    description: 'Swipe until the selector is visible (direction default down, at most maxSwipes, default 10).',
+    example: '- scrollUntilVisible: { text: Settings, direction: down, maxSwipes: 5 }',
+    arg: {
+      title: 'a selector, or selector keys with direction and maxSwipes',
+      anyOf: [
+        { type: 'string', minLength: 1 },
+        {
+          type: 'object',
+          properties: {
+            ...kSelectorProps,
+            direction: { ...kDirection, description: 'Direction of the swipe (default down).' },
+            maxSwipes: { type: 'integer', minimum: 1, maximum: 100, description: 'Default 10.' },
+          },
+          additionalProperties: false,
+        },
+      ],
+    },
+    normalize: (a, ctx) => ({
+      kind: 'scrollUntilVisible',
+      selector: typeof a === 'string' ? checkSelector(a, ctx, []) : pickSelector(a, ctx),
+      direction: (typeof a === 'string' ? undefined : a.direction) ?? 'down',
+      maxSwipes: (typeof a === 'string' ? undefined : a.maxSwipes) ?? 10,
+    }),
+  },
+  pressKey: {
+    description: 'Press keys: one name, names joined by + (held together), a list (one after another) or {keys, combination}.',
+    example: '- pressKey: control+a',
+    arg: {
+      title: 'a key name, keys joined by +, a list of key names or {keys, combination}',
+      anyOf: [
+        { type: 'string', pattern: kKeyComboPattern },
+        { type: 'array', items: ref('keyName'), minItems: 1 },
+        {
+          type: 'object',
+          properties: {
+            keys: { type: 'array', items: ref('keyName'), minItems: 1 },
+            combination: { type: 'boolean', description: 'true: hold all keys together (default false).' },
+          },
+          required: ['keys'],
+          additionalProperties: false,
+        },
+      ],
+    },
+    normalize: (a) => {
+      if (typeof a === 'string') {
+        const keys = a.split('+') as KeyName[];
+        return { kind: 'pressKey', keys, combination: keys.length > 1 };
+      }
+      if (Array.isArray(a)) return { kind: 'pressKey', keys: a as KeyName[], combination: false };
+      return { kind: 'pressKey', keys: a.keys as KeyName[], combination: a.combination ?? false };
+    },
+  },
+  type: {
+    description: 'Type text into the focused field.',
+    example: '- type: { text: "${USER}", pressEnter: true }',
+    arg: {
+      title: 'a string or {text, mode, pressEnter}',
+      anyOf: [
+        { type: 'string' },
+        {
+          type: 'object',
+          properties: {
+            text: { type: 'string' },
+            mode: { type: 'string', enum: ['append', 'replace'], description: 'append (default) or replace the field content.' },
+            pressEnter: { type: 'boolean' },
+          },
+          required: ['text'],
+          additionalProperties: false,
+        },
+      ],
+    },
+    normalize: (a) => {
+      if (typeof a === 'string') return { kind: 'type', text: a };
+      const body: StepBody & { kind: 'type' } = { kind: 'type', text: a.text };
+      if (a.mode !== undefined) body.mode = a.mode;
+      if (a.pressEnter !== undefined) body.pressEnter = a.pressEnter;
+      return body;
+    },
+  },
+  setScale: {
+    description: 'Set the action scale (0.1 to 1); later steps convert coordinates by it.',
+    example: '- setScale: 0.5',
+    arg: { type: 'number', minimum: 0.1, maximum: 1 },
+    normalize: (a) => ({ kind: 'setScale', scale: a }),
+  },
+  setResolution: {
+    description: 'Set the screen resolution in pixels.',
+    example: '- setResolution: { width: 1280, height: 800 }',
+    arg: {
+      type: 'object',
+      properties: { width: { type: 'integer', minimum: 1 }, height: { type: 'integer', minimum: 1 } },
+      required: ['width', 'height'],
+      additionalProperties: false,
+    },
+    normalize: (a) => ({ kind: 'setResolution', width: a.width, height: a.height }),
+  },
+  installApp: {
+    description: 'Install an APK from a local path (relative to the flow file) or a URL (Android).',
+    example: '- installApp: { apk: ./app.apk, open: true }',
+    arg: {
+      title: 'a path, a URL or {apk, open}',
+      anyOf: [str('Path (relative to this file) or URL of the APK.'), {
+        type: 'object',
+        properties: { apk: str('Path (relative to this file) or URL of the APK.'), open: { type: 'boolean' } },
+        required: ['apk'],
+        additionalProperties: false,
+      }],
+    },
+    normalize: (a, ctx) => {
+      if (typeof a === 'string') return { kind: 'installApp', apk: resolveFile(a, ctx) };
+      const body: StepBody & { kind: 'installApp' } = { kind: 'installApp', apk: resolveFile(a.apk, ctx) };
+      if (a.open !== undefined) body.open = a.open;
+      return body;
+    },
+  },
+  closeAllApps: {
+    description: 'Close every running app (Android).',
+    example: '- closeAllApps',
+    bare: true,
+    arg: noArg,
+    normalize: () => ({ kind: 'closeAllApps' }),
+  },
+  assertPackage: {
+    description: 'Assert facts about an Android package.',
+    example: '- assertPackage: { package: com.example.app, installed: true, running: false }',
+    arg: {
+      title: 'a package name or {package, installed, running, type, version, launcher}',
+      anyOf: [str('Package name.'), {
+        type: 'object',
+        properties: {
+          package: str('Package name, e.g. com.example.app.'),
+          installed: { type: 'boolean' },
+          running: { type: 'boolean' },
+          type: { type: 'string', enum: ['system', 'thirdParty'] },
+          version: { type: 'string' },
+          launcher: { type: 'boolean', description: 'Has a launcher activity.' },
+        },
+        required: ['package'],
+        additionalProperties: false,
+      }],
+    },
+    normalize: (a) => (typeof a === 'string' ? { kind: 'assertPackage', package: a } : { kind: 'assertPackage', ...a }),
+  },
+  openTab: {
+    description: 'Open a browser tab (Linux boxes), optionally checking its title / URL.',
+    example: '- openTab: http://127.0.0.1:4173/login',
+    arg: {
+      title: 'a URL or {url, expect}',
+      anyOf: [str('Absolute URL.'), {
+        type: 'object',
+        properties: {
+          url: str('Absolute URL.'),
+          expect: {
+            type: 'object',
+            properties: { title: { type: 'string' }, url: { type: 'string' } },
+            additionalProperties: false,
+            minProperties: 1,
+          },
+        },
+        required: ['url'],
+        additionalProperties: false,
+      }],
+    },
+    normalize: (a) => (typeof a === 'string' ? { kind: 'openTab', url: a } : { kind: 'openTab', ...a }),
+  },
+  closeBrowser: {
+    description: 'Close the box browser (Linux boxes).',
+    example: '- closeBrowser',
+    bare: true,
+    arg: noArg,
+    normalize: () => ({ kind: 'closeBrowser' }),
+  },
+  renameFile: {
+    description: 'Rename a file in the box file system.',
+    example: '- renameFile: { from: a.txt, to: b.txt, workingDir: /tmp }',
+    arg: {
+      type: 'object',
+      properties: { from: str(), to: str(), workingDir: str() },
+      required: ['from', 'to'],
+      additionalProperties: false,
+    },
+    normalize: (a) => ({ kind: 'renameFile', ...a }),
+  },
+  deleteMedia: {
+    description: 'Delete one media item from an album.',
+    example: '- deleteMedia: { album: Camera, media: photo.png }',
+    arg: {
+      type: 'object',
+      properties: { album: str(), media: str() },
+      required: ['album', 'media'],
+      additionalProperties: false,
+    },
+    normalize: (a) => ({ kind: 'deleteMedia', album: a.album, media: a.media }),
+  },
+  deleteAlbum: {
+    description: 'Delete a media album.',
+    example: '- deleteAlbum: Camera',
+    arg: {
+      title: 'an album name or {album}',
+      anyOf: [str('Album name.'), { type: 'object', properties: { album: str() }, required: ['album'], additionalProperties: false }],
+    },
+    normalize: (a) => ({ kind: 'deleteAlbum', album: typeof a === 'string' ? a : a.album }),
+  },
+  webTerminal: {
+    description: 'Record a pre-signed web-terminal URL in the report.',
+    example: '- webTerminal',
+    bare: true,
+    arg: noArg,
+    normalize: () => ({ kind: 'webTerminal' }),
+  },
+  cdpUrl: {
+    description: 'Record a pre-signed CDP URL in the report.',
+    example: '- cdpUrl',
+    bare: true,
+    arg: noArg,
+    normalize: () => ({ kind: 'cdpUrl' }),
+  },
+  assertVisible: {
+    description: 'Wait until the selector matches a visible element (up to the step timeout, default 5s).',
+    example: '- assertVisible: { text: "/Welcome, .+/" }',
+    arg: ref('selector'),
+    normalize: (a, ctx) => ({ kind: 'assertVisible', selector: checkSelector(a, ctx, []) }),
+  },
+  assertNotVisible: {
+    description: 'Wait until the selector matches no visible element.',
+    example: '- assertNotVisible: Loading',
+    arg: ref('selector'),
+    normalize: (a, ctx) => ({ kind: 'assertNotVisible', selector: checkSelector(a, ctx, []) }),
+  },
+  assertLayout: {
+    description:
+      'Assert on the elements a selector matches: count, text, attributes. Either selector keys with count/attributes ' +
+      '(`text` is then the selector text), or {selector, count, text, attributes} (`text` is then the expected text).',
+    example: '- assertLayout: { class: li, count: 3 }',
+    arg: {
+      title: 'a selector, selector keys with count/attributes, or {selector, count, text, attributes}',
+      anyOf: [
+        { type: 'string', minLength: 1 },
+        {
+          type: 'object',
+          properties: {
+            ...kSelectorProps,
+            count: { type: 'integer', minimum: 0, description: 'Number of matching elements.' },
+            attributes: { type: 'object', additionalProperties: { type: 'string' }, description: 'Attribute values of the first match.' },
+          },
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: {
+            selector: ref('selector'),
+            count: { type: 'integer', minimum: 0, description: 'Number of matching elements.' },
+            text: { type: 'string', description: 'Expected text of the first match (exact or /regex/).' },
+            attributes: { type: 'object', additionalProperties: { type: 'string' }, description: 'Attribute values of the first match.' },
+          },
+          required: ['selector'],
+          additionalProperties: false,
+        },
+      ],
+    },
+    normalize: (a, ctx) => {
+      if (typeof a === 'string') return { kind: 'assertLayout', selector: checkSelector(a, ctx, []) };
+      const explicit = a.selector !== undefined;
+      const body: StepBody & { kind: 'assertLayout' } = {
+        kind: 'assertLayout',
+        selector: explicit ? checkSelector(a.selector, ctx, ['selector']) : pickSelector(a, ctx),
+      };
+      if (a.count !== undefined) body.count = a.count;
+      if (explicit && a.text !== undefined) body.text = a.text;
+      if (a.attributes !== undefined) body.attributes = a.attributes;
+      return body;
+    },
+  },
+  assertScreenshot: {
+    description: 'Compare a screenshot with its baseline.',
+    example: '- assertScreenshot: { name: home, maxDiffPixelRatio: 0.01, mask: [{ id: clock }] }',
+    arg: {
+      title: 'a name or {name, threshold, maxDiffPixels, maxDiffPixelRatio, mask, clip}',
+      anyOf: [
+        screenshotName,
+        {
+          type: 'object',
+          properties: {
+            name: screenshotName,
+            threshold: { type: 'number', minimum: 0, maximum: 1, description: 'Per-pixel colour distance (0..1).' },
+            maxDiffPixels: { type: 'integer', minimum: 0 },
+            maxDiffPixelRatio: { type: 'number', minimum: 0, maximum: 1 },
+            mask: { type: 'array', items: ref('selectorOrRect'), description: 'Regions painted over before comparing.' },
+            clip: ref('selectorOrRect'),
+          },
+          required: ['name'],
+          additionalProperties: false,
+        },
+      ],
+    },
+    normalize: (a, ctx) => {
+      if (typeof a === 'string') return { kind: 'assertScreenshot', name: checkName(a, ctx, []) };
+      const body: StepBody & { kind: 'assertScreenshot' } = { kind: 'assertScreenshot', name: checkName(a.name, ctx, ['name']) };
+      for (const k of ['threshold', 'maxDiffPixels', 'maxDiffPixelRatio'] as const) if (a[k] !== undefined) body[k] = a[k];
+      if (a.mask !== undefined) body.mask = (a.mask as unknown[]).map((m, i) => toSelectorOrRect(m, ctx, ['mask', i]));
+      if (a.clip !== undefined) body.clip = toSelectorOrRect(a.clip, ctx, ['clip']);
+      return body;
+    },
+  },
+  screenshot: {
+    description: 'Attach a screenshot to the report.',
+    example: '- screenshot: after-login',
+    arg: screenshotName,
+    normalize: (a, ctx) => ({ kind: 'screenshot', name: checkName(a, ctx, []) }),
+  },
+  sleep: {
+    description: 'Wait a fixed time (prefer assertVisible, which polls).',
+    example: '- sleep: 500ms',
+    arg: duration('e.g. 500ms, 2s'),
+    normalize: (a) => ({ kind: 'sleep', ms: parseDuration(a) }),
+  },
+  runFlow: {
+    description: 'Run another flow file (relative to this one) as a nested step.',
+    example: '- runFlow: { file: login.yaml, env: { USER: bob }, when: { visible: Login } }',
+    arg: {
+      title: 'a file or {file, env, when}',
+      anyOf: [str('Flow file, relative to this file.'), {
+        type: 'object',
+        properties: { file: str('Flow file, relative to this file.'), env: ref('env'), when: ref('condition') },
+        required: ['file'],
+        additionalProperties: false,
+      }],
+    },
+    normalize: (a, ctx) => {
+      if (typeof a === 'string') return { kind: 'runFlow', file: resolveFile(a, ctx) };
+      const body: StepBody & { kind: 'runFlow' } = { kind: 'runFlow', file: resolveFile(a.file, ctx) };
+      if (a.env !== undefined) body.env = envValues(a.env);
+      if (a.when !== undefined) body.when = toCondition(a.when, ctx, ['when']);
+      return body;
+    },
+  },
+  repeat: {
+    description: 'Repeat steps `times` times, or while a condition holds (at most `max` rounds).',
+    example: '- repeat: { times: 3, steps: [ { tap: Next } ] }',
+    arg: {
+      type: 'object',
+      description: 'Exactly one of times / while.',
+      properties: {
+        times: { type: 'integer', minimum: 1 },
+        while: ref('condition'),
+        max: { type: 'integer', minimum: 1, description: 'Upper bound of rounds for while.' },
+        steps: ref('steps'),
+      },
+      required: ['steps'],
+      additionalProperties: false,
+    },
+    normalize: (a, ctx) => {
+      if ((a.times === undefined) === (a.while === undefined)) {
+        ctx.fail([], a.times === undefined ? 'needs either times or while' : 'takes times or while, not both');
+      }
+      if (a.max !== undefined && a.while === undefined) ctx.fail(['max'], 'max only applies to repeat with while', { atKey: true });
+      const body: StepBody & { kind: 'repeat' } = { kind: 'repeat', steps: ctx.steps(a.steps, ['steps']) };
+      if (a.times !== undefined) body.times = a.times;
+      if (a.while !== undefined) body.while = toCondition(a.while, ctx, ['while']);
+      if (a.max !== undefined) body.max = a.max;
+      return body;
+    },
+  },
+  retry: {
+    description: 'Run steps; when one fails, run them again, up to `times` more attempts.',
+    example: '- retry: { times: 2, steps: [ { tap: Reload } ] }',
+    arg: {
+      type: 'object',
+      properties: { times: { type: 'integer', minimum: 1, maximum: 100 }, steps: ref('steps') },
+      required: ['times', 'steps'],
+      additionalProperties: false,
+    },
+    normalize: (a, ctx) => ({ kind: 'retry', times: a.times, steps: ctx.steps(a.steps, ['steps']) }),
+  },
+} satisfies Record<Step['kind'], StepDef>;
+
+export type StepName = keyof typeof stepDefs;
+export const kStepNames = Object.keys(stepDefs) as StepName[];
+export const kBareStepNames = kStepNames.filter((n) => (stepDefs[n] as StepDef).bare);
+export const stepDef = (name: string): StepDef | undefined =>
+  Object.hasOwn(stepDefs, name) ? (stepDefs as Record<string, StepDef>)[name] : undefined;

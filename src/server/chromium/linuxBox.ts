@@ -1,0 +1,311 @@
+// A Linux box: one Chromium process, driven over CDP. The screen is the active tab's viewport.
+// Input goes straight to CDP (Input.dispatch*), as Playwright itself does, through a cached
+// CDP session per page, so an action costs the same round trips as a direct Playwright call.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { BoxflowError } from '../../errors.js';
+import type { KeyName, Point, Resolution, Tab } from '../../api/schemas.js';
+import { launchChromium, type ChromiumProcess } from './process.js';
+import { keyDef, keyEvent, type KeyDef } from './keys.js';
+import { RawCdp } from './rawCdp.js';
+import { call, kResolveTarget, kSelectFocused, kSerializeDocument, kTabInfo } from './pageScripts.js';
+
+const kMoveStepMs = 16; // one pointer move per frame at 60 Hz
+const kNavigationTimeoutMs = 30_000;
+
+export interface TargetMatch {
+  tag: string;
+  text: string;
+  x: number;
+  y: number;
+}
+export type TargetResolution = { how: string; found: TargetMatch } | { how: string; ambiguous: TargetMatch[] } | { how: string; candidates: TargetMatch[] };
+
+export class LinuxBox {
+  readonly #executablePath: string;
+  readonly #userDataDir: string;
+  readonly #cwd: string;
+  readonly #env: NodeJS.ProcessEnv | undefined;
+  #resolution: Resolution;
+  #proc: ChromiumProcess | undefined;
+  #browser: Browser | undefined;
+  #context: BrowserContext | undefined;
+  #starting: Promise<void> | undefined;
+  #active: Page | undefined;
+  readonly #sessions = new WeakMap<Page, Promise<CDPSession>>();
+  readonly #raw = new WeakMap<Page, Promise<RawCdp>>();
+  readonly #targetIds = new WeakMap<Page, string>();
+  /** Called whenever the browser process goes away (closed or crashed). */
+  onBrowserGone: (() => void) | undefined;
+
+  constructor(opts: { executablePath: string; userDataDir: string; cwd: string; resolution: Resolution; env?: NodeJS.ProcessEnv }) {
+    this.#env = opts.env;
+    this.#executablePath = opts.executablePath;
+    this.#userDataDir = opts.userDataDir;
+    this.#cwd = opts.cwd;
+    this.#resolution = { ...opts.resolution };
+  }
+
+  get resolution(): Resolution {
+    return { ...this.#resolution };
+  }
+
+  /** The current Chromium's browser DevTools endpoint, starting Chromium if it is closed. */
+  async wsEndpoint(): Promise<string> {
+    await this.ensureBrowser();
+    return this.#proc!.wsEndpoint;
+  }
+
+  async ensureBrowser(): Promise<void> {
+    if (this.#browser) return;
+    this.#starting ??= this.#start().finally(() => {
+      this.#starting = undefined;
+    });
+    await this.#starting;
+  }
+
+  async #start(): Promise<void> {
+    const proc = await launchChromium({ executablePath: this.#executablePath, userDataDir: this.#userDataDir, cwd: this.#cwd, ...this.#resolution, ...(this.#env ? { env: this.#env } : {}) });
+    let browser: Browser;
+    try {
+      browser = await chromium.connectOverCDP(proc.wsEndpoint, { timeout: 30_000 });
+    } catch (cause) {
+      await proc.kill();
+      throw new BoxflowError('BROWSER_ERROR', `cannot connect to the box's Chromium: ${(cause as Error).message}`, { cause });
+    }
+    const context = browser.contexts()[0] ?? (await browser.newContext());
+    this.#proc = proc;
+    this.#browser = browser;
+    this.#context = context;
+    const forget = () => {
+      if (this.#browser !== browser) return;
+      this.#browser = undefined;
+      this.#context = undefined;
+      this.#active = undefined;
+      this.#proc = undefined;
+      void proc.kill();
+      this.onBrowserGone?.();
+    };
+    browser.on('disconnected', forget);
+    void proc.exited.then(forget);
+    context.on('page', (page) => this.#adopt(page, true));
+    for (const page of context.pages()) this.#adopt(page, false);
+    const pages = context.pages();
+    this.#active = pages.at(-1) ?? (await context.newPage());
+    await Promise.all(context.pages().map((p) => p.setViewportSize(this.#resolution).catch(() => {})));
+  }
+
+  #adopt(page: Page, makeActive: boolean): void {
+    if (makeActive) {
+      this.#active = page;
+      page.setViewportSize(this.#resolution).catch(() => {});
+    }
+    page.once('close', () => {
+      if (this.#active === page) this.#active = this.#context?.pages().at(-1);
+    });
+  }
+
+  async closeBrowser(): Promise<void> {
+    await this.#starting?.catch(() => {});
+    const browser = this.#browser;
+    const proc = this.#proc;
+    this.#browser = undefined;
+    this.#context = undefined;
+    this.#active = undefined;
+    this.#proc = undefined;
+    if (browser) await browser.close().catch(() => {});
+    if (proc) await proc.kill();
+    if (browser || proc) this.onBrowserGone?.();
+  }
+
+  async activePage(): Promise<Page> {
+    const page = this.#active;
+    if (page && !page.isClosed()) return page;
+    await this.ensureBrowser();
+    const existing = this.#active && !this.#active.isClosed() ? this.#active : this.#context!.pages().at(-1);
+    this.#active = existing ?? (await this.#context!.newPage());
+    await this.#active.setViewportSize(this.#resolution);
+    return this.#active;
+  }
+
+  #session(page: Page): Promise<CDPSession> {
+    let s = this.#sessions.get(page);
+    if (!s) {
+      s = page.context().newCDPSession(page);
+      this.#sessions.set(page, s);
+      s.catch(() => this.#sessions.delete(page));
+    }
+    return s;
+  }
+
+  /** The raw CDP connection of the active page. */
+  async #input(): Promise<RawCdp> {
+    return this.#rawOf(await this.activePage());
+  }
+
+  #rawOf(page: Page): Promise<RawCdp> {
+    let r = this.#raw.get(page);
+    if (!r) {
+      const endpoint = new URL(this.#proc!.wsEndpoint);
+      r = this.#targetId(page).then((id) => RawCdp.connect(`ws://${endpoint.host}/devtools/page/${id}`));
+      this.#raw.set(page, r);
+      r.then(
+        (cdp) => page.once('close', () => cdp.close()),
+        () => this.#raw.delete(page),
+      );
+    }
+    return r.then((cdp) => {
+      if (cdp.open) return cdp;
+      this.#raw.delete(page);
+      return this.#rawOf(page);
+    });
+  }
+
+  async #targetId(page: Page): Promise<string> {
+    let id = this.#targetIds.get(page);
+    if (!id) {
+      const s = await this.#session(page);
+      id = ((await s.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } }).targetInfo.targetId;
+      this.#targetIds.set(page, id);
+    }
+    return id;
+  }
+
+  // ---------------------------------------------------------------- display
+
+  async setResolution(res: Resolution): Promise<void> {
+    this.#resolution = { ...res };
+    if (!this.#context) return;
+    await Promise.all(this.#context.pages().map((p) => p.setViewportSize(res).catch(() => {})));
+  }
+
+  /** A PNG of the viewport (or of `clip`, in real pixels), `scale` times its size. */
+  async screenshot(scale: number, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
+    const s = await this.#input();
+    const { cssVisualViewport: vv } = await s.send<{ cssVisualViewport: { pageX: number; pageY: number } }>('Page.getLayoutMetrics');
+    const area = clip ?? { x: 0, y: 0, ...this.#resolution };
+    const { data } = await s.send<{ data: string }>('Page.captureScreenshot', {
+      format: 'png',
+      clip: { x: vv.pageX + area.x, y: vv.pageY + area.y, width: area.width, height: area.height, scale },
+      captureBeyondViewport: false,
+    });
+    return Buffer.from(data, 'base64');
+  }
+
+  async layout(): Promise<string> {
+    const page = await this.activePage();
+    return (await page.evaluate(call(kSerializeDocument))) as string;
+  }
+
+  // ---------------------------------------------------------------- input
+
+  /** Resolves a text target on the active tab; coordinates are real viewport pixels. */
+  async resolveTarget(target: string): Promise<TargetResolution> {
+    const page = await this.activePage();
+    return (await page.evaluate(call(kResolveTarget, target))) as TargetResolution;
+  }
+
+  /** Pointer down at the first point, moves through the rest (each segment over its ms; a zero-length segment holds still), up at the last. Real pixels. */
+  async drag(points: Point[], segmentMs: number[]): Promise<void> {
+    const s = await this.#input();
+    const first = points[0]!;
+    const mouse = (type: string, p: Point, buttons: number) =>
+      s.send('Input.dispatchMouseEvent', { type, x: p.x, y: p.y, button: type === 'mouseMoved' && buttons === 0 ? 'none' : 'left', buttons, clickCount: type === 'mouseMoved' ? 0 : 1 });
+    await mouse('mouseMoved', first, 0);
+    await mouse('mousePressed', first, 1);
+    let prev = first;
+    let deadline = performance.now();
+    for (let i = 1; i < points.length; i++) {
+      const next = points[i]!;
+      const ms = segmentMs[i - 1] ?? 0;
+      if (next.x === prev.x && next.y === prev.y) {
+        deadline += ms;
+        await sleepUntil(deadline);
+        continue;
+      }
+      const steps = Math.max(1, Math.round(ms / kMoveStepMs));
+      for (let k = 1; k <= steps; k++) {
+        deadline += ms / steps;
+        await sleepUntil(deadline);
+        await mouse('mouseMoved', { x: prev.x + ((next.x - prev.x) * k) / steps, y: prev.y + ((next.y - prev.y) * k) / steps }, 1);
+      }
+      prev = next;
+    }
+    await mouse('mouseReleased', prev, 0);
+  }
+
+  async pressKeys(names: readonly KeyName[], combination: boolean): Promise<void> {
+    const s = await this.#input();
+    const defs = names.map((n) => {
+      const def = keyDef(n);
+      if (!def) throw new BoxflowError('INVALID_REQUEST', `/keys: unknown key "${n}"`);
+      return def;
+    });
+    const send = (def: KeyDef, phase: 'down' | 'up', mods: number) => s.send('Input.dispatchKeyEvent', keyEvent(def, phase, mods));
+    if (!combination) {
+      for (const def of defs) {
+        await send(def, 'down', def.modifier ?? 0);
+        await send(def, 'up', 0);
+      }
+      return;
+    }
+    let mods = 0;
+    const held: KeyDef[] = [];
+    try {
+      for (const def of defs) {
+        mods |= def.modifier ?? 0;
+        await send(def, 'down', mods);
+        held.push(def);
+      }
+    } finally {
+      for (const def of held.reverse()) {
+        mods &= ~(def.modifier ?? 0);
+        await send(def, 'up', mods);
+      }
+    }
+  }
+
+  /** Inserts text into the focused element without key events. Returns what had focus. */
+  async type(text: string, replace: boolean): Promise<'field' | 'other' | 'none' | 'unknown'> {
+    const page = await this.activePage();
+    const s = await this.#rawOf(page);
+    let focus: 'field' | 'other' | 'none' | 'unknown' = 'unknown';
+    if (replace) focus = (await page.evaluate(call(kSelectFocused, text === ''))) as 'field' | 'other' | 'none';
+    if (text !== '') await s.send('Input.insertText', { text });
+    return focus;
+  }
+
+  // ---------------------------------------------------------------- tabs
+
+  async openTab(url: string): Promise<Tab> {
+    const previous = await this.activePage();
+    // A lone blank tab is reused, so a fresh box does not keep an empty tab around.
+    const reuse = previous.url() === 'about:blank' && this.#context!.pages().length === 1;
+    const page = reuse ? previous : await this.#context!.newPage();
+    this.#active = page;
+    await page.setViewportSize(this.#resolution);
+    try {
+      await page.goto(url, { waitUntil: 'domcontentloaded', timeout: kNavigationTimeoutMs });
+    } catch (cause) {
+      if (!reuse) {
+        await page.close().catch(() => {});
+        if (!previous.isClosed()) this.#active = previous;
+      }
+      const text = (cause as Error).message.split('\n')[0]!.replace(/^page\.goto: /, '');
+      throw new BoxflowError('URL_UNREACHABLE', `cannot open ${url}: ${text}`, { cause });
+    }
+    await page.bringToFront().catch(() => {});
+    return this.tabInfo(page);
+  }
+
+  async tabInfo(page: Page): Promise<Tab> {
+    const id = await this.#targetId(page);
+    const info = (await page.evaluate(call(kTabInfo))) as { title: string; favicon: string; readyState: string };
+    return { id, title: info.title, url: page.url(), favicon: info.favicon, active: page === this.#active, loading: info.readyState !== 'complete' };
+  }
+}
+
+async function sleepUntil(deadline: number): Promise<void> {
+  const wait = deadline - performance.now();
+  if (wait > 1) await sleep(wait);
+}

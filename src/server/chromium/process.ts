@@ -1,0 +1,78 @@
+// One Chromium process per Linux box, started by us so that we own its lifetime and its
+// DevTools endpoint (which the pre-signed CDP URL proxies to).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { BoxflowError } from '../../errors.js';
+
+export const kChromiumFlags = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+  '--no-default-browser-check',
+  '--mute-audio',
+  '--hide-scrollbars',
+  '--remote-debugging-address=127.0.0.1',
+  '--remote-debugging-port=0',
+];
+
+export interface ChromiumProcess {
+  wsEndpoint: string;
+  child: ChildProcess;
+  /** Resolves once the process has exited. */
+  exited: Promise<void>;
+  kill(): Promise<void>;
+}
+
+const kStartTimeoutMs = 30_000;
+
+export async function launchChromium(opts: { executablePath: string; userDataDir: string; cwd: string; width: number; height: number; env?: NodeJS.ProcessEnv }): Promise<ChromiumProcess> {
+  const args = [...kChromiumFlags, `--user-data-dir=${opts.userDataDir}`, `--window-size=${opts.width},${opts.height}`, 'about:blank'];
+  // detached: its own process group, so that kill(-pid) also reaches renderers and the zygote.
+  const child = spawn(opts.executablePath, args, { cwd: opts.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: opts.env ?? process.env });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }
+    await exited;
+  };
+  try {
+    const wsEndpoint = await new Promise<string>((resolve, reject) => {
+      let seen = '';
+      const timer = setTimeout(() => reject(new BoxflowError('BROWSER_ERROR', `Chromium did not report a DevTools endpoint within ${kStartTimeoutMs / 1000}s`)), kStartTimeoutMs);
+      const onData = (chunk: Buffer) => {
+        seen = (seen + chunk.toString('utf8')).slice(-8192);
+        const m = /DevTools listening on (ws:\/\/\S+)/.exec(seen);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      };
+      child.stderr!.on('data', onData);
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        reject(new BoxflowError('BROWSER_ERROR', `cannot start Chromium (${opts.executablePath}): ${err.message}`, { cause: err }));
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        const tail = seen.trim().split('\n').slice(-3).join(' | ');
+        reject(new BoxflowError('BROWSER_ERROR', `Chromium exited (${signal ?? code}) before it was ready${tail ? `: ${tail}` : ''}`));
+      });
+    });
+    // Keep draining stderr so the pipe never fills and blocks Chromium.
+    child.stderr!.resume();
+    return { wsEndpoint, child, exited, kill };
+  } catch (err) {
+    await kill();
+    throw err;
+  }
+}

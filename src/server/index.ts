@@ -1,0 +1,3 @@
+export { startServer, type RunningServer, type ServerOptions } from './app.js';
+export { resolveSecret, createApiKey } from './secret.js';
+export { findChromium } from './chromium/findChromium.js';

@@ -1,0 +1,339 @@
+// One handler per endpoint of the contract. Every request: auth → box (tenancy, type, state)
+// → schema check of the body → work, serialised per box.
+import { randomBytes } from 'node:crypto';
+import { lstat, rename, stat } from 'node:fs/promises';
+import { basename, isAbsolute, relative, resolve } from 'node:path';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { closest, distance } from 'fastest-levenshtein';
+import { BoxflowError } from '../errors.js';
+import { formatDuration, parseDuration } from '../api/duration.js';
+import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type FsEntry, type ListBoxesQuery, type OpenTabBody, type Point, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
+import { check, formatProblem } from '../api/validate.js';
+import type { BoxEntry, BoxRegistry } from './boxes.js';
+import type { TargetMatch } from './chromium/linuxBox.js';
+import { screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
+import { presign } from './secret.js';
+import type { ObjectStore } from './storage.js';
+import type { TraceOp } from './trace.js';
+
+export interface RouteDeps {
+  registry: BoxRegistry;
+  store: ObjectStore;
+  secret: string;
+}
+
+export interface Call {
+  tenant: string;
+  params: Record<string, string>;
+  body: unknown;
+  query: Record<string, unknown>;
+  /** e.g. http://127.0.0.1:28080, from the request's Host header. */
+  origin: string;
+  actionId: string | undefined;
+}
+
+export interface Answer {
+  status: number;
+  body?: unknown;
+  /** Send `body` (a string) as a JSON string literal. */
+  jsonString?: boolean;
+}
+
+export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot']);
+const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum']);
+const kUrlProtocols = new Set(['http:', 'https:', 'file:', 'data:', 'about:']);
+
+/** A foreign (non-JSON) body: kept apart so a JSON route can refuse it clearly. */
+export const kForeignBody = Symbol('foreignBody');
+export interface ForeignBody {
+  [kForeignBody]: string;
+}
+
+export function newActionId(): string {
+  return `act_${randomBytes(12).toString('base64url')}`;
+}
+
+function validated<S extends TSchema>(schema: S | undefined, body: unknown, where = ''): Static<S> {
+  if (typeof body === 'object' && body !== null && kForeignBody in body) {
+    throw new BoxflowError('INVALID_REQUEST', `content-type "${(body as ForeignBody)[kForeignBody]}" is not accepted here; send application/json`);
+  }
+  const data = body ?? {};
+  if (schema) {
+    const problem = check(schema, data);
+    if (problem) throw new BoxflowError('INVALID_REQUEST', `${where}${formatProblem(problem)}`);
+  }
+  return data as Static<S>;
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+export function createHandlers(deps: RouteDeps) {
+  const { registry } = deps;
+
+  async function boxCall<T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>): Promise<T> {
+    const entry = registry.get(call.tenant, call.params.boxId!);
+    if (kAndroidOnly.has(name) && entry.record.type !== 'android') {
+      throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${endpoints[name].method} ${endpoints[name].path} is for Android boxes; box ${entry.record.id} is a ${entry.record.type} box`);
+    }
+    registry.requireRunning(entry);
+    return registry.run(entry, async () => {
+      registry.requireRunning(entry);
+      try {
+        return await work(entry);
+      } catch (err) {
+        if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was terminated during the request`, { cause: err });
+        if (BoxflowError.is(err)) throw err;
+        throw new BoxflowError('BROWSER_ERROR', `the box's browser failed: ${(err as Error).message.split('\n')[0]}`, { cause: err });
+      }
+    });
+  }
+
+  function shots(entry: BoxEntry, call: Call, body: Parameters<typeof screenshotPlan>[0]): ShotContext | null {
+    const plan = screenshotPlan(body);
+    if (!plan) return null;
+    const scale = entry.scale;
+    return { plan, capture: () => entry.linux.screenshot(scale), store: deps.store, origin: call.origin, keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}` };
+  }
+
+  async function resolveTarget(entry: BoxEntry, target: Point | string, field: string): Promise<Point> {
+    if (typeof target !== 'string') return target;
+    const scale = entry.scale;
+    const scaled = (m: TargetMatch) => ({ ...m, x: round(m.x * scale), y: round(m.y * scale) });
+    const r = await entry.linux.resolveTarget(target);
+    if ('found' in r) return { x: round(r.found.x * scale), y: round(r.found.y * scale) };
+    if ('ambiguous' in r) {
+      const candidates = r.ambiguous.map(scaled);
+      throw new BoxflowError('TARGET_AMBIGUOUS', `${field}: "${target}" matches ${candidates.length} elements (${r.how}): ${candidates.slice(0, 5).map((c) => `${c.tag} "${c.text}"`).join(', ')}`, { details: { target, candidates } });
+    }
+    const want = target.toLowerCase();
+    const candidates = r.candidates
+      .map(scaled)
+      .sort((a, b) => distance(want, a.text) - distance(want, b.text))
+      .slice(0, 10);
+    const hint = candidates.length ? `; did you mean "${closest(want, candidates.map((c) => c.text))}"?` : '; the page shows no text';
+    throw new BoxflowError('TARGET_NOT_FOUND', `${field}: no visible element shows or is labelled "${target}"${hint}`, { details: { target, candidates } });
+  }
+
+  const handlers: Record<EndpointName, (call: Call) => Promise<Answer>> = {
+    // ------------------------------------------------------------ boxes
+    listBoxes: async (call) => {
+      const q: Record<string, unknown> = {};
+      const labels: Record<string, string> = {};
+      for (const [k, v] of Object.entries(call.query)) {
+        const text = Array.isArray(v) ? v.join(',') : String(v);
+        const label = /^labels\[(.+)\]$/.exec(k);
+        if (label) labels[label[1]!] = text;
+        else if (k === 'page' || k === 'pageSize') q[k] = /^\d+$/.test(text) ? Number(text) : text;
+        else if (k === 'type' || k === 'status') q[k] = text.split(',').filter(Boolean);
+        else q[k] = text;
+      }
+      const query = validated(endpoints.listBoxes.query, q, 'query ') as ListBoxesQuery;
+      return { status: 200, body: registry.list(call.tenant, { ...query, labels }) };
+    },
+    getBox: async (call) => ({ status: 200, body: registry.get(call.tenant, call.params.boxId!).record }),
+    createLinuxBox: async (call) => {
+      const body = validated(endpoints.createLinuxBox.body, call.body) as CreateBoxBody;
+      const entry = await registry.create(call.tenant, 'linux', body);
+      return { status: 201, body: entry.record };
+    },
+    createAndroidBox: async (call) => {
+      validated(endpoints.createAndroidBox.body, call.body);
+      throw new BoxflowError('ANDROID_UNAVAILABLE', 'this server has no Android backend yet (ADB support comes later); create a Linux box with POST /boxes/linux');
+    },
+    terminateBox: async (call) => {
+      const entry = registry.get(call.tenant, call.params.boxId!);
+      validated(endpoints.terminateBox.body, call.body);
+      await registry.terminate(entry);
+      return { status: 204 };
+    },
+
+    // ------------------------------------------------------------ UI actions
+    drag: (call) =>
+      boxCall('drag', call, async (entry) => {
+        const body = validated(endpoints.drag.body, call.body) as DragBody;
+        const scale = entry.scale;
+        let points: Point[];
+        let segments: number[];
+        let durationMs: number;
+        if ('path' in body) {
+          durationMs = parseDuration(body.duration ?? '50ms', '/duration');
+          points = body.path.map((p) => ({ x: p.x, y: p.y }));
+          segments = points.slice(1).map(() => durationMs);
+        } else {
+          durationMs = parseDuration(body.duration ?? '500ms', '/duration');
+          points = [await resolveTarget(entry, body.start, '/start'), await resolveTarget(entry, body.end, '/end')];
+          segments = [durationMs];
+        }
+        const start = points[0]!;
+        const end = points.at(-1)!;
+        const tap = points.every((p) => p.x === start.x && p.y === start.y);
+        const trace: TraceOp = tap ? { kind: 'tap', point: start } : { kind: 'drag', path: points };
+        const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
+          await entry.linux.drag(points.map((p) => ({ x: p.x / scale, y: p.y / scale })), segments);
+          return { value: undefined, trace };
+        });
+        const at = (p: Point) => `(${p.x}, ${p.y})`;
+        const message = tap ? `tapped ${at(start)} for ${formatDuration(durationMs)}` : `dragged from ${at(start)} to ${at(end)} through ${points.length} points`;
+        return { status: 200, body: { actionId: call.actionId, message, actual: { start, end, duration: formatDuration(durationMs) }, ...(screenshot ? { screenshot } : {}) } };
+      }),
+    pressKey: (call) =>
+      boxCall('pressKey', call, async (entry) => {
+        const body = validated(endpoints.pressKey.body, call.body) as PressKeyBody;
+        const combination = body.combination ?? false;
+        const label = body.keys.join(combination ? '+' : ', ');
+        const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
+          await entry.linux.pressKeys(body.keys, combination);
+          return { value: undefined, trace: { kind: 'label', text: `keys: ${label}` } };
+        });
+        return { status: 200, body: { actionId: call.actionId, message: `pressed ${label}`, ...(screenshot ? { screenshot } : {}) } };
+      }),
+    type: (call) =>
+      boxCall('type', call, async (entry) => {
+        const body = validated(endpoints.type.body, call.body) as TypeBody;
+        const replace = body.mode === 'replace';
+        const { value: focus, screenshot } = await withScreenshots(shots(entry, call, body), async () => {
+          const focus = await entry.linux.type(body.text, replace);
+          if (body.pressEnter) await entry.linux.pressKeys(['enter'], false);
+          return { value: focus, trace: { kind: 'label', text: `type: ${JSON.stringify(body.text)}${body.pressEnter ? ' ⏎' : ''}` } };
+        });
+        let message = `${replace ? 'replaced the text with' : 'typed'} ${[...body.text].length} characters${body.pressEnter ? ' and pressed Enter' : ''}`;
+        if (focus === 'none' || focus === 'other') message += ' (no editable element has focus)';
+        return { status: 200, body: { actionId: call.actionId, message, ...(screenshot ? { screenshot } : {}) } };
+      }),
+    screenLayout: (call) => boxCall('screenLayout', call, async (entry) => ({ status: 200, body: { content: await entry.linux.layout() } })),
+    updateSettings: (call) =>
+      boxCall('updateSettings', call, async (entry) => {
+        const body = validated(endpoints.updateSettings.body, call.body) as { scale: number };
+        entry.scale = body.scale;
+        return { status: 200, body: { scale: entry.scale } };
+      }),
+    getSettings: (call) => boxCall('getSettings', call, async (entry) => ({ status: 200, body: { scale: entry.scale } })),
+    resetSettings: (call) =>
+      boxCall('resetSettings', call, async (entry) => {
+        entry.scale = 1;
+        return { status: 200, body: { scale: 1 } };
+      }),
+    screenshot: (call) =>
+      boxCall('screenshot', call, async (entry) => {
+        const body = validated(endpoints.screenshot.body, call.body) as ScreenshotBody;
+        const scale = entry.scale;
+        const clip = body.clip && { x: body.clip.x / scale, y: body.clip.y / scale, width: body.clip.width / scale, height: body.clip.height / scale };
+        const png = await entry.linux.screenshot(scale, clip);
+        if ((body.outputFormat ?? 'base64') === 'base64') return { status: 200, body: { uri: `data:image/png;base64,${png.toString('base64')}`, actionId: call.actionId } };
+        const expiresAt = Date.now() + parseDuration(body.presignedExpiresIn ?? '30m', '/presignedExpiresIn');
+        const key = `boxes/${entry.record.id}/actions/${call.actionId}/screenshot.png`;
+        await deps.store.put(key, png, expiresAt);
+        return { status: 200, body: { uri: key, presignedUrl: deps.store.url(call.origin, key, expiresAt), actionId: call.actionId } };
+      }),
+
+    // ------------------------------------------------------------ Android-only (refused on Linux boxes by boxCall)
+    listPackages: (call) => boxCall('listPackages', call, unreachable),
+    getPackage: (call) => boxCall('getPackage', call, unreachable),
+    installPackage: (call) => boxCall('installPackage', call, unreachable),
+    listApps: (call) => boxCall('listApps', call, unreachable),
+    closeAllApps: (call) => boxCall('closeAllApps', call, unreachable),
+    deleteMedia: (call) => boxCall('deleteMedia', call, unreachable),
+    deleteAlbum: (call) => boxCall('deleteAlbum', call, unreachable),
+
+    // ------------------------------------------------------------ browser
+    openTab: (call) =>
+      boxCall('openTab', call, async (entry) => {
+        const body = validated(endpoints.openTab.body, call.body) as Static<typeof OpenTabBody>;
+        let url: URL;
+        try {
+          url = new URL(body.url);
+        } catch {
+          throw new BoxflowError('INVALID_URL', `/url "${body.url}" is not an absolute URL (e.g. https://example.com/)`);
+        }
+        if (!kUrlProtocols.has(url.protocol)) throw new BoxflowError('INVALID_URL', `/url: the scheme "${url.protocol}" is not supported; use http, https, file, data or about`);
+        return { status: 200, body: await entry.linux.openTab(url.href) };
+      }),
+    closeBrowser: (call) =>
+      boxCall('closeBrowser', call, async (entry) => {
+        await entry.linux.closeBrowser();
+        return { status: 200 };
+      }),
+    cdpUrl: (call) =>
+      boxCall('cdpUrl', call, async (entry) => {
+        const body = validated(endpoints.cdpUrl.body, call.body) as { expiresIn?: string };
+        const expiresAt = Date.now() + parseDuration(body.expiresIn ?? '120m', '/expiresIn');
+        const path = `/cdp/${entry.record.id}`;
+        const url = `${call.origin.replace(/^http/, 'ws')}${path}?${presign(deps.secret, path, expiresAt)}`;
+        return { status: 200, body: url, jsonString: true };
+      }),
+
+    // ------------------------------------------------------------ utilities
+    setResolution: (call) =>
+      boxCall('setResolution', call, async (entry) => {
+        const body = validated(endpoints.setResolution.body, call.body) as Resolution;
+        await entry.linux.setResolution({ width: body.width, height: body.height });
+        return { status: 200, body: { width: body.width, height: body.height } };
+      }),
+    webTerminalUrl: (call) =>
+      boxCall('webTerminalUrl', call, async () => {
+        validated(endpoints.webTerminalUrl.body, call.body);
+        throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', 'this server does not offer web terminals yet');
+      }),
+    renameFile: (call) =>
+      boxCall('renameFile', call, async (entry) => {
+        const body = validated(endpoints.renameFile.body, call.body) as RenameBody;
+        return { status: 200, body: await renameInBox(entry, body) };
+      }),
+  };
+  return handlers;
+}
+
+async function unreachable(): Promise<never> {
+  throw new BoxflowError('ANDROID_UNAVAILABLE', 'no Android backend');
+}
+
+async function renameInBox(entry: BoxEntry, body: RenameBody): Promise<FsEntry> {
+  const root = entry.dir;
+  const base = resolve(entry.record.config.workingDir!, body.workingDir ?? '.');
+  const inside = (p: string, field: string) => {
+    const rel = relative(root, p);
+    if (rel.startsWith('..') || isAbsolute(rel)) throw new BoxflowError('FORBIDDEN', `${field}: ${p} is outside the box's directory ${root}`);
+    return p;
+  };
+  inside(base, '/workingDir');
+  const from = inside(resolve(base, body.oldPath), '/oldPath');
+  const to = inside(resolve(base, body.newPath), '/newPath');
+  try {
+    await lstat(from);
+  } catch {
+    throw new BoxflowError('FILE_NOT_FOUND', `/oldPath: ${from} does not exist`);
+  }
+  const exists = await lstat(to).then(
+    () => true,
+    () => false,
+  );
+  if (exists) throw new BoxflowError('FILE_EXISTS', `/newPath: ${to} already exists`);
+  try {
+    await rename(from, to);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new BoxflowError('FILE_NOT_FOUND', `/newPath: the parent directory of ${to} does not exist`);
+    throw new BoxflowError('UNPROCESSABLE', `cannot rename ${from} to ${to}: ${code ?? (err as Error).message}`);
+  }
+  const st = await stat(to);
+  const common = { name: basename(to), path: to, mode: modeString(st.mode, st.isDirectory()), lastModified: st.mtime.toISOString() };
+  return st.isDirectory() ? { type: 'dir', ...common } : { type: 'file', size: humanSize(st.size), ...common };
+}
+
+function modeString(mode: number, dir: boolean): string {
+  const bits = 'rwxrwxrwx';
+  let out = dir ? 'd' : '-';
+  for (let i = 0; i < 9; i++) out += mode & (1 << (8 - i)) ? bits[i] : '-';
+  return out;
+}
+
+function humanSize(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let n = bytes;
+  let u = 0;
+  while (n >= 1024 && u < units.length - 1) {
+    n /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n} B` : `${n.toFixed(1)} ${units[u]}`;
+}

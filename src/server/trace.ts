@@ -1,0 +1,92 @@
+// A trace image is the after-screenshot with the operation drawn on it.
+import { createCanvas, loadImage, type SKRSContext2D } from '@napi-rs/canvas';
+import type { Point } from '../api/schemas.js';
+
+/** Coordinates are in the screenshot's (scaled) pixels. */
+export type TraceOp =
+  | { kind: 'drag'; path: Point[] }
+  | { kind: 'tap'; point: Point }
+  | { kind: 'label'; text: string };
+
+const kStartColor = '#16a34a';
+const kEndColor = '#dc2626';
+const kPathColor = '#f59e0b';
+
+export async function drawTrace(png: Buffer, op: TraceOp): Promise<Buffer> {
+  const image = await loadImage(png);
+  const canvas = createCanvas(image.width, image.height);
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(image, 0, 0);
+  const unit = Math.max(1.5, Math.min(image.width, image.height) / 300);
+  if (op.kind === 'drag') drawDrag(ctx, op.path, unit);
+  else if (op.kind === 'tap') drawTap(ctx, op.point, unit);
+  else drawLabel(ctx, op.text, image.width, image.height, unit);
+  return canvas.encode('png');
+}
+
+function mark(ctx: SKRSContext2D, p: Point, r: number, color: string, unit: number): void {
+  ctx.beginPath();
+  ctx.arc(p.x, p.y, r, 0, Math.PI * 2);
+  ctx.fillStyle = color;
+  ctx.globalAlpha = 0.45;
+  ctx.fill();
+  ctx.globalAlpha = 1;
+  ctx.lineWidth = unit;
+  ctx.strokeStyle = '#ffffff';
+  ctx.stroke();
+}
+
+function drawDrag(ctx: SKRSContext2D, path: Point[], unit: number): void {
+  ctx.lineWidth = 2 * unit;
+  ctx.lineCap = 'round';
+  ctx.lineJoin = 'round';
+  ctx.strokeStyle = kPathColor;
+  ctx.beginPath();
+  ctx.moveTo(path[0]!.x, path[0]!.y);
+  for (const p of path.slice(1)) ctx.lineTo(p.x, p.y);
+  ctx.stroke();
+  const end = path.at(-1)!;
+  const before = [...path].reverse().find((p) => p.x !== end.x || p.y !== end.y);
+  if (before) {
+    const angle = Math.atan2(end.y - before.y, end.x - before.x);
+    const len = 8 * unit;
+    ctx.beginPath();
+    ctx.moveTo(end.x, end.y);
+    ctx.lineTo(end.x - len * Math.cos(angle - 0.45), end.y - len * Math.sin(angle - 0.45));
+    ctx.lineTo(end.x - len * Math.cos(angle + 0.45), end.y - len * Math.sin(angle + 0.45));
+    ctx.closePath();
+    ctx.fillStyle = kPathColor;
+    ctx.fill();
+  }
+  mark(ctx, path[0]!, 6 * unit, kStartColor, unit);
+  mark(ctx, end, 6 * unit, kEndColor, unit);
+}
+
+function drawTap(ctx: SKRSContext2D, p: Point, unit: number): void {
+  mark(ctx, p, 9 * unit, kEndColor, unit);
+  ctx.beginPath();
+  ctx.arc(p.x, p.y, 15 * unit, 0, Math.PI * 2);
+  ctx.lineWidth = 1.5 * unit;
+  ctx.strokeStyle = kEndColor;
+  ctx.stroke();
+}
+
+function drawLabel(ctx: SKRSContext2D, text: string, width: number, height: number, unit: number): void {
+  const size = Math.round(Math.max(10, 7 * unit));
+  ctx.font = `${size}px "DejaVu Sans", sans-serif`;
+  const pad = Math.round(size / 2);
+  let shown = text;
+  const maxWidth = width - 4 * pad;
+  while (shown.length > 1 && ctx.measureText(shown).width > maxWidth) shown = `${shown.slice(0, -2)}…`;
+  const w = Math.min(width - 2 * pad, ctx.measureText(shown).width + 2 * pad);
+  const h = size + 2 * pad;
+  const x = Math.round((width - w) / 2);
+  const y = height - h - pad;
+  ctx.globalAlpha = 0.8;
+  ctx.fillStyle = '#111827';
+  ctx.fillRect(x, y, w, h);
+  ctx.globalAlpha = 1;
+  ctx.fillStyle = '#ffffff';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(shown, x + pad, y + h / 2);
+}

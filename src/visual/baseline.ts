@@ -1,0 +1,101 @@
+// Baseline files: where they live (a path template with tokens), what an update mode does
+// with them, and the evidence written next to a failed comparison.
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
+import { BoxflowError } from '../errors.js';
+
+export const kDefaultBaselineTemplate = '{flowDir}/__screenshots__/{flowName}/{name}-{boxType}.png';
+
+export interface BaselineTokens {
+  /** Directory of the flow file. Used as a path, not sanitised. */
+  flowDir: string;
+  /** Flow name (usually the file name without extension). */
+  flowName: string;
+  /** Screenshot name from the step. */
+  name: string;
+  /** `android` or `linux`. */
+  boxType: string;
+  /** Defaults to the host's process.platform. */
+  platform?: string;
+  /** Directory of the config file; a relative template resolves against it (else the cwd). */
+  configDir?: string;
+  /** Any further tokens ({boxId}, {resolution}, ...); values are sanitised like names. */
+  [token: string]: string | undefined;
+}
+
+const kPathTokens = new Set(['flowDir', 'configDir']);
+
+/** Makes one path segment safe on every common file system. */
+export function sanitizeSegment(value: string): string {
+  let s = value.normalize('NFC').replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/-{2,}/g, '-');
+  s = s.replace(/^[-.]+|[-.]+$/g, '');
+  if (!s) s = '_';
+  if (/^(con|prn|aux|nul|com\d|lpt\d)$/i.test(s)) s = `_${s}`;
+  return s.length > 120 ? s.slice(0, 120) : s;
+}
+
+/**
+ * Fills a baseline path template. `{flowDir}` and `{configDir}` are inserted as paths; every
+ * other token is sanitised into one file-name-safe segment. Unknown tokens are an error.
+ */
+export function resolveBaselinePath(template: string | undefined, tokens: BaselineTokens): string {
+  const values: Record<string, string | undefined> = { platform: process.platform, ...tokens };
+  const filled = (template || kDefaultBaselineTemplate).replace(/\{([^{}]*)\}/g, (_, key: string) => {
+    const v = values[key];
+    if (v === undefined) {
+      const known = Object.keys(values).filter((k) => values[k] !== undefined).map((k) => `{${k}}`).join(', ');
+      throw new BoxflowError('CONFIG_INVALID', `unknown token {${key}} in the screenshot path template "${template}"; known tokens: ${known}`);
+    }
+    return kPathTokens.has(key) ? v : sanitizeSegment(v);
+  });
+  const path = normalize(filled);
+  return isAbsolute(path) ? path : resolve(tokens.configDir ?? process.cwd(), path);
+}
+
+export type UpdateMode = 'missing' | 'changed' | 'all' | 'none';
+export const kUpdateModes: readonly UpdateMode[] = ['missing', 'changed', 'all', 'none'];
+
+export type BaselineAction = 'compare' | 'write-missing' | 'write-changed' | 'write-all' | 'fail-missing';
+
+/**
+ * What to do with a baseline. Call with `pass: null` before comparing, and again with the
+ * comparison's outcome. 'compare' means "compare, or keep the comparison's verdict".
+ */
+export function decideBaseline(mode: UpdateMode, exists: boolean, pass: boolean | null): BaselineAction {
+  if (!exists) return mode === 'none' ? 'fail-missing' : 'write-missing';
+  if (mode === 'all') return 'write-all';
+  if (pass === false && mode === 'changed') return 'write-changed';
+  return 'compare';
+}
+
+/** Writes a baseline atomically (temp file + rename), creating its directory. */
+export async function writeBaseline(path: string, png: Buffer): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(tmp, png);
+  await rename(tmp, path);
+}
+
+export interface FailureImages {
+  expected?: Buffer;
+  actual?: Buffer;
+  diff?: Buffer;
+  previous?: Buffer;
+}
+
+export type FailureImagePaths = { [K in keyof FailureImages]?: string };
+
+/** Writes `<name>-expected.png`, `-actual.png`, `-diff.png`, `-previous.png` (those given). */
+export async function writeFailureImages(outDir: string, name: string, images: FailureImages): Promise<FailureImagePaths> {
+  const base = sanitizeSegment(name);
+  const out: FailureImagePaths = {};
+  const kinds = (['expected', 'actual', 'diff', 'previous'] as const).filter((k) => images[k]);
+  if (!kinds.length) return out;
+  await mkdir(outDir, { recursive: true });
+  await Promise.all(kinds.map(async (k) => {
+    const path = join(outDir, `${base}-${k}.png`);
+    await writeFile(path, images[k]!);
+    out[k] = path;
+  }));
+  return out;
+}
