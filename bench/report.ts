@@ -130,7 +130,12 @@ try {
   // 2. Ours: store each image once (content-addressed), then the html reporter.
   const writeOurs = async (dir: string) => {
     const store = new ArtifactStore(dir);
-    const stored: string[] = await Promise.all(images.map((b) => store.put(b)));
+    // A runner stores a step's images as they arrive, a few at a time, not thousands at once.
+    const stored: string[] = new Array(images.length);
+    for (let i = 0; i < images.length; i += 32) {
+      const batch = images.slice(i, i + 32);
+      (await Promise.all(batch.map((b) => store.put(b)))).forEach((p, j) => (stored[i + j] = p));
+    }
     writeHtmlReport(buildResult((_f, _s, _k, slot) => stored[slot]!), dir, { rootDir: root });
     return store.stats.written;
   };
@@ -216,6 +221,9 @@ try {
   printResult('report', 'size', 'bytes', dirSize(oursDir), dirSize(naiveDir));
   printResult('report', 'first-render', 'ms', oursRender.first, naiveRender.first);
   printResult('report', 'load', 'ms', oursRender.load, naiveRender.load);
+} catch (err) {
+  process.stderr.write(`report bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exitCode = 1;
 } finally {
-  rmSync(root, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true, maxRetries: 3 });
 }

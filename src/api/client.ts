@@ -4,6 +4,7 @@
 import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Agent, FormData, request, type Dispatcher } from 'undici';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError, redact, type ErrorCode } from '../errors.js';
@@ -53,7 +54,9 @@ export class BoxApiError extends BoxflowError {
   readonly httpStatus: number | undefined;
   /** The `code` of the service's error body, when it sent one. */
   readonly serverCode: string | undefined;
-  constructor(code: ErrorCode, message: string, init: { method: string; path: string; boxId?: string; httpStatus?: number; serverCode?: string; cause?: unknown; details?: unknown }) {
+  /** The action's id when the service gave one for a failed action (`x-boxflow-action-id`). */
+  actionId: string | undefined;
+  constructor(code: ErrorCode, message: string, init: { method: string; path: string; boxId?: string; httpStatus?: number; serverCode?: string; actionId?: string; cause?: unknown; details?: unknown }) {
     super(code, message, { cause: init.cause, details: init.details });
     this.name = 'BoxApiError';
     this.method = init.method;
@@ -61,6 +64,7 @@ export class BoxApiError extends BoxflowError {
     this.boxId = init.boxId;
     this.httpStatus = init.httpStatus;
     this.serverCode = init.serverCode;
+    this.actionId = init.actionId;
   }
 }
 
@@ -152,12 +156,13 @@ export class BoxClient {
     if (/^https?:\/\//i.test(body.apk)) {
       form.set('apk', body.apk);
     } else {
-      const file = body.apk.startsWith('file://') ? new URL(body.apk).pathname : body.apk;
-      const info = await stat(file).catch((cause) => {
-        throw new BoxApiError('INVALID_ARGUMENT', `installPackage (box ${boxId}): cannot read ${file}: ${(cause as Error).message}`, { method: 'POST', path: endpoints.installPackage.path, boxId, cause });
+      const where = { method: 'POST', path: expandPath(endpoints.installPackage.path, { boxId }, 'POST'), boxId };
+      const file = body.apk.startsWith('file://') ? fileURLToPath(body.apk) : body.apk;
+      const info = await stat(file).catch((cause: unknown) => {
+        throw this.#error('INVALID_ARGUMENT', `cannot read the APK ${file}: ${(cause as Error).message}`, where, undefined, undefined, cause);
       });
       if (info.size > kInstallMaxBytes) {
-        throw new BoxApiError('FILE_TOO_LARGE', `installPackage (box ${boxId}): ${basename(file)} is ${(info.size / 2 ** 20).toFixed(0)} MB; the limit is 512 MB`, { method: 'POST', path: endpoints.installPackage.path, boxId });
+        throw this.#error('FILE_TOO_LARGE', `${basename(file)} is ${(info.size / 2 ** 20).toFixed(0)} MB; the limit is 512 MB`, where);
       }
       form.set('apk', await openAsBlob(file), basename(file));
     }
@@ -280,7 +285,10 @@ export class BoxClient {
         await this.#pause(retryAfterMs(res.headers) ?? this.#backoff(attempt), opts.signal, where);
         continue;
       }
-      throw this.#httpError(res.statusCode, text, where);
+      const err = this.#httpError(res.statusCode, text, where);
+      const actionId = res.headers['x-boxflow-action-id'];
+      if (typeof actionId === 'string') err.actionId = actionId;
+      throw err;
     }
   }
 
@@ -348,7 +356,7 @@ export class BoxClient {
   #error(code: ErrorCode, text: string, where: { method: string; path: string; boxId?: string | undefined }, httpStatus?: number, serverCode?: string, cause?: unknown, details?: unknown): BoxApiError {
     const box = where.boxId ? ` (box ${where.boxId})` : '';
     const message = redact(`${where.method} ${where.path}${box}: ${text}`, [this.#apiKey]);
-    return new BoxApiError(code, message, { ...where, httpStatus, serverCode, cause: cause === undefined ? undefined : scrub(cause, this.#apiKey), details });
+    return new BoxApiError(code, message, { ...where, httpStatus, serverCode, cause: scrub(cause, this.#apiKey), details: scrubJson(details, this.#apiKey) });
   }
 }
 
@@ -368,7 +376,7 @@ function expandPath(template: string, params: Record<string, string>, method: st
   return template.replace(/\{(\w+)\}/g, (_, key: string) => {
     const value = params[key];
     if (value === undefined || value === '' || value === '.' || value === '..') {
-      throw new BoxApiError('INVALID_ARGUMENT', `${method} ${template}: path parameter ${key} ${value === undefined || value === '' ? 'is empty' : `may not be "${value}"`}`, { method, path: template, boxId: params.boxId });
+      throw new BoxApiError('INVALID_ARGUMENT', `${method} ${template}${params.boxId ? ` (box ${params.boxId})` : ''}: path parameter ${key} ${value === undefined || value === '' ? 'is empty' : `may not be "${value}"`}`, { method, path: template, boxId: params.boxId });
     }
     return encodeURIComponent(value);
   });
@@ -411,9 +419,38 @@ function errorCode(err: unknown): string {
   return String(e?.code ?? e?.cause?.code ?? '');
 }
 
-function scrub(cause: unknown, key: string): unknown {
-  if (cause instanceof Error && cause.message.includes(key)) cause.message = redact(cause.message, [key]);
-  return cause;
+// A cause is shown by loggers and reporters (message, stack, own fields such as `path`, nested
+// causes), so the key is removed from all of them, not only from the message.
+function scrub(value: unknown, key: string, depth = 0): unknown {
+  if (depth > 4 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) {
+    const fields = value as unknown as Record<string, unknown>;
+    for (const name of ['message', 'stack', ...Object.keys(value)]) {
+      const v = fields[name];
+      if (typeof v === 'string' && v.includes(key)) {
+        try {
+          fields[name] = redact(v, [key]);
+        } catch {
+          // a read-only field: leave it
+        }
+      }
+    }
+    if (value.cause !== undefined) scrub(value.cause, key, depth + 1);
+    if (value instanceof AggregateError) for (const e of value.errors) scrub(e, key, depth + 1);
+  }
+  return value;
+}
+
+/** The service's `details` may echo the request, key included. */
+function scrubJson(value: unknown, key: string): unknown {
+  if (value === undefined) return undefined;
+  const text = JSON.stringify(value);
+  if (!text.includes(key)) return value;
+  try {
+    return JSON.parse(redact(text, [key]));
+  } catch {
+    return '[redacted]';
+  }
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

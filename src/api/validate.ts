@@ -45,10 +45,14 @@ function describe(errors: ErrorObject[], _data: unknown): SchemaProblem {
   switch (best.keyword) {
     case 'required':
       return { path: `${best.instancePath}/${(best.params as { missingProperty: string }).missingProperty}`, message: 'is required' };
+    case 'const':
     case 'enum': {
-      const allowed = (best.params as { allowedValues: unknown[] }).allowedValues;
+      // A union of literals (TypeBox's Type.Union of Type.Literal) fails once per branch with `const`.
+      const allowed = best.keyword === 'enum'
+        ? (best.params as { allowedValues: unknown[] }).allowedValues
+        : errors.filter((e) => e.keyword === 'const' && e.instancePath === best.instancePath).map((e) => (e.params as { allowedValue: unknown }).allowedValue);
       const strings = allowed.filter((v): v is string => typeof v === 'string');
-      const hint = typeof best.data === 'string' && strings.length ? ` (did you mean "${closest(best.data, strings)}"?)` : '';
+      const hint = typeof best.data === 'string' && strings.length ? ` (did you mean "${suggest(best.data, strings)}"?)` : '';
       message = `is ${JSON.stringify(best.data)}, not one of the allowed values${hint}: ${allowed.slice(0, 12).map((v) => JSON.stringify(v)).join(', ')}${allowed.length > 12 ? ', ...' : ''}`;
       break;
     }
@@ -62,6 +66,13 @@ function describe(errors: ErrorObject[], _data: unknown): SchemaProblem {
       message = best.message ?? 'is invalid';
   }
   return { path, message };
+}
+
+/** A value the input is a prefix of (`esc` → `escape`), else the nearest by edit distance. */
+function suggest(input: string, allowed: string[]): string {
+  const lower = input.toLowerCase();
+  const prefixed = allowed.filter((a) => lower.length > 0 && a.toLowerCase().startsWith(lower)).sort((a, b) => a.length - b.length);
+  return prefixed[0] ?? closest(input, allowed);
 }
 
 export function formatProblem(p: SchemaProblem): string {

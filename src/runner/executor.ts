@@ -137,6 +137,7 @@ export class Executor {
       await handler(step, run);
     } catch (err) {
       const info = toErrorInfo(err, this.signal, rt.secrets);
+      if (!record.actionId && err && typeof err === 'object' && typeof (err as { actionId?: unknown }).actionId === 'string') record.actionId = (err as { actionId: string }).actionId;
       if (step.source) info.snippet = await snippet(step.source);
       record.error = info;
       record.status = step.optional ? 'warned' : 'failed';
@@ -158,7 +159,12 @@ export class Executor {
       exec.records.push(record);
       if (record.status === 'failed') throw new StepFailure(record);
     };
-    const withOpts = (raw: Record<string, unknown>, opts?: Record<string, unknown>) => ({ ...raw, ...(opts ?? {}) });
+    // Options take the YAML shape; a numeric timeout is in ms, as StepCommon has it.
+    const withOpts = (raw: Record<string, unknown>, opts?: Record<string, unknown>) => {
+      const extra = { ...(opts ?? {}) };
+      if (typeof extra.timeout === 'number') extra.timeout = `${extra.timeout}ms`;
+      return { ...raw, ...extra };
+    };
     const rt = this.rt;
     const box: FlowBox = {
       tap: (target, opts) => call(withOpts({ tap: target }, opts), callerLocation()),

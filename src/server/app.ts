@@ -1,6 +1,8 @@
 // `boxflow serve`: Box API v1 over fastify, Linux boxes on Chromium.
 import { mkdir } from 'node:fs/promises';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { BoxflowError, errorCodes } from '../errors.js';
 import { endpoints, type EndpointName } from '../api/schemas.js';
@@ -10,6 +12,7 @@ import { findChromium } from './chromium/findChromium.js';
 import { createHandlers, kActionEndpoints, kForeignBody, newActionId, type Answer, type Call } from './routes.js';
 import { KeyVerifier, resolveSecret } from './secret.js';
 import { kStoragePrefix, ObjectStore } from './storage.js';
+import { attachWebTerminal, kTerminalPrefix } from './terminal.js';
 
 export interface ServerOptions {
   /** Default 127.0.0.1. */
@@ -143,7 +146,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     return reply.type('image/png').header('cache-control', 'private, max-age=60').send(png);
   });
 
-  const cdp = attachCdpProxy(app.server, {
+  const terminal = attachWebTerminal(app, { secret, lookup: (id) => registry.find(id), log });
+  // The CDP proxy answers every upgrade it sees (404 for unknown paths), so it only sees those the
+  // terminal does not take: through a never-listening Server used as a plain event emitter.
+  const cdpUpgrades = createHttpServer();
+  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if ((req.url ?? '').startsWith(kTerminalPrefix)) terminal.upgrade(req, socket, head);
+    else cdpUpgrades.emit('upgrade', req, socket, head);
+  });
+  const cdp = attachCdpProxy(cdpUpgrades, {
     secret,
     lookup: (id) => registry.find(id),
     log,
@@ -160,6 +171,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     close: () =>
       (closing ??= (async () => {
         await registry.closeAll();
+        await terminal.close();
         cdp.close();
         await app.close();
         await store.close();

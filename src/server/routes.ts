@@ -14,6 +14,7 @@ import type { TargetMatch } from './chromium/linuxBox.js';
 import { screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
 import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
+import { terminalPath, webTerminalReady } from './terminal.js';
 import type { TraceOp } from './trace.js';
 
 export interface RouteDeps {
@@ -270,9 +271,12 @@ export function createHandlers(deps: RouteDeps) {
         return { status: 200, body: { width: body.width, height: body.height } };
       }),
     webTerminalUrl: (call) =>
-      boxCall('webTerminalUrl', call, async () => {
-        validated(endpoints.webTerminalUrl.body, call.body);
-        throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', 'this server does not offer web terminals yet');
+      boxCall('webTerminalUrl', call, async (entry) => {
+        const body = validated(endpoints.webTerminalUrl.body, call.body) as { expiresIn?: string };
+        const expiresAt = Date.now() + parseDuration(body.expiresIn ?? '180m', '/expiresIn');
+        await webTerminalReady();
+        const path = terminalPath(entry.record.id);
+        return { status: 201, body: { url: `${call.origin}${path}?${presign(deps.secret, path, expiresAt)}` } };
       }),
     renameFile: (call) =>
       boxCall('renameFile', call, async (entry) => {

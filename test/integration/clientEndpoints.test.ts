@@ -322,23 +322,33 @@ test('a response that fails the schema is INVALID_RESPONSE naming the JSON path'
 test('validateResponses: false hands back what the service sent', async () => {
   const lax = new BoxClient({ baseUrl: service.baseUrl, apiKey: kKey, validateResponses: false }, {});
   service.handle((_req, res) => sendJson(res, 200, { content: 42 }));
-  assert.deepEqual(await lax.screenLayout('b1'), { content: 42 });
-  await lax.close();
+  try {
+    assert.deepEqual(await lax.screenLayout('b1'), { content: 42 });
+  } finally {
+    await lax.close();
+  }
 });
 
 // ------------------------------------------------------------------ keep-alive, base URL, env
 
-test('keep-alive: sequential requests reuse one connection', async () => {
+test('keep-alive: two sequential requests reuse one connection; back-to-back ones reuse the pool', async () => {
   const fresh = await startFakeService((_req, res) => sendJson(res, 200, { content: 'x' }));
   const c = new BoxClient({ baseUrl: fresh.baseUrl, apiKey: kKey }, {});
-  await c.screenLayout('b1');
-  await c.screenLayout('b1');
-  await c.screenLayout('b1');
-  assert.equal(fresh.requests.length, 3);
-  assert.equal(fresh.connections, 1);
-  assert.deepEqual(fresh.requests.map((r) => r.socket), [1, 1, 1]);
-  await c.close();
-  await fresh.close();
+  try {
+    await c.screenLayout('b1');
+    await new Promise((resolve) => setImmediate(resolve));
+    await c.screenLayout('b1');
+    assert.deepEqual(fresh.requests.map((r) => r.socket), [1, 1]);
+    assert.equal(fresh.connections, 1);
+    // With no pause at all undici hands the next request to a second pooled socket while the
+    // first is still being released, so 10 calls use at most 2 connections, never 10.
+    for (let i = 0; i < 10; i++) await c.screenLayout('b1');
+    assert.equal(fresh.requests.length, 12);
+    assert.ok(fresh.connections <= 2, `${fresh.connections} connections for 12 requests`);
+  } finally {
+    await c.close();
+    await fresh.close();
+  }
 });
 
 test('base URL: must end in /api/v1, a trailing slash is fine and does not double the slash', async () => {

@@ -1,6 +1,8 @@
 // One Chromium process per Linux box, started by us so that we own its lifetime and its
 // DevTools endpoint (which the pre-signed CDP URL proxies to).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { BoxflowError } from '../../errors.js';
 
 export const kChromiumFlags = [
@@ -32,6 +34,10 @@ const kStartTimeoutMs = 30_000;
 
 export async function launchChromium(opts: { executablePath: string; userDataDir: string; cwd: string; width: number; height: number; env?: NodeJS.ProcessEnv }): Promise<ChromiumProcess> {
   const args = [...kChromiumFlags, `--user-data-dir=${opts.userDataDir}`, `--window-size=${opts.width},${opts.height}`, 'about:blank'];
+  // Downloads land in the box's working directory (where fs/rename sees them), without a prompt.
+  const prefsDir = join(opts.userDataDir, 'Default');
+  await mkdir(prefsDir, { recursive: true });
+  await writeFile(join(prefsDir, 'Preferences'), JSON.stringify({ download: { default_directory: opts.cwd, prompt_for_download: false }, savefile: { default_directory: opts.cwd } }), { flag: 'wx' }).catch(() => {});
   // detached: its own process group, so that kill(-pid) also reaches renderers and the zygote.
   const child = spawn(opts.executablePath, args, { cwd: opts.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: opts.env ?? process.env });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,0 +1,300 @@
+// The web terminal: GET /terminal/<boxId>?exp&sig serves an xterm.js page; the same URL upgraded to
+// a websocket runs the user's shell on a pty (node-pty) in the box's working dir. The signature and
+// expiry are checked before the page is served and before the upgrade is accepted.
+import { accessSync, constants } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { IPty } from 'node-pty';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { BoxflowError, errorCodes } from '../errors.js';
+import type { BoxEntry } from './boxes.js';
+import { verifyPresigned } from './secret.js';
+import { kTerminalAssetPrefix, kTerminalScript, terminalPageHtml } from './terminalPage.js';
+
+type PtyModule = typeof import('node-pty');
+
+export const kTerminalPrefix = '/terminal/';
+const kPathPattern = /^\/terminal\/([^/]+)$/;
+const kMaxMessage = 4 * 1024 * 1024; // a large paste
+const kHighWater = 1024 * 1024;
+const kLowWater = 64 * 1024;
+const kKillGraceMs = 2000; // SIGHUP first; SIGKILL for a shell that ignores it
+const kCsp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/** Environment of the server that a box's shell must not see. */
+const kHiddenEnv = ['BOXFLOW_SERVER_SECRET'];
+
+/** The path of a box's terminal page (and websocket); pre-sign it to make the URL. */
+export function terminalPath(boxId: string): string {
+  return `${kTerminalPrefix}${encodeURIComponent(boxId)}`;
+}
+
+let ptyLoad: Promise<PtyModule> | undefined;
+let assetLoad: Promise<Map<string, { type: string; body: Buffer | string }>> | undefined;
+
+function loadPty(): Promise<PtyModule> {
+  return (ptyLoad ??= import('node-pty').then(
+    (m) => (m as { default?: PtyModule }).default ?? m,
+    (err: unknown) => {
+      throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `the web terminal needs node-pty, which failed to load: ${firstLine(err)}`);
+    },
+  ));
+}
+
+function loadAssets() {
+  return (assetLoad ??= (async () => {
+    try {
+      const xtermMain = createRequire(import.meta.url).resolve('@xterm/xterm'); // <pkg>/lib/xterm.js
+      const root = join(dirname(xtermMain), '..');
+      const [js, css] = await Promise.all([readFile(join(root, 'lib', 'xterm.js')), readFile(join(root, 'css', 'xterm.css'))]);
+      return new Map([
+        ['xterm.js', { type: 'text/javascript; charset=utf-8', body: js }],
+        ['xterm.css', { type: 'text/css; charset=utf-8', body: css }],
+        ['terminal.js', { type: 'text/javascript; charset=utf-8', body: kTerminalScript }],
+      ]);
+    } catch (err) {
+      throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `the web terminal needs @xterm/xterm, which could not be read: ${firstLine(err)}`);
+    }
+  })());
+}
+
+/** Resolves when node-pty and xterm.js are usable; else throws WEB_TERMINAL_UNAVAILABLE saying why. */
+export async function webTerminalReady(): Promise<void> {
+  await Promise.all([loadPty(), loadAssets()]);
+}
+
+export interface WebTerminal {
+  /** Handles an HTTP upgrade whose path starts with /terminal/. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Kills every shell and closes every socket; resolves once the shells have exited. */
+  close(): Promise<void>;
+}
+
+interface Session {
+  pty: IPty;
+  exited: Promise<void>;
+  end(code: number, reason: string): void;
+}
+
+export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; lookup: (boxId: string) => BoxEntry | undefined; log: (entry: Record<string, unknown>) => void }): WebTerminal {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: kMaxMessage, perMessageDeflate: false });
+  const sessions = new Set<Session>();
+  let closed = false;
+
+  /** The signature first (so probing reveals nothing), then the box. */
+  function checkedEntry(url: URL): BoxEntry {
+    const m = kPathPattern.exec(url.pathname);
+    if (!m) throw new BoxflowError('NOT_FOUND', `no terminal at ${url.pathname}`);
+    verifyPresigned(deps.secret, url.pathname, url.searchParams);
+    const entry = deps.lookup(decodeURIComponent(m[1]!));
+    if (!entry) throw new BoxflowError('BOX_NOT_FOUND', 'the box no longer exists');
+    if (entry.record.type !== 'linux') throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `box ${entry.record.id} is a ${entry.record.type} box; the web terminal is for Linux boxes`);
+    requireUsable(entry);
+    return entry;
+  }
+
+  app.get(`${kTerminalPrefix}:boxId`, async (req, reply) => {
+    const url = new URL(req.url, 'http://localhost');
+    const entry = checkedEntry(url);
+    await webTerminalReady();
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', kCsp)
+      .send(terminalPageHtml(entry.record.id));
+  });
+
+  app.get(`${kTerminalAssetPrefix}:file`, async (req, reply) => {
+    const file = (req.params as { file: string }).file;
+    const asset = (await loadAssets()).get(file);
+    if (!asset) throw new BoxflowError('NOT_FOUND', `no terminal asset ${file}`);
+    return reply.type(asset.type).header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(asset.body);
+  });
+
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    let entry: BoxEntry;
+    let url: URL;
+    try {
+      if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
+      url = new URL(req.url ?? '/', 'http://localhost');
+      entry = checkedEntry(url);
+    } catch (err) {
+      refuse(socket, err);
+      return;
+    }
+    loadPty()
+      .then((pty) => {
+        if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
+        requireUsable(entry);
+        wss.handleUpgrade(req, socket, head, (ws) => startSession(pty, ws, entry, url.searchParams));
+      })
+      .catch((err: unknown) => refuse(socket, err));
+  }
+
+  function startSession(mod: PtyModule, ws: WebSocket, entry: BoxEntry, query: URLSearchParams): void {
+    ws.on('error', () => ws.terminate());
+    const env = shellEnv(entry);
+    const shell = pickShell(env);
+    const cwd = entry.record.config.workingDir!;
+    let pty: IPty;
+    try {
+      pty = mod.spawn(shell, [], { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd, env });
+    } catch (err) {
+      ws.close(1011, closeReason(`cannot start ${shell}: ${firstLine(err)}`));
+      return;
+    }
+    const pid = pty.pid;
+    let exited = false;
+    let ending = false;
+    let markExited!: () => void;
+    const session: Session = { pty, exited: new Promise<void>((r) => (markExited = r)), end };
+    sessions.add(session);
+
+    function end(code: number, reason: string): void {
+      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(code, closeReason(reason));
+      if (ending || exited) return;
+      ending = true;
+      signal(pid, 'SIGHUP');
+      const hard = setTimeout(() => signal(pid, 'SIGKILL'), kKillGraceMs);
+      void session.exited.then(() => clearTimeout(hard));
+    }
+
+    const onBoxGone = () => {
+      // onBrowserGone also fires when only the browser closes; the shell lives on until the box ends.
+      if (entry.record.status === 'terminated') end(1001, 'the box was terminated');
+    };
+    entry.onBrowserGone.add(onBoxGone);
+
+    let paused = false;
+    const onSent = () => {
+      if (paused && ws.bufferedAmount < kLowWater) {
+        paused = false;
+        pty.resume();
+      }
+    };
+    pty.onData((data) => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      ws.send(data, onSent);
+      if (!paused && ws.bufferedAmount > kHighWater) {
+        paused = true;
+        pty.pause();
+      }
+    });
+    pty.onExit(({ exitCode, signal: sig }) => {
+      exited = true;
+      entry.onBrowserGone.delete(onBoxGone);
+      sessions.delete(session);
+      markExited();
+      deps.log({ level: 'info', msg: 'terminal closed', boxId: entry.record.id, tenant: entry.tenant, pid, exitCode, signal: sig || undefined });
+      end(1000, sig ? `the shell was killed (signal ${sig})` : `the shell exited (code ${exitCode})`);
+    });
+
+    ws.on('message', (raw: RawData, isBinary: boolean) => {
+      const msg = isBinary ? undefined : parseMessage(raw);
+      if (!msg || exited) return;
+      if (msg.type === 'input' && typeof msg.data === 'string') pty.write(msg.data);
+      else if (msg.type === 'resize') {
+        const cols = intIn(msg.cols, 2, 1000);
+        const rows = intIn(msg.rows, 1, 500);
+        if (cols !== undefined && rows !== undefined) pty.resize(cols, rows);
+      }
+    });
+    ws.on('close', () => end(1000, 'the page went away'));
+    deps.log({ level: 'info', msg: 'terminal opened', boxId: entry.record.id, tenant: entry.tenant, pid, shell });
+  }
+
+  return {
+    upgrade,
+    async close() {
+      closed = true;
+      const waiting = [...sessions].map((s) => s.exited);
+      for (const s of sessions) s.end(1001, 'the server is stopping');
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+      await Promise.all(waiting);
+    },
+  };
+}
+
+function requireUsable(entry: BoxEntry): void {
+  const status = entry.record.status;
+  if (status === 'terminated' || status === 'error') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is ${status}`);
+}
+
+function shellEnv(entry: BoxEntry): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !kHiddenEnv.includes(k)) env[k] = v;
+  Object.assign(env, { TERM: 'xterm-256color', COLORTERM: 'truecolor', PWD: entry.record.config.workingDir! }, entry.record.config.envs);
+  return env;
+}
+
+/** $SHELL (the box's envs first, then the server's), else /bin/bash, else /bin/sh. */
+function pickShell(env: Record<string, string>): string {
+  for (const candidate of [env.SHELL, '/bin/bash']) {
+    if (!candidate || !isAbsolute(candidate)) continue;
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not there or not executable: try the next
+    }
+  }
+  return '/bin/sh';
+}
+
+/** The shell leads its own session (setsid), so its process group takes its jobs along. */
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    // no such group: the shell alone
+  }
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // already gone
+  }
+}
+
+function parseMessage(raw: RawData): { type?: unknown; data?: unknown; cols?: unknown; rows?: unknown } | undefined {
+  try {
+    const value: unknown = JSON.parse(raw.toString());
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function intIn(value: unknown, min: number, max: number): number | undefined {
+  const n = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max ? n : undefined;
+}
+
+/** A close reason must fit in 123 bytes of UTF-8. */
+function closeReason(text: string): string {
+  if (Buffer.byteLength(text) <= 123) return text;
+  let out = text;
+  while (Buffer.byteLength(out) > 120) out = out.slice(0, -1);
+  return `${out}…`;
+}
+
+function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0]!;
+}
+
+function refuse(socket: Duplex, err: unknown): void {
+  const e = BoxflowError.is(err) ? err : new BoxflowError('INTERNAL', 'internal error');
+  const status = (errorCodes[e.code] as { status?: number }).status ?? 500;
+  const body = JSON.stringify({ code: e.code, message: e.message });
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+}

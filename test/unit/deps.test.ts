@@ -1,0 +1,183 @@
+// Keeps the dependency arrows of docs/architecture (cli → runner, server, reporters; runner → flow,
+// api, layout, visual; reporters → runner result types; server → api; flow → api, layout types;
+// api, layout, visual → nothing internal; everyone → src/errors.ts) true, and keeps npm packages
+// with the folder that owns them. It reads the import lines of every .ts under src/ and reporters/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'errors' | 'index';
+
+/** What each area may import besides itself and src/errors.ts. `types` = `import type` only. */
+const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
+  index: { cli: 'all', runner: 'all', reporters: 'all', server: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all' },
+  cli: { runner: 'all', server: 'all', reporters: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all' },
+  runner: { flow: 'all', api: 'all', layout: 'all', visual: 'all' },
+  reporters: { runner: 'all' }, // narrowed to result types and events below
+  server: { api: 'all' },
+  flow: { api: 'all', layout: 'types' },
+  api: {},
+  layout: {},
+  visual: {},
+  errors: {},
+};
+
+/** reporters/ may read the runner's result model and its event stream, nothing that runs flows. */
+const kReporterRunnerFiles = new Set(['src/runner/types.ts', 'src/runner/events.ts']);
+
+/** npm packages that belong to one area. */
+const kPackageOwners: Record<string, Area> = {
+  undici: 'api',
+  pngjs: 'visual',
+  pixelmatch: 'visual',
+  fastify: 'server',
+  '@fastify/multipart': 'server',
+};
+
+export interface ImportLine {
+  file: string;
+  line: number;
+  spec: string;
+  typeOnly: boolean;
+}
+
+function listTs(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
+    .map((e) => relative(root, join(e.parentPath ?? (e as unknown as { path: string }).path, e.name)))
+    .filter((f) => !f.includes('/viewer/') && !f.includes('node_modules'))
+    .sort();
+}
+
+/** Blanks out comments (keeping newlines, so offsets map to the same lines). */
+function stripComments(text: string): string {
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, (m) => m.replace(/[^\n]/g, ' '))
+    .replace(/(^|[\s;{}])\/\/[^\n]*/g, (m, lead: string) => lead + ' '.repeat(m.length - lead.length));
+}
+
+export function importLines(file: string, text: string): ImportLine[] {
+  const code = stripComments(text);
+  const lineOf = (index: number) => code.slice(0, index).split('\n').length;
+  const out: ImportLine[] = [];
+  // import x from '…', import { a, type B } from '…', import type … from '…', export … from '…'
+  const fromRe = /(?:^|[\n;])\s*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^'"]+)['"]/g;
+  for (const m of code.matchAll(fromRe)) {
+    const clause = m[3] ?? '';
+    const named = /^\{([\s\S]*)\}$/.exec(clause.trim());
+    const allTypes = named !== null && named[1]!.split(',').map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith('type '));
+    out.push({ file, line: lineOf(m.index + m[0].indexOf(m[1]!)), spec: m[4]!, typeOnly: Boolean(m[2]) || allTypes });
+  }
+  // import '…' (side effects)
+  for (const m of code.matchAll(/(?:^|[\n;])\s*import\s*['"]([^'"]+)['"]/g)) {
+    out.push({ file, line: lineOf(m.index + m[0].indexOf('import')), spec: m[1]!, typeOnly: false });
+  }
+  // import('…'), and the type position `typeof import('…')`
+  for (const m of code.matchAll(/(typeof\s+)?\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+    out.push({ file, line: lineOf(m.index + (m[1]?.length ?? 0)), spec: m[2]!, typeOnly: Boolean(m[1]) });
+  }
+  return out.sort((a, b) => a.line - b.line);
+}
+
+function areaOf(file: string): Area | undefined {
+  if (file === 'src/errors.ts') return 'errors';
+  if (file === 'src/index.ts') return 'index';
+  if (file.startsWith('reporters/')) return 'reporters';
+  const m = /^src\/([^/]+)\//.exec(file);
+  return m && m[1]! in kAllowed ? (m[1] as Area) : undefined;
+}
+
+/** The repository-relative .ts file a relative specifier points at. */
+function target(file: string, spec: string): string {
+  const abs = resolve(root, dirname(file), spec).replace(/\.js$/, '.ts');
+  return relative(root, abs);
+}
+
+function packageName(spec: string): string {
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+export function violations(files: Array<{ file: string; text: string }>): string[] {
+  const problems: string[] = [];
+  for (const { file, text } of files) {
+    const from = areaOf(file);
+    for (const imp of importLines(file, text)) {
+      const where = `${imp.file}:${imp.line}`;
+      if (imp.spec.startsWith('.')) {
+        const to = target(file, imp.spec);
+        const toArea = areaOf(to);
+        if (!from) problems.push(`${where}: ${file} is in no known folder of src/ (add it to kAllowed)`);
+        if (!from || toArea === from || toArea === 'errors') continue;
+        const arrow = `${from} → ${toArea ?? to}`;
+        const rule = toArea ? kAllowed[from][toArea] : undefined;
+        if (!rule) problems.push(`${where}: forbidden arrow ${arrow} (import '${imp.spec}')`);
+        else if (rule === 'types' && !imp.typeOnly) problems.push(`${where}: ${arrow} may import types only; use \`import type\` (import '${imp.spec}')`);
+        else if (from === 'reporters' && toArea === 'runner' && !kReporterRunnerFiles.has(to)) {
+          problems.push(`${where}: forbidden arrow reporters → ${to}: reporters read only ${[...kReporterRunnerFiles].join(', ')}`);
+        }
+      } else if (!imp.spec.startsWith('node:')) {
+        const owner = kPackageOwners[packageName(imp.spec)];
+        if (owner && owner !== from && !imp.typeOnly) problems.push(`${where}: the package ${packageName(imp.spec)} belongs to src/${owner}/; ${from ?? file} imports it`);
+      }
+    }
+  }
+  return problems;
+}
+
+test('the import reader sees static, export-from, multi-line, side-effect and dynamic imports with their lines', () => {
+  const text = [
+    "import { a } from './a.js';", // 1
+    'import {', // 2
+    '  b,',
+    '  type C,',
+    "} from '../b.js';", // 5
+    "import type { D } from './d.js';", // 6
+    "export { e } from './e.js'; export * from './f.js';", // 7
+    "// import { no } from './comment.js';", // 8
+    "const m = await import('./dyn.js');", // 9
+    "import './side.js';", // 10
+    "type T = typeof import('./t.js');", // 11
+    "import { type X, type Y } from './types.js';", // 12
+    "const s = 'from \\'./not-an-import.js\\'';", // 13
+  ].join('\n');
+  const got = importLines('src/x/y.ts', text).map((i) => `${i.line} ${i.spec}${i.typeOnly ? ' (type)' : ''}`);
+  assert.deepEqual(got, [
+    '1 ./a.js', '2 ../b.js', '6 ./d.js (type)', '7 ./e.js', '7 ./f.js', '9 ./dyn.js', '10 ./side.js', '11 ./t.js (type)', '12 ./types.js (type)',
+  ]);
+});
+
+test('the rules catch forbidden arrows, value imports where only types may go, and misplaced packages', () => {
+  const found = violations([
+    { file: 'src/api/client.ts', text: "import { run } from '../runner/run.js';\nimport { BoxflowError } from '../errors.js';" },
+    { file: 'src/layout/query.ts', text: "import { x } from '../flow/index.js';" },
+    { file: 'src/server/app.ts', text: "import type { S } from '../runner/types.js';\nimport { request } from 'undici';" },
+    { file: 'src/flow/steps.ts', text: "import { parseTree } from '../layout/index.js';\nimport type { Selector } from '../layout/types.js';\nimport { kKeyNames } from '../api/schemas.js';" },
+    { file: 'reporters/list.ts', text: "import type { RunResult } from '../src/runner/types.js';\nimport { run } from '../src/runner/run.js';" },
+    { file: 'src/runner/run.ts', text: "import { serve } from '../server/index.js';\nimport { PNG } from 'pngjs';\nimport { Step } from '../flow/index.js';" },
+    { file: 'src/visual/compare.ts', text: "import pixelmatch from 'pixelmatch';\nimport { PNG } from 'pngjs';" },
+    { file: 'src/cli/main.ts', text: "import { list } from '../../reporters/index.js';\nimport { serve } from '../server/index.js';\nconst f = await import('fastify');" },
+  ]);
+  assert.deepEqual(found, [
+    "src/api/client.ts:1: forbidden arrow api → runner (import '../runner/run.js')",
+    "src/layout/query.ts:1: forbidden arrow layout → flow (import '../flow/index.js')",
+    "src/server/app.ts:1: forbidden arrow server → runner (import '../runner/types.js')",
+    'src/server/app.ts:2: the package undici belongs to src/api/; server imports it',
+    "src/flow/steps.ts:1: flow → layout may import types only; use `import type` (import '../layout/index.js')",
+    'reporters/list.ts:2: forbidden arrow reporters → src/runner/run.ts: reporters read only src/runner/types.ts, src/runner/events.ts',
+    "src/runner/run.ts:1: forbidden arrow runner → server (import '../server/index.js')",
+    'src/runner/run.ts:2: the package pngjs belongs to src/visual/; runner imports it',
+    'src/cli/main.ts:3: the package fastify belongs to src/server/; cli imports it',
+  ]);
+});
+
+test('src/ and reporters/ follow the dependency arrows of architecture.md', () => {
+  const files = [...listTs('src'), ...listTs('reporters')].map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+  assert.ok(files.some((f) => f.file === 'src/api/client.ts'), 'the scan found the sources');
+  const found = violations(files);
+  assert.deepEqual(found, [], `forbidden imports:\n  ${found.join('\n  ')}`);
+});
