@@ -38,7 +38,7 @@ const kPackageOwners: Record<string, Area> = {
   '@fastify/multipart': 'server',
 };
 
-export interface ImportLine {
+interface ImportLine {
   file: string;
   line: number;
   spec: string;
@@ -60,7 +60,7 @@ function stripComments(text: string): string {
     .replace(/(^|[\s;{}])\/\/[^\n]*/g, (m, lead: string) => lead + ' '.repeat(m.length - lead.length));
 }
 
-export function importLines(file: string, text: string): ImportLine[] {
+function importLines(file: string, text: string): ImportLine[] {
   const code = stripComments(text);
   const lineOf = (index: number) => code.slice(0, index).split('\n').length;
   const out: ImportLine[] = [];
@@ -102,7 +102,7 @@ function packageName(spec: string): string {
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
 
-export function violations(files: Array<{ file: string; text: string }>): string[] {
+function violations(files: Array<{ file: string; text: string }>): string[] {
   const problems: string[] = [];
   for (const { file, text } of files) {
     const from = areaOf(file);
