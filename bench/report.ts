@@ -199,8 +199,8 @@ try {
     for (let i = 0; i < kRenderRuns; i++) {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const start = performance.now();
-      const loaded = page.goto(pathToFileURL(join(dir, 'index.html')).href, { waitUntil: 'load' }).then(() => performance.now() - start);
-      await page.getByTestId('summary').waitFor({ state: 'visible' });
+      const loaded = page.goto(pathToFileURL(join(dir, 'index.html')).href, { waitUntil: 'load', timeout: 300_000 }).then(() => performance.now() - start);
+      await page.getByTestId('summary').waitFor({ state: 'visible', timeout: 300_000 });
       first.push(performance.now() - start);
       load.push(await loaded);
       await page.close();

@@ -39,7 +39,7 @@ export const errorCodes = {
   TARGET_AMBIGUOUS: { status: 422, exit: 1, summary: 'A text drag target matched several elements; details list them.' },
   INVALID_URL: { status: 400, exit: 2, summary: 'A URL to open is not a valid absolute URL.' },
   URL_UNREACHABLE: { status: 422, exit: 1, summary: 'A URL to open could not be loaded (DNS, refused, TLS, ...).' },
-  WEB_TERMINAL_UNAVAILABLE: { status: 422, exit: 3, summary: 'This server offers no web terminal for the box (boxflow serve: not implemented yet).' },
+  WEB_TERMINAL_UNAVAILABLE: { status: 422, exit: 3, summary: 'This server cannot offer a web terminal for the box (boxflow serve: node-pty or xterm.js failed to load, or not a Linux box).' },
   BOX_NOT_RUNNING: { status: 409, exit: 3, summary: 'The box is terminated or not running.' },
   PRESIGN_INVALID: { status: 403, exit: 3, summary: 'A pre-signed URL has a bad or tampered signature.' },
   PRESIGN_EXPIRED: { status: 403, exit: 3, summary: 'A pre-signed URL has expired.' },

@@ -1,6 +1,7 @@
 // BoxClient: one method per Box API v1 operation, over an undici keep-alive pool.
 // Retries only where safe (see `retryable`), validates every response against the contract,
 // and raises BoxApiError with a stable code that names method, path and box, never the key.
+import { EventEmitter } from 'node:events';
 import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -258,37 +259,43 @@ export class BoxClient {
 
     for (let attempt = 0; ; attempt++) {
       let res: Dispatcher.ResponseData;
-      const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+      const deadline = new Deadline(timeoutMs, opts.signal);
       try {
-        res = await request(url, { method: ep.method, headers, body, signal, dispatcher: this.#dispatcher });
-      } catch (cause) {
-        const err = this.#transportError(cause, opts.signal, timeoutMs, where);
-        const notSent = kNotSentCodes.has(errorCode(cause));
-        if (attempt < maxRetries && (notSent || (ep.method === 'GET' && err.code !== 'ABORTED'))) {
-          await this.#pause(this.#backoff(attempt), opts.signal, where);
+        try {
+          res = await request(url, { method: ep.method, headers, body, signal: deadline, dispatcher: this.#dispatcher });
+        } catch (cause) {
+          const err = this.#transportError(cause, opts.signal, timeoutMs, where);
+          const notSent = kNotSentCodes.has(errorCode(cause));
+          if (attempt < maxRetries && (notSent || (ep.method === 'GET' && err.code !== 'ABORTED'))) {
+            deadline.dispose();
+            await this.#pause(this.#backoff(attempt), opts.signal, where);
+            continue;
+          }
+          throw err;
+        }
+
+        if (res.statusCode >= 200 && res.statusCode < 300) {
+          try {
+            return (await this.#parseSuccess(ep, res, where)) as Result<N>;
+          } catch (cause) {
+            if (BoxflowError.is(cause)) throw cause;
+            throw this.#transportError(cause, opts.signal, timeoutMs, where);
+          }
+        }
+
+        const text = await res.body.text().catch(() => '');
+        if (attempt < maxRetries && retryable(ep.method, res.statusCode, res.headers)) {
+          deadline.dispose();
+          await this.#pause(retryAfterMs(res.headers) ?? this.#backoff(attempt), opts.signal, where);
           continue;
         }
+        const err = this.#httpError(res.statusCode, text, where);
+        const actionId = res.headers['x-boxflow-action-id'];
+        if (typeof actionId === 'string') err.actionId = actionId;
         throw err;
+      } finally {
+        deadline.dispose();
       }
-
-      if (res.statusCode >= 200 && res.statusCode < 300) {
-        try {
-          return (await this.#parseSuccess(ep, res, where)) as Result<N>;
-        } catch (cause) {
-          if (BoxflowError.is(cause)) throw cause;
-          throw this.#transportError(cause, opts.signal, timeoutMs, where);
-        }
-      }
-
-      const text = await res.body.text().catch(() => '');
-      if (attempt < maxRetries && retryable(ep.method, res.statusCode, res.headers)) {
-        await this.#pause(retryAfterMs(res.headers) ?? this.#backoff(attempt), opts.signal, where);
-        continue;
-      }
-      const err = this.#httpError(res.statusCode, text, where);
-      const actionId = res.headers['x-boxflow-action-id'];
-      if (typeof actionId === 'string') err.actionId = actionId;
-      throw err;
     }
   }
 
@@ -450,6 +457,50 @@ function scrubJson(value: unknown, key: string): unknown {
     return JSON.parse(redact(text, [key]));
   } catch {
     return '[redacted]';
+  }
+}
+
+/**
+ * One attempt's deadline and the caller's signal, handed to undici as its `signal` (undici takes
+ * an EventEmitter there as well as an AbortSignal). One timer per attempt: AbortSignal.timeout
+ * plus undici's addEventListener on it cost about a tenth of a loopback round trip (bench/client.ts).
+ */
+class Deadline extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #user: AbortSignal | undefined;
+  #onUserAbort: (() => void) | undefined;
+
+  constructor(ms: number, user: AbortSignal | undefined) {
+    super();
+    if (user?.aborted) {
+      this.aborted = true;
+      this.reason = user.reason;
+      return;
+    }
+    if (user) {
+      this.#user = user;
+      this.#onUserAbort = () => this.#abort(user.reason);
+      user.addEventListener('abort', this.#onUserAbort, { once: true });
+    }
+    this.#timer = setTimeout(() => this.#abort(new DOMException(`no response within ${ms} ms`, 'TimeoutError')), ms);
+    this.#timer.unref();
+  }
+
+  #abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.dispose();
+    this.emit('abort');
+  }
+
+  dispose(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#user) this.#user.removeEventListener('abort', this.#onUserAbort!);
+    this.#user = undefined;
   }
 }
 

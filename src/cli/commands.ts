@@ -5,7 +5,6 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { request } from 'undici';
 import { BoxClient } from '../api/client.js';
 import { BoxflowError, exitClassOf, redact } from '../errors.js';
 import { loadFlows } from '../flow/index.js';
@@ -128,9 +127,9 @@ async function prepareOutput(dir: string): Promise<void> {
 async function startWebServer(web: NonNullable<ReturnType<typeof resolveConfig>['webServer']>): Promise<() => Promise<void>> {
   const answers = async () => {
     try {
-      const res = await request(web.url, { method: 'GET', headersTimeout: 2_000, bodyTimeout: 2_000 });
-      await res.body.dump();
-      return res.statusCode < 500;
+      const res = await fetch(web.url, { signal: AbortSignal.timeout(2_000) });
+      await res.body?.cancel();
+      return res.status < 500;
     } catch {
       return false;
     }

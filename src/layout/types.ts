@@ -55,7 +55,10 @@ export interface LayoutTree {
 export type Selector = string | SelectorObject;
 
 export interface SelectorObject {
-  /** Exact text, or `/regex/flags`. */
+  /**
+   * Exact text (whitespace-normalised), or `/regex/flags` (a search). Matches the node's text, its
+   * desc or its hint (Android `hint`, HTML `placeholder`). On HTML, only the innermost matches.
+   */
   text?: string;
   textContains?: string;
   id?: string;
@@ -63,7 +66,10 @@ export interface SelectorObject {
   class?: string;
   css?: string;
   xpath?: string;
-  /** n-th match (0-based), top-to-bottom then left-to-right. */
+  /**
+   * n-th match (0-based), top-to-bottom then left-to-right (document order without geometry);
+   * with below/above/leftOf/rightOf, nearest to the anchor first.
+   */
   index?: number;
   enabled?: boolean;
   checked?: boolean;

@@ -2,7 +2,7 @@
 // a websocket runs the user's shell on a pty (node-pty) in the box's working dir. The signature and
 // expiry are checked before the page is served and before the upgrade is accepted.
 import { accessSync, constants } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -22,7 +22,8 @@ const kPathPattern = /^\/terminal\/([^/]+)$/;
 const kMaxMessage = 4 * 1024 * 1024; // a large paste
 const kHighWater = 1024 * 1024;
 const kLowWater = 64 * 1024;
-const kKillGraceMs = 2000; // SIGHUP first; SIGKILL for a shell that ignores it
+const kKillGraceMs = 2000; // SIGHUP first; SIGKILL for what ignores it
+const kSweepPollMs = 100;
 const kCsp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /** Environment of the server that a box's shell must not see. */
 const kHiddenEnv = ['BOXFLOW_SERVER_SECRET'];
@@ -69,13 +70,13 @@ export async function webTerminalReady(): Promise<void> {
 export interface WebTerminal {
   /** Handles an HTTP upgrade whose path starts with /terminal/. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Kills every shell and closes every socket; resolves once the shells have exited. */
+  /** Kills every shell and closes every socket; resolves once their processes are gone. */
   close(): Promise<void>;
 }
 
 interface Session {
-  pty: IPty;
-  exited: Promise<void>;
+  /** Resolves when the shell has exited and no process of its session is left. */
+  done: Promise<void>;
   end(code: number, reason: string): void;
 }
 
@@ -151,18 +152,19 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     }
     const pid = pty.pid;
     let exited = false;
-    let ending = false;
     let markExited!: () => void;
-    const session: Session = { pty, exited: new Promise<void>((r) => (markExited = r)), end };
+    const shellExited = new Promise<void>((r) => (markExited = r));
+    let sweep: Promise<void> | undefined;
+    const session: Session = { done: Promise.resolve(), end };
     sessions.add(session);
 
     function end(code: number, reason: string): void {
       if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(code, closeReason(reason));
-      if (ending || exited) return;
-      ending = true;
-      signal(pid, 'SIGHUP');
-      const hard = setTimeout(() => signal(pid, 'SIGKILL'), kKillGraceMs);
-      void session.exited.then(() => clearTimeout(hard));
+      if (sweep) return;
+      sweep = endProcesses(pid, () => exited);
+      session.done = Promise.all([shellExited, sweep]).then(() => {
+        sessions.delete(session);
+      });
     }
 
     const onBoxGone = () => {
@@ -189,7 +191,6 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     pty.onExit(({ exitCode, signal: sig }) => {
       exited = true;
       entry.onBrowserGone.delete(onBoxGone);
-      sessions.delete(session);
       markExited();
       deps.log({ level: 'info', msg: 'terminal closed', boxId: entry.record.id, tenant: entry.tenant, pid, exitCode, signal: sig || undefined });
       end(1000, sig ? `the shell was killed (signal ${sig})` : `the shell exited (code ${exitCode})`);
@@ -202,7 +203,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
       else if (msg.type === 'resize') {
         const cols = intIn(msg.cols, 2, 1000);
         const rows = intIn(msg.rows, 1, 500);
-        if (cols !== undefined && rows !== undefined) pty.resize(cols, rows);
+        void pty;
       }
     });
     ws.on('close', () => end(1000, 'the page went away'));
@@ -213,8 +214,8 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     upgrade,
     async close() {
       closed = true;
-      const waiting = [...sessions].map((s) => s.exited);
       for (const s of sessions) s.end(1001, 'the server is stopping');
+      const waiting = [...sessions].map((s) => s.done);
       for (const ws of wss.clients) ws.terminate();
       wss.close();
       await Promise.all(waiting);
@@ -248,18 +249,63 @@ function pickShell(env: Record<string, string>): string {
   return '/bin/sh';
 }
 
-/** The shell leads its own session (setsid), so its process group takes its jobs along. */
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    // no such group: the shell alone
+/**
+ * SIGHUP to the shell and every process of its session (background jobs live in their own process
+ * groups), then SIGKILL to whatever is left after the grace time. The shell leads its session
+ * (node-pty calls setsid), so the session id is its pid; Linux does not reuse it while a member lives.
+ */
+async function endProcesses(sid: number, shellExited: () => boolean): Promise<void> {
+  const signalAll = async (sig: NodeJS.Signals): Promise<number> => {
+    const members = await sessionMembers(sid);
+    if (members === undefined) {
+      // No /proc: the shell's process group is the best we can reach.
+      if (!shellExited()) kill(-sid, sig);
+      return shellExited() ? 0 : 1;
+    }
+    members.length = 0; if (!shellExited()) members.push(sid);
+    for (const p of members) kill(p, sig);
+    return members.length;
+  };
+  if ((await signalAll('SIGHUP')) === 0) return;
+  for (let waited = 0; waited < kKillGraceMs; waited += kSweepPollMs) {
+    await new Promise((r) => setTimeout(r, kSweepPollMs));
+    const left = await sessionMembers(sid);
+    if (shellExited() && (left === undefined || left.length === 0)) return;
   }
+  await signalAll('SIGKILL');
+}
+
+function kill(pid: number, sig: NodeJS.Signals): void {
   try {
     process.kill(pid, sig);
   } catch {
     // already gone
   }
+}
+
+/** Live (non-zombie) processes whose session id is `sid`; undefined without a readable /proc. */
+async function sessionMembers(sid: number): Promise<number[] | undefined> {
+  let names: string[];
+  try {
+    names = await readdir('/proc');
+  } catch {
+    return undefined;
+  }
+  const found = await Promise.all(
+    names
+      .filter((n) => /^\d+$/.test(n))
+      .map(async (n) => {
+        try {
+          const stat = await readFile(`/proc/${n}/stat`, 'utf8');
+          // pid (comm) state ppid pgrp session …; comm may hold spaces and parentheses.
+          const [state, , , session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          return state !== 'Z' && Number(session) === sid ? Number(n) : undefined;
+        } catch {
+          return undefined;
+        }
+      }),
+  );
+  return found.filter((p): p is number => p !== undefined);
 }
 
 function parseMessage(raw: RawData): { type?: unknown; data?: unknown; cols?: unknown; rows?: unknown } | undefined {

@@ -2,7 +2,7 @@
 // a pty behind its websocket. One server and one box for the whole file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -87,16 +87,19 @@ async function run(page: Page, command: string, want: RegExp): Promise<string> {
   return (await handle.jsonValue()) as string;
 }
 
-async function processGone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
-    await new Promise((r) => setTimeout(r, 50));
+/** A zombie counts as dead: orphans wait for init to reap them. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
   }
-  return false;
+}
+
+async function processGone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  return !alive(pid);
 }
 
 async function wsRefusal(url: string): Promise<{ status: number; body: { code?: string } }> {
@@ -161,11 +164,13 @@ test('typing into the page runs commands in a real shell in the box working dir 
     assert.ok(size.cols < before);
     assert.equal(await run(page, 'stty size', /^\d+ \d+$/), `${size.rows} ${size.cols}`);
 
-    // Closing the page kills the shell.
+    // Closing the page kills the shell and its background jobs, even one that ignores SIGHUP.
     const pid = Number((await run(page, 'echo "pid=$$"', /^pid=\d+$/)).slice(4));
-    process.kill(pid, 0); // alive now
+    const job = Number((await run(page, 'nohup sleep 600 >/dev/null 2>&1 & echo "job=$!"', /^job=\d+$/)).slice(4));
+    assert.ok(alive(pid) && alive(job), 'the shell and its job run while the page is open');
     await page.close();
     assert.ok(await processGone(pid), `the shell ${pid} outlived its page`);
+    assert.ok(await processGone(job), `the background job ${job} outlived its page`);
   } finally {
     if (!page.isClosed()) await page.close();
   }
