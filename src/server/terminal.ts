@@ -203,7 +203,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
       else if (msg.type === 'resize') {
         const cols = intIn(msg.cols, 2, 1000);
         const rows = intIn(msg.rows, 1, 500);
-        void pty;
+        if (cols !== undefined && rows !== undefined) pty.resize(cols, rows);
       }
     });
     ws.on('close', () => end(1000, 'the page went away'));
@@ -262,7 +262,7 @@ async function endProcesses(sid: number, shellExited: () => boolean): Promise<vo
       if (!shellExited()) kill(-sid, sig);
       return shellExited() ? 0 : 1;
     }
-    members.length = 0; if (!shellExited()) members.push(sid);
+    if (!shellExited() && !members.includes(sid)) members.push(sid);
     for (const p of members) kill(p, sig);
     return members.length;
   };

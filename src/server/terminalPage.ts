@@ -12,6 +12,7 @@ export function terminalPageHtml(boxId: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>boxflow terminal · ${escapeHtml(boxId)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${kTerminalAssetPrefix}xterm.css">
 <style>
 html, body { margin: 0; height: 100%; background: #1e1e1e; overflow: hidden; }

@@ -36,7 +36,7 @@ describe('boxflow test', () => {
 
   test('a failing flow exits 1 and the failing step carries its actionId', async () => {
     const dir = tempProject({
-      'fail.flow.yaml': `name: fail\nsteps:\n  - openTab: ${app.url}/reorder\n  - drag: { from: Apples, to: Nowhere-To-Be-Found }\n  - assertVisible: never\n`,
+      'fail.flow.yaml': `name: fail\nsteps:\n  - openTab: ${app.url}/reorder\n  - drag: { from: Apples, to: { prompt: "the trash can" } }\n  - assertVisible: never\n`,
     });
     const run = await runCli(['test', '--reporter', 'json'], { cwd: dir });
     assert.equal(run.code, 1, run.stderr + run.stdout);
