@@ -7,5 +7,5 @@ const server = spawn(process.execPath, ['-e', `
   server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port)+String.fromCharCode(10)));`], { stdio: ['ignore', 'pipe', 'inherit'] });
 const port = await new Promise<number>((r) => server.stdout!.once('data', (d) => r(Number(String(d).trim()))));
 const client = new BoxClient({ baseUrl: `http://127.0.0.1:${port}/api/v1`, apiKey: 'kkkk' }, {});
-for (let i = 0; i < 20000; i++) await client.screenLayout('b');
+for (let i = 0; i < 60000; i++) await client.screenLayout('b');
 await client.close(); server.kill();

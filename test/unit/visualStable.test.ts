@@ -26,7 +26,7 @@ function frames(names: string[], cycle = false) {
 
 test('a progress bar that settles gives the settled frame after at least two agreeing frames', async () => {
   const f = frames(['settle-0', 'settle-1', 'base', 'base-again']);
-  const r = await stableCapture(f.capture, { timeoutMs: 10_000, backoffMs: fast });
+  const r = await stableCapture(f.capture, { timeoutMs: 60_000, backoffMs: fast });
   assert.equal(r.stable, true);
   assert.equal(r.frames, 4);
   assert.ok(r.png.equals(png('base')), 'the settled frame is returned');
@@ -63,10 +63,10 @@ test('masks let a ticking clock count as stable; a pixel tolerance absorbs a one
   const ticking = () => frames(['base', 'clock'], true);
   const unmasked = await stableCapture(ticking().capture, { timeoutMs: 50, backoffMs: fast });
   assert.equal(unmasked.stable, false);
-  const masked = await stableCapture(ticking().capture, { timeoutMs: 10_000, masks: [clockRect] });
+  const masked = await stableCapture(ticking().capture, { timeoutMs: 60_000, masks: [clockRect] });
   assert.equal(masked.stable, true);
   assert.equal(masked.frames, 2);
-  const flicker = await stableCapture(frames(['base', 'pixel'], true).capture, { timeoutMs: 10_000, maxDiffPixels: 1 });
+  const flicker = await stableCapture(frames(['base', 'pixel'], true).capture, { timeoutMs: 60_000, maxDiffPixels: 1 });
   assert.equal(flicker.stable, true);
 });
 
