@@ -275,12 +275,17 @@ export class BoxClient {
         }
 
         if (res.statusCode >= 200 && res.statusCode < 300) {
+          let text: string;
           try {
-            return (await this.#parseSuccess(ep, res, where)) as Result<N>;
+            if (res.statusCode === 204 || !('response' in ep)) {
+              await res.body.dump();
+              return undefined as Result<N>;
+            }
+            text = await res.body.text();
           } catch (cause) {
-            if (BoxflowError.is(cause)) throw cause;
             throw this.#transportError(cause, opts.signal, timeoutMs, where);
           }
+          return this.#decode(ep, res, text, where) as Result<N>;
         }
 
         const text = await res.body.text().catch(() => '');
@@ -299,22 +304,16 @@ export class BoxClient {
     }
   }
 
-  async #parseSuccess(ep: (typeof endpoints)[EndpointName], res: Dispatcher.ResponseData, where: { method: string; path: string; boxId?: string | undefined }): Promise<unknown> {
-    if (res.statusCode === 204 || !('response' in ep)) {
-      await res.body.dump();
-      return undefined;
-    }
-    const type = String(res.headers['content-type'] ?? '');
-    const text = await res.body.text();
+  #decode(ep: (typeof endpoints)[EndpointName], res: Dispatcher.ResponseData, text: string, where: { method: string; path: string; boxId?: string | undefined }): unknown {
     let data: unknown = text;
-    if (/application\/json|\+json/.test(type)) {
+    if (/application\/json|\+json/.test(String(res.headers['content-type'] ?? ''))) {
       try {
         data = JSON.parse(text);
       } catch {
         throw this.#error('INVALID_RESPONSE', `response is not valid JSON (${text.length} bytes)`, where, res.statusCode);
       }
     }
-    if (this.#validate) {
+    if (this.#validate && 'response' in ep) {
       const problem = check(ep.response, data);
       if (problem) throw this.#error('INVALID_RESPONSE', `response does not match the API schema: ${formatProblem(problem)}`, where, res.statusCode);
     }
@@ -379,14 +378,22 @@ export function normalizeBaseUrl(raw: string): string {
   return s;
 }
 
+// Templates split once into literal text (even indexes) and parameter names (odd indexes).
+const kTemplates = new Map<string, string[]>();
+
 function expandPath(template: string, params: Record<string, string>, method: string): string {
-  return template.replace(/\{(\w+)\}/g, (_, key: string) => {
+  let parts = kTemplates.get(template);
+  if (!parts) kTemplates.set(template, (parts = template.split(/\{(\w+)\}/)));
+  let out = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) {
+    const key = parts[i]!;
     const value = params[key];
     if (value === undefined || value === '' || value === '.' || value === '..') {
       throw new BoxApiError('INVALID_ARGUMENT', `${method} ${template}${params.boxId ? ` (box ${params.boxId})` : ''}: path parameter ${key} ${value === undefined || value === '' ? 'is empty' : `may not be "${value}"`}`, { method, path: template, boxId: params.boxId });
     }
-    return encodeURIComponent(value);
-  });
+    out += encodeURIComponent(value) + parts[i + 1]!;
+  }
+  return out;
 }
 
 /** Arrays go out comma-joined, then percent-encoded, as the reference SDK sends them. */
