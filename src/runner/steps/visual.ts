@@ -1,13 +1,12 @@
 // Screenshot steps: capture a stable frame, compare with the baseline, write the evidence.
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { BoxApiError } from '../../api/client.js';
 import { BoxflowError } from '../../errors.js';
 import type { Rect } from '../../flow/types.js';
 import { query, describeSelector } from '../../layout/index.js';
 import type { Selector } from '../../layout/types.js';
-import { compareImages, pngSize, resolveBaselinePath, stableCapture, writeFailureImages } from '../../visual/index.js';
+import { compareImages, pngSize, resolveBaselinePath, stableCapture, writeBaseline, writeFailureImages } from '../../visual/index.js';
 import type { StepHandler, StepRun } from '../executor.js';
 
 const kCaptureMode = new WeakMap<object, 'screenshot' | 'type'>();
@@ -86,7 +85,7 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
   const masks = step.mask ? await toRects(run, step.mask) : [];
   const clip = step.clip ? (await toRects(run, [step.clip]))[0] : undefined;
 
-  const frame = await stableCapture(capture, { timeoutMs: run.timeoutMs });
+  const frame = await stableCapture(capture, { timeoutMs: run.timeoutMs, masks, ...(clip ? { clip } : {}), signal: run.signal });
   const captureMode = kCaptureMode.get(rt.state) ?? 'screenshot';
   const visual: NonNullable<typeof run.record.visual> = { name, baseline: rel, capture: captureMode };
   run.record.visual = visual;
@@ -100,8 +99,7 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
   const mode = rt.options.baselines.update;
   const exists = existsSync(baseline);
   const write = async (why: 'missing' | 'changed' | 'all') => {
-    await mkdir(dirname(baseline), { recursive: true });
-    await writeFile(baseline, frame.png);
+    await writeBaseline(baseline, frame.png);
     visual.written = why;
     rt.hooks.baselineWritten(rel, why);
     run.record.message = `baseline ${why === 'missing' ? 'written' : 'updated'}: ${rel}`;
