@@ -5,6 +5,7 @@ export function percentile(samples: number[], p: number): number {
 }
 
 export function printResult(bench: string, metric: string, unit: string, ours: number, baseline: number): void {
-  const round = (n: number) => Math.round(n * 1000) / 1000;
+  // Four significant digits: a 0.0004 ratio must not print as 0.
+  const round = (n: number) => Number(n.toPrecision(4));
   process.stdout.write(`${JSON.stringify({ bench, metric, unit, ours: round(ours), baseline: round(baseline), ratio: round(ours / baseline) })}\n`);
 }

@@ -4,19 +4,51 @@
 // Goals: pass >= 10× faster, fail >= 3× faster (ratio = ours / naive, so <= 0.1 and <= 0.33).
 import { PNG } from 'pngjs';
 import pixelmatch from 'pixelmatch';
-import { captureDemo } from '../test/fixtures/visual/capture.js';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BoxClient } from '../src/api/client.js';
+import { createApiKey, startServer } from '../src/server/index.js';
 import { closeVisualPool, compareImages, pngSize } from '../src/visual/index.js';
 import { percentile, printResult } from './_report.js';
 
 const kRuns = Number(process.env.BENCH_RUNS ?? 15);
 const kWarmup = 3;
 
-/** The one place that knows where the pairs come from (later: a box of `boxflow serve`). */
+/**
+ * The pairs come from the demo app (flows/app) on a box of `boxflow serve`, its resolution set to
+ * 1080×2400: the sign-in page twice (identical), then with one character typed (a small change).
+ */
 async function captureBenchPairs(): Promise<{ identical: [Buffer, Buffer]; changed: [Buffer, Buffer] }> {
-  const shot = { width: 360, height: 800, scale: 3 };
-  const { pngs } = await captureDemo([shot, shot, { ...shot, state: { total: '42' } }]);
-  const [a, b, c] = pngs as [Buffer, Buffer, Buffer];
-  return { identical: [a, b], changed: [a, c] };
+  const demo = (await import('../flows/app/server.mjs')) as { createDemoServer(): import('node:http').Server };
+  const app = demo.createDemoServer();
+  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+  const appUrl = `http://127.0.0.1:${(app.address() as import('node:net').AddressInfo).port}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-visual-'));
+  const secret = randomBytes(16).toString('hex');
+  const server = await startServer({ port: 0, dataDir, secret, log: () => {} });
+  const client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'bench') });
+  try {
+    const box = await client.createLinuxBox({ config: { resolution: { width: 1080, height: 2400 } } });
+    await client.setResolution(box.id, { width: 1080, height: 2400 });
+    await client.openTab(box.id, { url: `${appUrl}/login` });
+    const shot = async () => Buffer.from((await client.screenshot(box.id, { outputFormat: 'base64' })).uri.split(',')[1]!, 'base64');
+    const a = await shot();
+    const b = await shot();
+    await client.drag(box.id, { start: 'Email', end: 'Email', duration: '50ms' });
+    await client.type(box.id, { text: 'x', options: { screenshot: false } });
+    const c = await shot();
+    const size = pngSize(a);
+    if (size.width !== 1080 || size.height !== 2400) throw new Error(`captured ${size.width}×${size.height}, expected 1080×2400`);
+    await client.terminateBox(box.id);
+    return { identical: [a, b], changed: [a, c] };
+  } finally {
+    await client.close();
+    await server.close();
+    await new Promise<void>((r) => app.close(() => r()));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 function naive(expected: Buffer, actual: Buffer): { pass: boolean; diff?: Buffer } {

@@ -255,13 +255,18 @@ test('a connection dropped after the request was sent: an action POST fails once
   const client = newClient();
   service.reset();
   // The request arrives whole, then the service drops the connection without answering.
-  service.handle((_req, res) => res.socket?.destroy());
+  service.handle((_req, res) => {
+    res.socket?.destroy();
+  });
   const err = await failure(client.drag('b1', { start: 'a', end: 'b' }), 'NETWORK_ERROR');
   assertNames(err, 'POST', '/boxes/b1/actions/drag', 'b1');
   assert.equal(service.requests.length, 1);
 
   service.reset();
-  service.handle((_req, res, n) => (n === 0 ? res.socket?.destroy() : sendJson(res, 200, { content: 'ok' })));
+  service.handle((_req, res, n) => {
+    if (n === 0) res.socket?.destroy();
+    else sendJson(res, 200, { content: 'ok' });
+  });
   assert.deepEqual(await client.screenLayout('b1'), { content: 'ok' });
   assert.equal(service.requests.length, 2);
 });
