@@ -15,7 +15,7 @@ import { createApiKey, startServer } from '../src/server/index.js';
 import { printResult } from './_report.js';
 
 const kSteps = 200;
-const kRounds = 5;
+const kRounds = 7;
 const page = 'data:text/html,<input id=i autofocus><script>document.getElementById("i").focus()</script>';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-runner-'));
@@ -41,7 +41,14 @@ const options = (out: string): RunOptions => ({
   boxes: { ids: [box.id], createLinux: 0, createAndroid: 0 },
 });
 
+/** Both sides start from the same freshly loaded page on a warmed-up browser. */
+async function openFresh(): Promise<void> {
+  await client.openTab(box.id, { url: page });
+  for (let i = 0; i < 100; i++) await client.type(box.id, { text: 'w', options: { screenshot: false } });
+}
+
 async function viaRunner(round: number): Promise<number> {
+  await openFresh();
   const out = join(dataDir, `out-${round}`);
   const log = new EventLog(out);
   const host = new ReporterHost([], log);
@@ -54,6 +61,7 @@ async function viaRunner(round: number): Promise<number> {
 }
 
 async function direct(): Promise<number> {
+  await openFresh();
   const t = performance.now();
   for (let i = 0; i < kSteps; i++) {
     if (i % 2) await client.pressKey(box.id, { keys: ['backspace'], options: { screenshot: false } });
@@ -66,8 +74,14 @@ const ours: number[] = [];
 const base: number[] = [];
 await direct();
 for (let r = 0; r < kRounds; r++) {
-  base.push(await direct());
-  ours.push(await viaRunner(r));
+  // Alternate which side goes first, so drift does not favour one.
+  if (r % 2) {
+    ours.push(await viaRunner(r));
+    base.push(await direct());
+  } else {
+    base.push(await direct());
+    ours.push(await viaRunner(r));
+  }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 await client.terminateBox(box.id);

@@ -10,6 +10,8 @@ import type { BoxInfo } from './types.js';
 interface Slot {
   box: BoxInfo;
   busy: boolean;
+  /** A flow of this run has used the box. */
+  used: boolean;
   created: boolean;
   dead: boolean;
 }
@@ -57,7 +59,14 @@ export class BoxPool {
     const want = flow.box;
     for (;;) {
       const free = this.#slots.find((s) => !s.busy && !s.dead && matches(s.box, want));
-      if (free) return this.#lease(free);
+      if (free) {
+        const lease = this.#lease(free);
+        // A flow that follows another on a box starts from a fresh browser, as a Playwright test
+        // gets a fresh context; the first flow finds the box as it is.
+        if (free.used && free.box.type === 'linux') await this.client.closeBrowser(free.box.id, { timeoutMs: 15_000 }).catch(() => {});
+        free.used = true;
+        return lease;
+      }
       const type = want === 'android' ? 'android' : want === undefined || want === 'linux' ? 'linux' : undefined;
       const mayCreate = !this.options.boxes.ids.length && type && this.#slots.filter((s) => !s.dead && s.created && s.box.type === type).length + this.#creating < this.#limit;
       if (mayCreate) {
@@ -65,6 +74,7 @@ export class BoxPool {
         try {
           const box = await this.#create(type);
           const slot = this.#add({ id: box.id, type: box.type }, true);
+          slot.used = true;
           return this.#lease(slot);
         } finally {
           this.#creating--;
@@ -98,7 +108,7 @@ export class BoxPool {
   }
 
   #add(box: BoxInfo, created: boolean): Slot {
-    const slot: Slot = { box, busy: false, created, dead: false };
+    const slot: Slot = { box, busy: false, used: false, created, dead: false };
     this.#slots.push(slot);
     this.#seen.push(box);
     return slot;

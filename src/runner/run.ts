@@ -208,8 +208,6 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, box: BoxI
   } finally {
     clearTimeout(finishTimer);
     await layout.close();
-    // The next flow on this box starts from a fresh browser, as a Playwright test gets a fresh context.
-    if (box.type === 'linux') await deps.client.closeBrowser(box.id, { timeoutMs: 15_000 }).catch(() => {});
   }
   const failedStep = findFailed(steps);
   if (!error && failedStep) error = failedStep.error;

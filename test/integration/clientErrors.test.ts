@@ -390,3 +390,12 @@ test('the key appears in no error this file produced (message, stack, cause, det
     assert.ok(!JSON.stringify(e.details ?? null).includes(kKey));
   }
 });
+
+test('every error this file produced names its method, path and box', () => {
+  for (const err of produced) {
+    assert.ok(err instanceof BoxApiError, String(err));
+    assert.ok(err.message.startsWith(`${err.method} ${err.path}${err.boxId ? ` (box ${err.boxId})` : ''}: `), err.message);
+    assert.match(err.method, /^(GET|POST|PUT|DELETE)$/);
+    assert.match(err.path, /^\/boxes/);
+  }
+});
