@@ -89,6 +89,10 @@ class ListReporter implements Reporter {
         for (const a of f.attempts.slice(0, -1)) for (const s of failedSteps(a)) out.push(`      attempt ${a.attempt}: ${describeFailure(s)}\n`);
       }
     }
+    if (result.baselines.length) {
+      out.push(`  ${result.baselines.length} screenshot baseline${result.baselines.length === 1 ? '' : 's'} written:\n`);
+      for (const b of result.baselines) out.push(`    ${b.written === 'missing' ? 'new' : 'updated'}: ${b.path}${b.written === 'all' ? ' (--update-baselines=all)' : ''}\n`);
+    }
     const { stats } = result;
     const parts = [`${stats.passed} passed`];
     if (stats.failed) parts.push(`${stats.failed} failed`);

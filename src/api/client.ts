@@ -224,15 +224,16 @@ export class BoxClient {
   async fetchObject(url: string, opts: RequestOptions = {}): Promise<Buffer> {
     const where = { method: 'GET', path: new URL(url).pathname };
     const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
-    const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-    let res: Dispatcher.ResponseData;
+    const deadline = new Deadline(timeoutMs, opts.signal);
     try {
-      res = await request(url, { method: 'GET', signal, dispatcher: this.#dispatcher });
+      const res = await request(url, { method: 'GET', signal: deadline, dispatcher: this.#dispatcher });
+      if (res.statusCode !== 200) throw this.#httpError(res.statusCode, await res.body.text().catch(() => ''), where);
+      return Buffer.from(await res.body.arrayBuffer());
     } catch (cause) {
-      throw this.#transportError(cause, opts.signal, timeoutMs, where);
+      throw BoxflowError.is(cause) ? cause : this.#transportError(cause, opts.signal, timeoutMs, where);
+    } finally {
+      deadline.dispose();
     }
-    if (res.statusCode !== 200) throw this.#httpError(res.statusCode, await res.body.text().catch(() => ''), where);
-    return Buffer.from(await res.body.arrayBuffer());
   }
 
   // ------------------------------------------------------------------ transport

@@ -87,10 +87,12 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
       try {
         await deps.reporter.onFlowBegin(info, attempt, lease.box);
         const result = await runAttempt(flow, info, attempt, lease.box, { ...deps, artifacts, options, loadFlow, onBaseline: (path, written) => baselines.push({ path, written }) });
+        // A failure on a box that no longer runs is the box's fault, not the flow's.
+        const dead = result.error !== undefined && (await pool.isDead(lease.box));
+        if (dead) result.error = { code: 'BOX_UNAVAILABLE', message: `box ${lease.box.id} died during the flow: ${result.error!.message}` };
         attempts.push(result);
-        lease.release(result.error && (await pool.isDead(lease.box)) ? 'dead' : 'ok');
+        lease.release(dead ? 'dead' : 'ok');
         if (result.status === 'passed') break;
-        if (result.error && result.error.code === 'BOX_UNAVAILABLE') break;
       } catch (err) {
         lease.release('dead');
         attempts.push({ attempt, status: 'failed', startedAt: new Date().toISOString(), durationMs: 0, box: lease.box, steps: [], error: toErrorInfo(err, undefined, deps.secrets) });

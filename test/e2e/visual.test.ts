@@ -67,8 +67,9 @@ test('a changed screen fails with expected/actual/diff, and passes after --updat
   }
   assert.ok(failed.visual!.diffPixels! > 0);
 
-  const updated = await runCli(['test', '--update-baselines=changed', '--reporter', 'json', '-o', 'r4'], { cwd: dir });
+  const updated = await runCli(['test', '--update-baselines=changed', '--reporter', 'list,json', '-o', 'r4'], { cwd: dir });
   assert.equal(updated.code, 0, updated.stderr);
+  assert.match(updated.stdout, /1 screenshot baseline written:\n\s+updated: __screenshots__\/banner\/banner-linux\.png/);
   assert.equal(visualStep(dir, 'r4').visual?.written, 'changed');
   const again = await runCli(['test', '--reporter', 'json', '-o', 'r5'], { cwd: dir });
   assert.equal(again.code, 0, again.stderr);

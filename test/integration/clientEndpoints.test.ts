@@ -329,6 +329,21 @@ test('validateResponses: false hands back what the service sent', async () => {
   }
 });
 
+test('fetchObject downloads a pre-signed URL byte for byte, without the API key', async () => {
+  const png = randomBytes(40_000);
+  service.reset();
+  service.handle((_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
+    res.end(png);
+  });
+  const got = await client.fetchObject(`http://127.0.0.1:${service.port}/objects/shot%201.png?sig=abc&exp=9`);
+  assert.ok(got.equals(png));
+  const req = service.requests[0]!;
+  assert.equal(req.method, 'GET');
+  assert.equal(req.url, '/objects/shot%201.png?sig=abc&exp=9');
+  assert.equal(req.headers.authorization, undefined, 'pre-signed URLs carry their own signature');
+});
+
 // ------------------------------------------------------------------ keep-alive, base URL, env
 
 test('keep-alive: two sequential requests reuse one connection; back-to-back ones reuse the pool', async () => {

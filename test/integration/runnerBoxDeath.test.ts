@@ -1,0 +1,65 @@
+// Parallel flows on a real `boxflow serve`: a box that dies mid-flow fails only its own flow,
+// with an infrastructure error, and the other flows go on (on a replacement box if needed).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { BoxClient } from '../../src/api/client.js';
+import { exitClassOf } from '../../src/errors.js';
+import { parseFlowYaml } from '../../src/flow/index.js';
+import { ReporterHost } from '../../src/runner/reporterHost.js';
+import { runFlows } from '../../src/runner/run.js';
+import type { RunOptions } from '../../src/runner/options.js';
+import { createApiKey, startServer } from '../../src/server/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'boxflow-death-'));
+let server: Awaited<ReturnType<typeof startServer>>;
+let client: BoxClient;
+
+before(async () => {
+  const secret = randomBytes(16).toString('hex');
+  server = await startServer({ port: 0, dataDir: join(dir, 'srv'), secret, log: () => {} });
+  client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'death') });
+});
+after(async () => {
+  await client.close();
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a box that dies fails its flow with BOX_UNAVAILABLE; the other flows pass', async () => {
+  const page = 'data:text/html,<h1>Hello box</h1><input autofocus>';
+  const doomed = parseFlowYaml(`name: doomed\nsteps:\n  - openTab: "${page}"\n  - sleep: 4s\n  - type: too late\n`, join(dir, 'doomed.flow.yaml'));
+  const others = [1, 2, 3].map((n) => parseFlowYaml(`name: fine ${n}\nsteps:\n  - openTab: "${page}"\n  - assertVisible: Hello box\n  - type: hi\n`, join(dir, `fine${n}.flow.yaml`)));
+  const killer = {
+    name: 'killer',
+    reporter: {
+      onFlowBegin(flow: { name: string }, _attempt: number, box?: { id: string }) {
+        if (flow.name === 'doomed' && box) setTimeout(() => void client.terminateBox(box.id).catch(() => {}), 1500);
+      },
+    },
+  };
+  const options: RunOptions = {
+    rootDir: dir,
+    outputDir: join(dir, 'out'),
+    workers: 2,
+    retries: 0,
+    tags: [],
+    stepTimeout: 5_000,
+    flowTimeout: 60_000,
+    actionTimeout: 30_000,
+    screenshots: { phases: [], delay: '0ms' },
+    baselines: { pathTemplate: '{flowDir}/{name}.png', update: 'none' },
+    boxes: { ids: [], createLinux: 2, createAndroid: 0 },
+  };
+  const result = await runFlows([doomed, ...others], options, { client, reporter: new ReporterHost([killer]), secrets: [] });
+  const byName = Object.fromEntries(result.flows.map((f) => [f.name, f]));
+  assert.equal(byName.doomed!.status, 'failed');
+  assert.equal(byName.doomed!.error?.code, 'BOX_UNAVAILABLE');
+  assert.equal(exitClassOf(byName.doomed!.error!.code), 3, 'an infrastructure error');
+  for (const n of [1, 2, 3]) assert.equal(byName[`fine ${n}`]!.status, 'passed', JSON.stringify(byName[`fine ${n}`]!.error));
+  const { data } = await client.listBoxes({ status: ['running'] });
+  assert.equal(data.length, 0, 'the run terminated the boxes it created');
+});
