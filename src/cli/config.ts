@@ -75,6 +75,10 @@ export async function loadConfigFile(cwd: string, explicit?: string): Promise<{ 
       const { tsImport } = await import('tsx/esm/api');
       const mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
       config = mod.default;
+      // A CommonJS-compiled config (no "type": "module" nearby) nests its default export once more.
+      if (config && typeof config === 'object' && 'default' in config && Object.keys(config).every((k) => k === 'default' || k === '__esModule')) {
+        config = (config as { default: unknown }).default;
+      }
     } else {
       const text = await readFile(file, 'utf8');
       config = file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
