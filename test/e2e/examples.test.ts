@@ -14,8 +14,9 @@ const kAndroidOnly = ['installApp', 'closeAllApps', 'assertPackage', 'deleteMedi
 test('the example flows pass and cover every Linux-applicable step', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'boxflow-examples-')), 'out');
   const run = await runCli(['test', '--reporter', 'json', '-o', out], { cwd: repoRoot });
-  assert.equal(run.code, 0, run.stderr + run.stdout);
   const result = readResults(out);
+  const failures = result.flows.filter((f) => f.status === 'failed').map((f) => `${f.name}: ${f.error?.code} ${f.error?.message}`);
+  assert.equal(run.code, 0, `${run.stderr}\n${failures.join('\n')}`);
   assert.ok(result.stats.total >= 6, `${result.stats.total} example flows`);
   assert.equal(result.stats.passed, result.stats.total);
   const files = new Set(result.flows.map((f) => f.file.replace(/.*\./, '')));
