@@ -3,9 +3,9 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import { BoxflowError, errorCodes } from '../errors.js';
+import { BoxflowError } from '../errors.js';
 import type { BoxEntry } from './boxes.js';
-import { verifyPresigned } from './secret.js';
+import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 
 const kMaxPayload = 256 * 1024 * 1024; // CDP screenshots of large pages are big
 
@@ -86,13 +86,3 @@ export function attachCdpProxy(server: Server, deps: { secret: string; lookup: (
   };
 }
 
-function refuse(socket: Duplex, err: unknown): void {
-  const e = BoxflowError.is(err) ? err : new BoxflowError('INTERNAL', 'internal error');
-  const status = (errorCodes[e.code] as { status?: number }).status ?? 500;
-  const body = JSON.stringify({ code: e.code, message: e.message });
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  socket.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
-}

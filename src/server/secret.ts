@@ -2,8 +2,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { SignJWT, jwtVerify } from 'jose';
-import { BoxflowError } from '../errors.js';
+import { BoxflowError, errorCodes } from '../errors.js';
 
 const kSecretFile = 'server-secret';
 
@@ -112,4 +113,16 @@ export function verifyPresigned(secret: string, path: string, query: URLSearchPa
   const got = Buffer.from(sig);
   if (want.length !== got.length || !timingSafeEqual(want, got)) throw new BoxflowError('PRESIGN_INVALID', 'the URL signature does not match; it was altered or signed by another server');
   if (exp * 1000 <= now) throw new BoxflowError('PRESIGN_EXPIRED', `the pre-signed URL expired at ${new Date(exp * 1000).toISOString()}`);
+}
+
+/** Answers a refused websocket upgrade (bad or expired pre-signed URL, gone box) with `{code, message}`. */
+export function refuseUpgrade(socket: Duplex, err: unknown): void {
+  const e = BoxflowError.is(err) ? err : new BoxflowError('INTERNAL', 'internal error');
+  const status = (errorCodes[e.code] as { status?: number }).status ?? 500;
+  const body = JSON.stringify({ code: e.code, message: e.message });
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
 }

@@ -10,9 +10,9 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { IPty } from 'node-pty';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { BoxflowError, errorCodes } from '../errors.js';
+import { BoxflowError } from '../errors.js';
 import type { BoxEntry } from './boxes.js';
-import { verifyPresigned } from './secret.js';
+import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 import { kTerminalAssetPrefix, kTerminalScript, terminalPageHtml } from './terminalPage.js';
 
 type PtyModule = typeof import('node-pty');
@@ -334,13 +334,3 @@ function firstLine(err: unknown): string {
   return String((err as Error)?.message ?? err).split('\n')[0]!;
 }
 
-function refuse(socket: Duplex, err: unknown): void {
-  const e = BoxflowError.is(err) ? err : new BoxflowError('INTERNAL', 'internal error');
-  const status = (errorCodes[e.code] as { status?: number }).status ?? 500;
-  const body = JSON.stringify({ code: e.code, message: e.message });
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  socket.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
-}

@@ -12,6 +12,7 @@ import { runFlows } from '../../src/runner/run.js';
 import type { RunOptions } from '../../src/runner/options.js';
 import type { RunResult, StepRecord } from '../../src/runner/types.js';
 import { startAndroidReplay } from '../support/androidReplayServer.js';
+import { testRunOptions } from '../support/runOptions.js';
 
 let replay: Awaited<ReturnType<typeof startAndroidReplay>>;
 let client: BoxClient;
@@ -27,19 +28,7 @@ after(async () => {
 });
 
 function options(): RunOptions {
-  return {
-    rootDir: dir,
-    outputDir: join(dir, 'out'),
-    workers: 1,
-    retries: 0,
-    tags: [],
-    stepTimeout: 1_000,
-    flowTimeout: 60_000,
-    actionTimeout: 10_000,
-    screenshots: { phases: [], delay: '0ms' },
-    baselines: { pathTemplate: '{flowDir}/__screenshots__/{flowName}/{name}-{boxType}.png', update: 'none' },
-    boxes: { ids: [replay.boxId], createLinux: 0, createAndroid: 0 },
-  };
+  return testRunOptions(dir, { stepTimeout: 1_000, actionTimeout: 10_000, boxes: { ids: [replay.boxId], createLinux: 0, createAndroid: 0 } });
 }
 
 async function run(yaml: string): Promise<RunResult> {

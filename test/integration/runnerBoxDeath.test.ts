@@ -11,8 +11,8 @@ import { exitClassOf } from '../../src/errors.js';
 import { parseFlowYaml } from '../../src/flow/index.js';
 import { ReporterHost } from '../../src/runner/reporterHost.js';
 import { runFlows } from '../../src/runner/run.js';
-import type { RunOptions } from '../../src/runner/options.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
+import { testRunOptions } from '../support/runOptions.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'boxflow-death-'));
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -41,19 +41,7 @@ test('a box that dies fails its flow with BOX_UNAVAILABLE; the other flows pass'
       },
     },
   };
-  const options: RunOptions = {
-    rootDir: dir,
-    outputDir: join(dir, 'out'),
-    workers: 2,
-    retries: 0,
-    tags: [],
-    stepTimeout: 5_000,
-    flowTimeout: 60_000,
-    actionTimeout: 30_000,
-    screenshots: { phases: [], delay: '0ms' },
-    baselines: { pathTemplate: '{flowDir}/{name}.png', update: 'none' },
-    boxes: { ids: [], createLinux: 2, createAndroid: 0 },
-  };
+  const options = testRunOptions(dir, { workers: 2, boxes: { ids: [], createLinux: 2, createAndroid: 0 } });
   const result = await runFlows([doomed, ...others], options, { client, reporter: new ReporterHost([killer]), secrets: [] });
   const byName = Object.fromEntries(result.flows.map((f) => [f.name, f]));
   assert.equal(byName.doomed!.status, 'failed');
