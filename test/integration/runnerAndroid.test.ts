@@ -94,3 +94,19 @@ test('assertPackage reads real `pm list packages -f` data; installApp uploads; c
   assert.ok(replay.requests.some((q) => q.path === `/boxes/${replay.boxId}/media/albums/Holiday%202024/media/IMG%20001.jpg`));
   assert.ok(replay.requests.some((q) => q.path === `/boxes/${replay.boxId}/media/albums/Holiday%202024%2F%C3%9C` && q.method === 'DELETE'));
 });
+
+test('assertScreenshot falls back to the after-phase of an empty type when the box has no screenshot endpoint', async () => {
+  replay.requests.length = 0;
+  const r = await runFlows(
+    [parseFlowYaml('box: android\nsteps:\n  - assertScreenshot: drawer\n', join(dir, 'shot.flow.yaml'))],
+    testRunOptions(dir, { stepTimeout: 3_000, baselines: { pathTemplate: '{flowDir}/shots/{name}-{boxType}.png', update: 'missing' }, boxes: { ids: [replay.boxId], createLinux: 0, createAndroid: 0 } }),
+    { client, reporter: new ReporterHost([]), secrets: [] },
+  );
+  const step = steps(r)[0]!;
+  assert.equal(step.status, 'passed', JSON.stringify(step.error));
+  assert.equal(step.visual?.capture, 'type', 'the record says which capture was used');
+  assert.equal(step.visual?.written, 'missing');
+  assert.ok(replay.requests.some((q) => q.path.endsWith('/actions/screenshot')), 'the screenshot endpoint was tried first');
+  const types = replay.requests.filter((q) => q.path.endsWith('/actions/type')).map((q) => JSON.parse(q.body.toString()) as { text: string });
+  assert.ok(types.length >= 2 && types.every((t) => t.text === ''), 'frames came from empty type actions');
+});

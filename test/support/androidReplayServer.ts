@@ -35,6 +35,8 @@ export async function startAndroidReplay(opts: { layout: string; boxId?: string 
   const packages = packagesFromPmList(readFileSync(join(kFixtures, 'pm-list-packages-f_rockchip-tvbox_152pkgs.txt'), 'utf8'));
   let layout = readFileSync(join(kFixtures, opts.layout), 'utf8');
   let scale = 1;
+  // A real Chromium capture (test/fixtures/visual) stands in for the device's screen.
+  const screen = readFileSync(join(kFixtures, '../visual/base.png'));
   let n = 0;
   const requests: Recorded[] = [];
   const now = new Date().toISOString();
@@ -67,7 +69,13 @@ export async function startAndroidReplay(opts: { layout: string; boxId?: string 
       const d = JSON.parse(body.toString()) as { start: unknown; end: unknown; duration?: string };
       return json(200, { ...action(), actual: { start: d.start, end: d.end, duration: d.duration ?? '500ms' } });
     }
-    if (path === `${b}/actions/press-key` || path === `${b}/actions/type`) return json(200, action());
+    if (path === `${b}/actions/press-key`) return json(200, action());
+    if (path === `${b}/actions/type`) {
+      // Like a service without POST /actions/screenshot: the after-phase is the only capture.
+      const t = JSON.parse(body.toString()) as { options?: { screenshot?: { phases?: string[] } } };
+      const after = t.options?.screenshot?.phases?.includes('after');
+      return json(200, { ...action(), ...(after ? { screenshot: { after: { uri: `data:image/png;base64,${screen.toString('base64')}` } } } : {}) });
+    }
     if (path === `${b}/android/packages` && req.method === 'GET') {
       const types = (url.searchParams.get('pkgType') ?? 'thirdParty').split(',');
       return json(200, { data: packages.filter((p) => types.includes(p.pkgType)) });
