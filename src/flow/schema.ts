@@ -32,6 +32,7 @@ export const kTopLevelProps: Record<string, JsonSchema> = {
     description: 'Names of variables whose values are masked in every report and log.',
   },
   timeout: duration('Whole-flow deadline, e.g. 2m.'),
+  stepTimeout: duration('Default timeout of this flow\'s steps (waits), e.g. 10s; a step\'s own timeout wins.'),
   onStart: { ...ref('steps'), description: 'Steps run first.' },
   onFinish: { ...ref('steps'), description: 'Steps always run last, even after a failure.' },
   steps: { ...ref('steps'), description: 'The steps of the flow.' },

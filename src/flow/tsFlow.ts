@@ -17,6 +17,8 @@ export interface FlowDefinitionOptions {
   secrets?: string[];
   /** Duration string, e.g. `2m`. */
   timeout?: string;
+  /** Default step timeout, a duration string, e.g. `10s`. */
+  stepTimeout?: string;
   onStart?: RawStep[];
   onFinish?: RawStep[];
 }

@@ -131,6 +131,8 @@ export interface Flow extends Required<Pick<FlowOptions, 'tags' | 'env' | 'secre
   file: string;
   box?: string;
   timeout?: number;
+  /** ms; default timeout of this flow's steps. */
+  stepTimeout?: number;
   onStart: Step[];
   onFinish: Step[];
   /** Declarative flows (YAML, `flow({steps})`). */

@@ -182,6 +182,7 @@ export function buildFlow(doc: unknown, ctx: DocContext, options: BuildOptions =
   };
   if (doc.box !== undefined) flow.box = doc.box as string;
   if (doc.timeout !== undefined) flow.timeout = parseDuration(doc.timeout as string);
+  if (doc.stepTimeout !== undefined) flow.stepTimeout = parseDuration(doc.stepTimeout as string);
   return flow;
 }
 

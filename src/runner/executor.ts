@@ -106,7 +106,8 @@ export class Executor {
       startedAt: new Date().toISOString(),
       durationMs: 0,
     };
-    const timeoutMs = step.timeout ?? rt.options.stepTimeout;
+    // A step's own timeout, else its flow's stepTimeout, else the config's.
+    const timeoutMs = step.timeout ?? rt.flow.stepTimeout ?? rt.options.stepTimeout;
     const stepSignal = AbortSignal.any([this.signal, AbortSignal.timeout(Math.max(timeoutMs, rt.options.actionTimeout) + 5_000)]);
     const run: StepRun = {
       rt,

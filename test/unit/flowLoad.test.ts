@@ -250,3 +250,10 @@ test('normalizeStep validates one YAML-shaped step and locates errors at the giv
   );
   assert.throws(() => normalizeStep({ tap: 'a', timeout: 'later' }, source), /timeout: "later" is not a duration/);
 });
+
+test('stepTimeout sets the default timeout of a flow\'s steps; a step\'s own timeout wins', () => {
+  const flow = parseFlowYaml('stepTimeout: 12s\nsteps:\n  - assertVisible: A\n  - assertVisible: B\n    timeout: 2s\n', '/tmp/st.flow.yaml');
+  assert.equal(flow.stepTimeout, 12_000);
+  assert.equal(flow.steps[0]!.timeout, undefined);
+  assert.equal(flow.steps[1]!.timeout, 2_000);
+});
