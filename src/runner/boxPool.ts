@@ -38,7 +38,7 @@ export class BoxPool {
   }
 
   /** Checks the service answers (and the key is accepted) and adopts the named boxes. */
-  async start(workers: number, _flows: Flow[]): Promise<void> {
+  async start(workers: number): Promise<void> {
     this.#limit = workers;
     if (!this.options.boxes.ids.length) {
       await this.client.listBoxes({ pageSize: 1 }, { maxRetries: 1 });

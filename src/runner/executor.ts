@@ -77,7 +77,7 @@ export class Executor {
     for (const [i, step] of steps.entries()) {
       const id = parentId ? `${parentId}.${i + 1}` : String(++this.#counter);
       if (failed) {
-        out.push(this.#skipped(step, id, i, flowFile));
+        out.push(this.#skipped(step, id, i));
         continue;
       }
       const record = await this.runStep(step, id, i, vars, flowFile);
@@ -204,7 +204,7 @@ export class Executor {
     return { box, expect };
   }
 
-  #skipped(step: Step, id: string, index: number, _flowFile: string): StepRecord {
+  #skipped(step: Step, id: string, index: number): StepRecord {
     const record: StepRecord = {
       id,
       index,

@@ -29,12 +29,12 @@ export class LayoutSource {
       });
       if (session) {
         try {
-          return await snapshotTree(session.page, session.cdp);
+          return await snapshotTree(session.cdp);
         } catch {
           // The page went away (navigation, closed browser): look again once.
           this.#session = undefined;
           const again = await this.#cdp();
-          return snapshotTree(again.page, again.cdp);
+          return snapshotTree(again.cdp);
         }
       }
     }
@@ -123,7 +123,7 @@ async function activePage(browser: Browser, tabId: string | undefined): Promise<
   return pages.at(-1)!;
 }
 
-async function snapshotTree(page: Page, cdp: CDPSession): Promise<LayoutTree> {
+async function snapshotTree(cdp: CDPSession): Promise<LayoutTree> {
   const [snapshot, metrics] = await Promise.all([
     cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: ['display', 'visibility', 'opacity'], includeDOMRects: true }),
     cdp.send('Page.getLayoutMetrics'),

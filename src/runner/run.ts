@@ -64,7 +64,7 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
   // 1. Boxes first: a run that cannot get a single box is an infrastructure failure.
   const workers = Math.max(1, Math.min(options.workers, flows.length || 1));
   try {
-    await pool.start(workers, flows);
+    await pool.start(workers);
   } catch (err) {
     const info = toErrorInfo(err, undefined, deps.secrets);
     errors.push(info);
