@@ -1,6 +1,6 @@
 // `json`: <output>/results.json, the final RunResult (documented in docs/results.md).
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { writeJsonAtomic } from '../src/runner/events.js';
 import type { Reporter, ReporterContext, ReporterFactory, RunResult } from '../src/runner/types.js';
 
 export interface JsonOptions {
@@ -15,11 +15,7 @@ class JsonReporter implements Reporter {
   ) {}
 
   onEnd(result: RunResult): void {
-    const file = resolve(this._ctx.outputDir, this._options.outputFile ?? 'results.json');
-    mkdirSync(dirname(file), { recursive: true });
-    const tmp = `${file}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(result, null, 2)}\n`);
-    renameSync(tmp, file);
+    writeJsonAtomic(resolve(this._ctx.outputDir, this._options.outputFile ?? 'results.json'), result);
   }
 }
 

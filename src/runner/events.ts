@@ -2,7 +2,7 @@
 // written synchronously as it happens, so a run killed (even by SIGKILL) keeps every event it
 // had emitted. From those lines a RunResult can be rebuilt, and shards merged.
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { BoxflowError } from '../errors.js';
 import type { BoxInfo, ErrorInfo, FlowAttempt, FlowInfo, FlowResult, RunEvent, RunInfo, RunResult, StepRecord } from './types.js';
 
@@ -286,10 +286,14 @@ export function mergeResults(results: RunResult[]): RunResult {
 
 /** Writes <outputDir>/results.json (atomically: a reader never sees half a file). Returns its path. */
 export function writeResultsJson(outputDir: string, result: RunResult): string {
-  mkdirSync(outputDir, { recursive: true });
-  const file = join(outputDir, kResultsFile);
+  return writeJsonAtomic(join(outputDir, kResultsFile), result);
+}
+
+/** Writes pretty JSON through a temp file and a rename, so a reader never sees half a file. */
+export function writeJsonAtomic(file: string, value: unknown): string {
+  mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
   renameSync(tmp, file);
   return file;
 }
