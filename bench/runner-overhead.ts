@@ -12,6 +12,7 @@ import { ReporterHost } from '../src/runner/reporterHost.js';
 import { runFlows } from '../src/runner/run.js';
 import type { RunOptions } from '../src/runner/options.js';
 import { createApiKey, startServer } from '../src/server/index.js';
+import { testRunOptions } from '../test/support/runOptions.js';
 import { printResult } from './_report.js';
 
 const kSteps = 200;
@@ -27,19 +28,7 @@ await client.openTab(box.id, { url: page });
 
 const steps = Array.from({ length: kSteps }, (_, i) => (i % 2 ? '  - pressKey: backspace' : '  - type: ab')).join('\n');
 const flow = parseFlowYaml(`name: overhead\nsteps:\n${steps}\n`, join(dataDir, 'overhead.flow.yaml'));
-const options = (out: string): RunOptions => ({
-  rootDir: dataDir,
-  outputDir: out,
-  workers: 1,
-  retries: 0,
-  tags: [],
-  stepTimeout: 5_000,
-  flowTimeout: 600_000,
-  actionTimeout: 60_000,
-  screenshots: { phases: [], delay: '0ms' },
-  baselines: { pathTemplate: '{flowDir}/__screenshots__/{flowName}/{name}-{boxType}.png', update: 'none' },
-  boxes: { ids: [box.id], createLinux: 0, createAndroid: 0 },
-});
+const options = (out: string): RunOptions => testRunOptions(dataDir, { outputDir: out, flowTimeout: 600_000, stepTimeout: 5_000, boxes: { ids: [box.id], createLinux: 0, createAndroid: 0 } });
 
 /** Both sides start from the same freshly loaded page on a warmed-up browser. */
 async function openFresh(): Promise<void> {

@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Agent, FormData, request, type Dispatcher } from 'undici';
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -323,7 +324,7 @@ export class BoxClient {
 
   async #pause(ms: number, signal: AbortSignal | undefined, where: { method: string; path: string; boxId?: string | undefined }): Promise<void> {
     try {
-      await sleep(ms, signal);
+      await sleep(ms, undefined, { signal });
     } catch (cause) {
       throw this.#error('ABORTED', 'aborted by the caller while waiting to retry', where, undefined, undefined, cause);
     }
@@ -510,19 +511,4 @@ class Deadline extends EventEmitter {
     if (this.#user) this.#user.removeEventListener('abort', this.#onUserAbort!);
     this.#user = undefined;
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

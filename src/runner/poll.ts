@@ -1,4 +1,6 @@
 // Polling, not sleeping: re-check until a deadline with backoff (Playwright's 100/250/500/1000 ms).
+import { setTimeout as sleep } from 'node:timers/promises';
+
 const kBackoffMs = [0, 100, 250, 500, 1000];
 
 export async function pollUntil<T>(
@@ -21,17 +23,9 @@ export async function pollUntil<T>(
   }
 }
 
+/** Waits, or rejects with the signal's own reason (a flow or step deadline) when it aborts. */
 export function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
+  return sleep(ms, undefined, { signal }).catch((err: unknown) => {
+    throw signal?.reason ?? err;
   });
 }
