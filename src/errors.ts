@@ -46,6 +46,12 @@ export const errorCodes = {
   FILE_NOT_FOUND: { status: 404, exit: 1, summary: 'A file-system path does not exist in the box.' },
   FILE_EXISTS: { status: 409, exit: 1, summary: 'A file-system target path already exists in the box.' },
   BROWSER_ERROR: { status: 502, exit: 3, summary: 'The box\'s browser failed or crashed while serving the request.' },
+  BOX_CRASHED: { status: 502, exit: 3, summary: 'The box\'s Chromium exited on its own; the box is in status `error` with the reason until it is terminated.' },
+  BROWSER_TIMEOUT: { status: 504, exit: 3, summary: 'The box\'s browser did not answer a command in time (e.g. a page stuck in a loop).' },
+  REQUEST_CANCELLED: { status: 499, exit: 3, summary: 'The client went away before its request ran or finished; the server cancelled the work.' },
+  BODY_TOO_LARGE: { status: 413, exit: 2, summary: 'A request body is over the server\'s limit (JSON: 2 MiB).' },
+  HEADERS_TOO_LARGE: { status: 431, exit: 2, summary: 'The request line and headers are over the server\'s limit (16 KiB).' },
+  URI_TOO_LONG: { status: 414, exit: 2, summary: 'A path parameter (e.g. a box id) is over 100 characters.' },
   CHROMIUM_NOT_FOUND: { exit: 3, summary: 'No Chromium executable was found (set BOXFLOW_CHROMIUM).' },
   INTERNAL: { status: 500, exit: 3, summary: 'An unexpected server fault; the log line carries the details.' },
 
