@@ -1,0 +1,529 @@
+// TEST DOUBLE: a fake adb server. There is no Android device or adb binary here, so this speaks
+// the real adb host protocol over TCP (OVERVIEW.TXT / SERVICES.TXT / SYNC.TXT framing, see
+// shared/design/android-adb.md §1) and answers device services from a small device model that
+// replays real captured output from test/fixtures/android (see SOURCES.md there). adbkit, the
+// backend and the HTTP routes run unchanged against it.
+//
+// Every request is recorded exactly as received (host requests and `shell:`/`exec:` command lines
+// per device). A device command it does not know gets FAIL naming it, so a test cannot pass by
+// accident. Outputs marked "constructed" follow the AOSP/toybox format code because no permissively
+// licensed capture exists (SOURCES.md lists which).
+import { createServer, type Server, type Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const kAndroidFixtures = join(import.meta.dirname, '../fixtures/android');
+export const fixture = (name: string): Buffer => readFileSync(join(kAndroidFixtures, name));
+
+export type DeviceState = 'device' | 'offline' | 'unauthorized';
+
+export interface FakeFile {
+  data: Buffer;
+  /** Full st_mode (S_IFREG | perms or S_IFDIR | perms). */
+  mode: number;
+  mtime: number;
+}
+
+export interface Installed {
+  packageName: string;
+  apkPath: string;
+  system: boolean;
+  versionName: string;
+  launcher?: string;
+}
+
+/** What a handler returns: output bytes (the socket then closes), or a FAIL. */
+export type Reply = string | Buffer | { fail: string };
+type Handler = (m: RegExpExecArray, dev: FakeDevice, stdin: Buffer) => Reply;
+
+const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
+
+/** The state of one simulated device; tests read and change it directly. */
+export class FakeDevice {
+  state: DeviceState = 'device';
+  /** Every `shell:`/`exec:`/`sync:` request line, exactly as received after host:transport. */
+  readonly services: string[] = [];
+  /** Every sync request, e.g. `STAT /sdcard/x`, `SEND /data/local/tmp/a,33188`. */
+  readonly syncRequests: string[] = [];
+  props: Record<string, string> = {
+    'ro.build.version.release': '13',
+    'ro.build.version.sdk': '33',
+    'ro.product.manufacturer': 'Google',
+    'ro.product.model': 'Pixel 6',
+    'ro.kernel.qemu': '0',
+  };
+  /** A `uiautomator dump /dev/tty` capture replayed byte for byte. */
+  layoutFixture = 'sharpadb_DumpScreen.txt';
+  /** PNG bytes `screencap -p` writes. Default: a real Chromium capture (no device PNG is licensed here). */
+  screen: Buffer = fixture('../visual/base.png');
+  physicalSize = { width: 1080, height: 2400 };
+  overrideSize: { width: number; height: number } | undefined;
+  packages: Installed[] = [];
+  running = new Set<string>();
+  readonly files = new Map<string, FakeFile>();
+  /** The focused text field's content (what typing and key events change). */
+  field = '';
+  #selectAll = false;
+  enterPresses = 0;
+  imes = ['com.android.inputmethod.latin/.LatinIME'];
+  ime = 'com.android.inputmethod.latin/.LatinIME';
+  readonly enabledImes = new Set(['com.android.inputmethod.latin/.LatinIME']);
+  /** Install sessions: id → split names written. */
+  readonly sessions = new Map<number, { total: number; written: Array<{ name: string; bytes: number }>; committed: boolean }>();
+  readonly installs: Array<{ kind: 'single' | 'session'; names: string[]; bytes: number[] }> = [];
+  /** Extra handlers a test adds; tried before the built-in ones. */
+  readonly overrides: Array<[RegExp, Handler]> = [];
+  readonly #sockets = new Set<Socket>();
+  #nextSession = 1000;
+
+  constructor(readonly serial: string) {
+    this.mkdirs('/sdcard');
+    this.mkdirs('/data/local/tmp');
+  }
+
+  /** Shell command lines (without the `shell:` prefix), in order. */
+  get shellCommands(): string[] {
+    return this.services.filter((s) => s.startsWith('shell:')).map((s) => s.slice(6));
+  }
+
+  /** Replies to command lines matching `pattern` (anchored by the caller) before the defaults. */
+  on(pattern: RegExp, handler: Handler): void {
+    this.overrides.unshift([pattern, handler]);
+  }
+
+  mkdirs(path: string): void {
+    let cur = '';
+    for (const part of path.split('/').filter(Boolean)) {
+      cur += `/${part}`;
+      if (!this.files.has(cur)) this.files.set(cur, { data: Buffer.alloc(0), mode: S_IFDIR | 0o771, mtime: 1_700_000_000 });
+    }
+  }
+
+  writeFile(path: string, data: Buffer | string, mode = 0o644): void {
+    this.mkdirs(path.slice(0, path.lastIndexOf('/')) || '/');
+    this.files.set(path, { data: Buffer.from(data), mode: S_IFREG | (mode & 0o7777), mtime: 1_700_000_000 });
+  }
+
+  /** Called by the server when the device goes away: adb closes its open streams. */
+  dropConnections(): void {
+    for (const s of this.#sockets) s.destroy();
+    this.#sockets.clear();
+  }
+
+  track(socket: Socket): void {
+    this.#sockets.add(socket);
+    socket.once('close', () => this.#sockets.delete(socket));
+  }
+
+  // ------------------------------------------------------------ the command model
+
+  /** Bytes of stdin a command reads before answering (`-S <size>` of the streaming installs). */
+  stdinBytes(line: string): number {
+    const m = /^exec:cmd package (?:install|install-write) -S (\d+)/.exec(line);
+    return m ? Number(m[1]) : 0;
+  }
+
+  run(line: string, stdin: Buffer): Reply {
+    const kind = line.startsWith('exec:') ? 'exec' : 'shell';
+    const cmd = line.slice(kind.length + 1);
+    for (const [re, fn] of [...this.overrides, ...this.#handlers(kind)]) {
+      re.lastIndex = 0;
+      const m = re.exec(cmd);
+      if (m) return fn(m, this, stdin);
+    }
+    return { fail: `fake adb server: unknown ${kind} command: ${cmd}` };
+  }
+
+  #handlers(kind: 'shell' | 'exec'): Array<[RegExp, Handler]> {
+    if (kind === 'exec') return this.#execHandlers;
+    return this.#shellHandlers;
+  }
+
+  readonly #execHandlers: Array<[RegExp, Handler]> = [
+    [/^screencap -p$/, (_m, d) => d.screen],
+    [/^cmd package install -S (\d+)$/, (m, d, stdin) => {
+      d.installs.push({ kind: 'single', names: ['base.apk'], bytes: [stdin.length] });
+      return stdin.length === Number(m[1]) ? 'Success\n' : `Failure [INSTALL_FAILED_INVALID_APK: expected ${m[1]} bytes, got ${stdin.length}]\n`;
+    }],
+    [/^cmd package install-create -S (\d+)$/, (m, d) => {
+      const id = d.#nextSession++;
+      d.sessions.set(id, { total: Number(m[1]), written: [], committed: false });
+      return `Success: created install session [${id}]\n`;
+    }],
+    [/^cmd package install-write -S (\d+) (\d+) (\S+) -$/, (m, d, stdin) => {
+      const s = d.sessions.get(Number(m[2]));
+      if (!s) return `Error: java.lang.SecurityException: Caller has no access to session ${m[2]}\n`;
+      s.written.push({ name: m[3]!, bytes: stdin.length });
+      return `Success: streamed ${stdin.length} bytes\n`;
+    }],
+    [/^cmd package install-commit (\d+)$/, (m, d) => {
+      const s = d.sessions.get(Number(m[1]));
+      if (!s) return `Failure [INSTALL_FAILED_INTERNAL_ERROR: no session ${m[1]}]\n`;
+      s.committed = true;
+      d.installs.push({ kind: 'session', names: s.written.map((w) => w.name), bytes: s.written.map((w) => w.bytes) });
+      return 'Success\n';
+    }],
+    [/^cmd package install-abandon (\d+)$/, (m, d) => (d.sessions.delete(Number(m[1])), 'Success\n')],
+  ];
+
+  readonly #shellHandlers: Array<[RegExp, Handler]> = [
+    // constructed: `[key]: [value]` lines, the format adbkit's getProperties parses (F13 in android-adb.md)
+    [/^getprop$/, (_m, d) => Object.entries(d.props).map(([k, v]) => `[${k}]: [${v}]`).join('\n') + '\n'],
+    // real: AdvancedSharpAdbClient's `uiautomator dump /dev/tty` captures, replayed byte for byte
+    [/^uiautomator dump \/dev\/tty$/, (_m, d) => fixture(d.layoutFixture)],
+    [/^input tap (-?[\d.]+) (-?[\d.]+)$/, () => ''],
+    [/^input swipe (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (\d+)$/, () => ''],
+    [/^input motionevent (DOWN|MOVE|UP) (-?[\d.]+) (-?[\d.]+)$/, () => ''],
+    [/^input keyevent((?: \d+)+)$/, (m, d) => {
+      for (const code of m[1]!.trim().split(' ').map(Number)) d.#key(code);
+      return '';
+    }],
+    [/^input keycombination((?: \d+){2,})$/, (m, d) => {
+      if (Number(d.props['ro.build.version.sdk']) < 31) return 'Error: Unknown command: keycombination\n';
+      const codes = m[1]!.trim().split(' ').map(Number);
+      if (codes.join(' ') === '113 29') d.#selectAll = true;
+      return '';
+    }],
+    [/^input text (.+)$/s, (m, d) => {
+      const words = shellWords(m[1]!);
+      if (words.length !== 1) return `Error: input text takes one argument, got ${words.length}\n`;
+      const text = words[0]!.replaceAll('%s', ' ');
+      // KeyCharacterMap.getEvents() returns null for what the virtual keyboard cannot type
+      // (constructed from InputShellCommand.sendText; ADBKeyBoard README: `input text '你好嗎'` fails).
+      if (/[^\x20-\x7e]/.test(text)) return "Exception occurred while executing 'text':\njava.lang.NullPointerException: Attempt to get length of null array\n";
+      d.#insert(text);
+      return '';
+    }],
+    // constructed (WindowManagerShellCommand format)
+    [/^wm size$/, (_m, d) => `Physical size: ${d.physicalSize.width}x${d.physicalSize.height}\n${d.overrideSize ? `Override size: ${d.overrideSize.width}x${d.overrideSize.height}\n` : ''}`],
+    [/^wm size (\d+)x(\d+)$/, (m, d) => ((d.overrideSize = { width: Number(m[1]), height: Number(m[2]) }), '')],
+    [/^wm size reset$/, (_m, d) => ((d.overrideSize = undefined), '')],
+    // real: `pm list packages -f` of a Rockchip device (pm-list-packages-f_rockchip-tvbox_152pkgs.txt)
+    // plus what was installed; `-3` is constructed from the same list (PackageManagerShellCommand format).
+    [/^pm list packages -f$/, (_m, d) => d.packages.map((p) => `package:${p.apkPath}=${p.packageName}`).join('\n') + '\n'],
+    [/^pm list packages -3$/, (_m, d) => d.packages.filter((p) => !p.system).map((p) => `package:${p.packageName}`).join('\n') + '\n'],
+    // constructed: toybox `ps -A -o NAME`
+    [/^ps -A -o NAME$/, (_m, d) => `NAME\ninit\nsystem_server\n${[...d.running].join('\n')}\n`],
+    [/^dumpsys package (\S+)$/, (m, d) => d.#dumpsysPackage(m[1]!)],
+    // constructed: `query-activities --components` prints one flattened component per line
+    [/^cmd package query-activities --components -a android\.intent\.action\.MAIN -c android\.intent\.category\.LAUNCHER$/, (_m, d) =>
+      d.packages.filter((p) => p.launcher).map((p) => `${p.packageName}/${p.launcher}`).join('\n') + '\n'],
+    [/^am force-stop (\S+)$/, (m, d) => (d.running.delete(m[1]!), '')],
+    [/^am start -a android\.intent\.action\.MAIN -c android\.intent\.category\.LAUNCHER -n ([\w.]+)\/([\w.$]+)$/, (m, d) => {
+      if (!d.packages.some((p) => p.packageName === m[1])) return `Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] cmp=${m[1]}/${m[2]} }\nError type 3\nError: Activity class {${m[1]}/${m[2]}} does not exist.\n`;
+      d.running.add(m[1]!);
+      return `Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] cmp=${m[1]}/${m[2]} }\n`;
+    }],
+    // IME switching and ADBKeyBoard's broadcast (constructed from its README and `am broadcast` output)
+    [/^settings get secure default_input_method$/, (_m, d) => `${d.ime}\n`],
+    [/^ime list -a -s$/, (_m, d) => d.imes.join('\n') + '\n'],
+    [/^ime enable (\S+)$/, (m, d) => (d.imes.includes(m[1]!) ? (d.enabledImes.add(m[1]!), `Input method ${m[1]}: now enabled\n`) : `Unknown input method ${m[1]} cannot be enabled for user #0\n`)],
+    [/^ime set (\S+)$/, (m, d) => (d.enabledImes.has(m[1]!) ? ((d.ime = m[1]!), `Input method ${m[1]} selected for user #0\n`) : `Unknown input method ${m[1]} cannot be selected for user #0\n`)],
+    [/^am broadcast -a ADB_INPUT_B64 --es msg ([A-Za-z0-9+/=]+)$/, (m, d) => {
+      if (d.ime === 'com.android.adbkeyboard/.AdbIME') d.#insert(Buffer.from(m[1]!, 'base64').toString('utf8'));
+      return 'Broadcasting: Intent { act=ADB_INPUT_B64 flg=0x400000 (has extras) }\nBroadcast completed: result=0\n';
+    }],
+    [/^am broadcast -a android\.intent\.action\.MEDIA_SCANNER_SCAN_FILE -d (.+)$/, (m) => `Broadcasting: Intent { act=android.intent.action.MEDIA_SCANNER_SCAN_FILE dat=${shellWords(m[1]!)[0]} flg=0x400000 }\nBroadcast completed: result=0\n`],
+    [/^mkdir -p (.+)$/, (m, d) => (d.mkdirs(shellWords(m[1]!)[0]!), '')],
+    [/^rm -rf (.+)$/, (m, d) => {
+      const p = shellWords(m[1]!)[0]!;
+      for (const k of [...d.files.keys()]) if (k === p || k.startsWith(`${p}/`)) d.files.delete(k);
+      return '';
+    }],
+    [/^rm -f (.+)$/, (m, d) => (d.files.delete(shellWords(m[1]!)[0]!), '')],
+    [/^mv (.+)$/, (m, d) => {
+      const [from, to] = shellWords(m[1]!);
+      if (!from || !to || !d.files.has(from)) return `mv: bad '${from}': No such file or directory\n`;
+      for (const k of [...d.files.keys()]) {
+        if (k === from || k.startsWith(`${from}/`)) {
+          d.files.set(to + k.slice(from.length), d.files.get(k)!);
+          d.files.delete(k);
+        }
+      }
+      return '';
+    }],
+  ];
+
+  #key(code: number): void {
+    if (code === 67 || code === 112) {
+      this.field = this.#selectAll ? '' : code === 67 ? [...this.field].slice(0, -1).join('') : this.field;
+      this.#selectAll = false;
+    } else if (code === 66) this.enterPresses++;
+    else if (code === 62) this.#insert(' ');
+  }
+
+  #insert(text: string): void {
+    this.field = this.#selectAll ? text : this.field + text;
+    this.#selectAll = false;
+  }
+
+  #dumpsysPackage(name: string): string {
+    // real: `dumpsys package com.lufthansa.android.lufthansa` (sharpadb_DumpSys.Package.txt)
+    const real = fixture('sharpadb_DumpSys.Package.txt').toString('utf8');
+    if (name === 'com.lufthansa.android.lufthansa') return real;
+    const p = this.packages.find((x) => x.packageName === name);
+    if (!p) return `Unable to find package: ${name}\n`;
+    // constructed in the layout of the real capture above
+    return `Packages:\n  Package [${name}] (4b1c2d3):\n    userId=10123\n    codePath=${p.apkPath.slice(0, p.apkPath.lastIndexOf('/'))}\n    versionCode=1 targetSdk=33\n    versionName=${p.versionName}\n`;
+  }
+}
+
+/** POSIX sh word splitting for the quoting the backend uses ('…', "…", backslash). */
+export function shellWords(text: string): string[] {
+  const words: string[] = [];
+  let cur = '';
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "'") {
+      const end = text.indexOf("'", i + 1);
+      if (end < 0) throw new Error(`unterminated ' in ${text}`);
+      cur += text.slice(i + 1, end);
+      i = end;
+      inWord = true;
+    } else if (c === '"') {
+      i++;
+      while (i < text.length && text[i] !== '"') {
+        if (text[i] === '\\' && i + 1 < text.length && '$`"\\\n'.includes(text[i + 1]!)) i++;
+        cur += text[i++];
+      }
+      inWord = true;
+    } else if (c === '\\') {
+      cur += text[++i] ?? '';
+      inWord = true;
+    } else if (c === ' ' || c === '\t' || c === '\n') {
+      if (inWord) words.push(cur);
+      cur = '';
+      inWord = false;
+    } else {
+      cur += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(cur);
+  return words;
+}
+
+/** Real `pm list packages -f` lines → installed packages (split on the LAST `=`). */
+export function packagesFromFixture(name = 'pm-list-packages-f_rockchip-tvbox_152pkgs.txt'): Installed[] {
+  return fixture(name)
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('package:'))
+    .map((line) => {
+      const eq = line.lastIndexOf('=');
+      const apkPath = line.slice('package:'.length, eq);
+      return { packageName: line.slice(eq + 1).trim(), apkPath, system: !apkPath.startsWith('/data/'), versionName: '1.0' };
+    });
+}
+
+const hex4 = (n: number) => n.toString(16).padStart(4, '0');
+const framed = (text: string | Buffer) => {
+  const body = Buffer.from(text);
+  return Buffer.concat([Buffer.from(hex4(body.length)), body]);
+};
+
+/** Reads exact byte counts from a socket. */
+class Reader {
+  #buf = Buffer.alloc(0);
+  #waiting: { n: number; resolve: (b: Buffer) => void; reject: (e: Error) => void } | undefined;
+  #ended = false;
+  constructor(socket: Socket) {
+    socket.on('data', (d: Buffer) => {
+      this.#buf = Buffer.concat([this.#buf, d]);
+      this.#pump();
+    });
+    socket.on('close', () => {
+      this.#ended = true;
+      this.#pump();
+    });
+  }
+  read(n: number): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      this.#waiting = { n, resolve, reject };
+      this.#pump();
+    });
+  }
+  #pump(): void {
+    const w = this.#waiting;
+    if (!w) return;
+    if (this.#buf.length >= w.n) {
+      this.#waiting = undefined;
+      const out = this.#buf.subarray(0, w.n);
+      this.#buf = this.#buf.subarray(w.n);
+      w.resolve(out);
+    } else if (this.#ended) {
+      this.#waiting = undefined;
+      w.reject(new Error('closed'));
+    }
+  }
+}
+
+export class FakeAdbServer {
+  readonly #server: Server;
+  readonly #devices = new Map<string, FakeDevice>();
+  readonly #trackers = new Set<Socket>();
+  /** Every host request in order (`host:version`, `host:transport:SERIAL`, ...). */
+  readonly hostRequests: string[] = [];
+  port = 0;
+
+  private constructor() {
+    this.#server = createServer((s) => void this.#serve(s));
+  }
+
+  static async start(): Promise<FakeAdbServer> {
+    const f = new FakeAdbServer();
+    await new Promise<void>((r) => f.#server.listen(0, '127.0.0.1', r));
+    f.port = (f.#server.address() as { port: number }).port;
+    return f;
+  }
+
+  /** The ADB_SERVER_SOCKET / --adb value for this server. */
+  get socketSpec(): string {
+    return `tcp:127.0.0.1:${this.port}`;
+  }
+
+  addDevice(serial: string, setup?: (d: FakeDevice) => void): FakeDevice {
+    const d = new FakeDevice(serial);
+    setup?.(d);
+    this.#devices.set(serial, d);
+    this.#notify();
+    return d;
+  }
+
+  device(serial: string): FakeDevice {
+    const d = this.#devices.get(serial);
+    if (!d) throw new Error(`no fake device ${serial}`);
+    return d;
+  }
+
+  setState(serial: string, state: DeviceState): void {
+    const d = this.device(serial);
+    d.state = state;
+    if (state !== 'device') d.dropConnections();
+    this.#notify();
+  }
+
+  removeDevice(serial: string): void {
+    this.device(serial).dropConnections();
+    this.#devices.delete(serial);
+    this.#notify();
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.#trackers) t.destroy();
+    for (const d of this.#devices.values()) d.dropConnections();
+    await new Promise<void>((r) => this.#server.close(() => r()));
+  }
+
+  #list(long: boolean): string {
+    return [...this.#devices.values()]
+      .map((d, i) => (long ? `${d.serial.padEnd(22)} ${d.state} product:sdk_gphone64 model:${d.props['ro.product.model']!.replaceAll(' ', '_')} device:emu64 transport_id:${i + 1}\n` : `${d.serial}\t${d.state}\n`))
+      .join('');
+  }
+
+  #notify(): void {
+    for (const t of this.#trackers) t.write(framed(this.#list(false)));
+  }
+
+  async #serve(socket: Socket): Promise<void> {
+    socket.on('error', () => {});
+    const reader = new Reader(socket);
+    const fail = (msg: string) => socket.end(Buffer.concat([Buffer.from('FAIL'), framed(msg)]));
+    try {
+      const request = async () => (await reader.read(parseInt((await reader.read(4)).toString(), 16))).toString('utf8');
+      const req = await request();
+      this.hostRequests.push(req);
+      if (req === 'host:version') return void socket.end(Buffer.concat([Buffer.from('OKAY'), framed('0029')]));
+      if (req === 'host:devices' || req === 'host:devices-l') return void socket.end(Buffer.concat([Buffer.from('OKAY'), framed(this.#list(req.endsWith('-l')))]));
+      if (req === 'host:track-devices') {
+        this.#trackers.add(socket);
+        socket.once('close', () => this.#trackers.delete(socket));
+        socket.write(Buffer.concat([Buffer.from('OKAY'), framed(this.#list(false))]));
+        return;
+      }
+      const t = /^host:transport:(.+)$/.exec(req);
+      if (!t) return fail(`fake adb server: unknown host request: ${req}`);
+      const dev = this.#devices.get(t[1]!);
+      if (!dev) return fail(`device '${t[1]}' not found`);
+      if (dev.state !== 'device') return fail(`device ${dev.state}`);
+      dev.track(socket);
+      socket.write('OKAY');
+      const service = await request();
+      dev.services.push(service);
+      if (service === 'sync:') {
+        socket.write('OKAY');
+        return await this.#sync(socket, reader, dev);
+      }
+      if (!service.startsWith('shell:') && !service.startsWith('exec:')) return fail(`fake adb server: unknown device service: ${service}`);
+      const stdin = dev.stdinBytes(service) ? await reader.read(dev.stdinBytes(service)) : Buffer.alloc(0);
+      const reply = dev.run(service, stdin);
+      if (typeof reply === 'object' && 'fail' in reply) return fail(reply.fail);
+      socket.end(Buffer.concat([Buffer.from('OKAY'), Buffer.from(reply)]));
+    } catch {
+      socket.destroy();
+    }
+  }
+
+  async #sync(socket: Socket, reader: Reader, dev: FakeDevice): Promise<void> {
+    const u32 = (n: number) => {
+      const b = Buffer.alloc(4);
+      b.writeUInt32LE(n >>> 0);
+      return b;
+    };
+    const syncFail = (msg: string) => socket.write(Buffer.concat([Buffer.from('FAIL'), u32(Buffer.byteLength(msg)), Buffer.from(msg)]));
+    for (;;) {
+      const head = await reader.read(8);
+      const id = head.subarray(0, 4).toString('ascii');
+      const len = head.readUInt32LE(4);
+      if (id === 'QUIT') return void socket.end();
+      const arg = (await reader.read(len)).toString('utf8');
+      dev.syncRequests.push(`${id} ${arg}`);
+      if (id === 'STAT') {
+        const f = dev.files.get(arg);
+        socket.write(Buffer.concat([Buffer.from('STAT'), u32(f?.mode ?? 0), u32(f?.data.length ?? 0), u32(f?.mtime ?? 0)]));
+      } else if (id === 'LIST') {
+        const prefix = arg.endsWith('/') ? arg : `${arg}/`;
+        for (const [path, f] of dev.files) {
+          const name = path.slice(prefix.length);
+          if (!path.startsWith(prefix) || !name || name.includes('/')) continue;
+          socket.write(Buffer.concat([Buffer.from('DENT'), u32(f.mode), u32(f.data.length), u32(f.mtime), u32(Buffer.byteLength(name)), Buffer.from(name)]));
+        }
+        socket.write(Buffer.concat([Buffer.from('DONE'), Buffer.alloc(16)]));
+      } else if (id === 'RECV') {
+        const f = dev.files.get(arg);
+        if (!f || (f.mode & S_IFDIR) === S_IFDIR) {
+          syncFail(`open failed: No such file or directory`);
+          continue;
+        }
+        for (let i = 0; i < f.data.length; i += 65536) {
+          const chunk = f.data.subarray(i, i + 65536);
+          socket.write(Buffer.concat([Buffer.from('DATA'), u32(chunk.length), chunk]));
+        }
+        socket.write(Buffer.concat([Buffer.from('DONE'), u32(0)]));
+      } else if (id === 'SEND') {
+        const comma = arg.lastIndexOf(',');
+        const path = arg.slice(0, comma);
+        const mode = Number(arg.slice(comma + 1));
+        const parts: Buffer[] = [];
+        let mtime = 0;
+        for (;;) {
+          const h = await reader.read(8);
+          const kind = h.subarray(0, 4).toString('ascii');
+          const n = h.readUInt32LE(4);
+          if (kind === 'DATA') parts.push(await reader.read(n));
+          else if (kind === 'DONE') {
+            mtime = n;
+            break;
+          } else return void syncFail(`fake adb server: unexpected ${kind} in SEND`);
+        }
+        dev.writeFile(path, Buffer.concat(parts), mode);
+        dev.files.get(path)!.mtime = mtime;
+        socket.write(Buffer.concat([Buffer.from('OKAY'), u32(0)]));
+      } else {
+        syncFail(`fake adb server: unknown sync request ${id}`);
+      }
+    }
+  }
+}
