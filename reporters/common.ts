@@ -52,8 +52,11 @@ export function stripAnsi(text: string): string {
   return text.replace(kAnsi, '');
 }
 
-/** The error's own snippet, or a code frame read from the flow file (rootDir-relative). */
-export function codeFrameFor(rootDir: string, source: { file: string; line: number; column: number } | undefined, snippet?: string): string | undefined {
+/**
+ * The error's own snippet (masked by the runner), or a code frame read from the flow file
+ * (rootDir-relative), masked with `mask`: a flow file may hold a secret's value in its `env:`.
+ */
+export function codeFrameFor(rootDir: string, source: { file: string; line: number; column: number } | undefined, snippet?: string, mask: (text: string) => string = (t) => t): string | undefined {
   if (snippet) return snippet;
   if (!source) return undefined;
   const file = resolve(rootDir, source.file);
@@ -64,7 +67,7 @@ export function codeFrameFor(rootDir: string, source: { file: string; line: numb
   } catch {
     return undefined;
   }
-  return codeFrame(text, source.line, source.column);
+  return mask(codeFrame(text, source.line, source.column));
 }
 
 /** A frame of 2 lines around `line` (1-based) with a `>` marker and a caret under `column`. */

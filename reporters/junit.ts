@@ -97,7 +97,7 @@ function failureOf(a: FlowAttempt | undefined, f: FlowResult, ctx: ReporterConte
     if (loc) body.push(`at ${loc}`);
     if (s.actionId) body.push(`actionId: ${s.actionId}`);
     if (s.message && s.message !== s.error?.message) body.push(`server: ${s.message}`);
-    const frame = codeFrameFor(ctx.rootDir, s.source, s.error?.snippet);
+    const frame = codeFrameFor(ctx.rootDir, s.source, s.error?.snippet, ctx.mask);
     if (frame) body.push(frame);
     body.push('');
   }

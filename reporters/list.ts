@@ -116,7 +116,7 @@ class ListReporter implements Reporter {
       const loc = formatLocation(s.source);
       if (loc) out.push(`       at ${loc}\n`);
       if (s.actionId) out.push(`       actionId: ${s.actionId}\n`);
-      const frame = codeFrameFor(this._ctx.rootDir, s.source, s.error?.snippet);
+      const frame = codeFrameFor(this._ctx.rootDir, s.source, s.error?.snippet, this._ctx.mask);
       if (frame) out.push(`${frame.split('\n').map((l) => `       ${l}`).join('\n')}\n`);
     }
     return out;

@@ -106,10 +106,3 @@ export class BoxflowError extends Error {
     return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[kBrand] === true;
   }
 }
-
-/** Removes every occurrence of each secret from a text (API keys, masked flow values). */
-export function redact(text: string, secrets: Iterable<string | undefined>): string {
-  let out = text;
-  for (const s of secrets) if (s && s.length >= 3) out = out.split(s).join('***');
-  return out;
-}

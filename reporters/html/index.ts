@@ -45,7 +45,7 @@ export interface ReportData {
 }
 
 /** Writes the HTML report for a result into `dir` (which holds the run's data/). Returns index.html's path. */
-export function writeHtmlReport(result: RunResult, dir: string, options: { rootDir?: string; title?: string } = {}): string {
+export function writeHtmlReport(result: RunResult, dir: string, options: { rootDir?: string; title?: string; mask?: (text: string) => string } = {}): string {
   const rootDir = options.rootDir ?? process.cwd();
   mkdirSync(join(dir, 'data'), { recursive: true });
   mkdirSync(join(dir, 'assets'), { recursive: true });
@@ -58,7 +58,7 @@ export function writeHtmlReport(result: RunResult, dir: string, options: { rootD
   // A copy: the report fills in code frames without touching the caller's result.
   const copy = JSON.parse(JSON.stringify(result)) as RunResult;
   const layouts: Record<string, string> = {};
-  for (const flow of copy.flows) for (const a of flow.attempts) for (const s of walkSteps(a.steps)) enrichStep(s, flow, dir, rootDir, layouts);
+  for (const flow of copy.flows) for (const a of flow.attempts) for (const s of walkSteps(a.steps)) enrichStep(s, flow, dir, rootDir, layouts, options.mask);
   const data: ReportData = { title: options.title ?? 'boxflow report', generatedAt: new Date().toISOString(), result: copy, layouts };
   writeAtomic(join(dir, 'data', 'report.js'), `window.__BOXFLOW_REPORT__ = ${JSON.stringify(data)};\n`);
 
@@ -68,10 +68,10 @@ export function writeHtmlReport(result: RunResult, dir: string, options: { rootD
   return index;
 }
 
-function enrichStep(s: StepRecord, _flow: FlowResult, dir: string, rootDir: string, layouts: Record<string, string>): void {
+function enrichStep(s: StepRecord, _flow: FlowResult, dir: string, rootDir: string, layouts: Record<string, string>, mask?: (text: string) => string): void {
   if (s.status !== 'failed' && s.status !== 'warned') return;
   if (s.error && !s.error.snippet) {
-    const frame = codeFrameFor(rootDir, s.source);
+    const frame = codeFrameFor(rootDir, s.source, undefined, mask);
     if (frame) s.error.snippet = frame;
   }
   const ev = s.layout;
@@ -105,8 +105,9 @@ class HtmlReporter implements Reporter {
 
   onEnd(result: RunResult): void {
     const dir = resolve(this._ctx.outputDir, this._options.outputFolder ?? '.');
-    const opts: { rootDir: string; title?: string } = { rootDir: this._ctx.rootDir };
+    const opts: { rootDir: string; title?: string; mask?: (text: string) => string } = { rootDir: this._ctx.rootDir };
     if (this._options.title) opts.title = this._options.title;
+    if (this._ctx.mask) opts.mask = this._ctx.mask;
     writeHtmlReport(result, dir, opts);
   }
 }

@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Agent, FormData, request, type Dispatcher } from 'undici';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { BoxflowError, redact, type ErrorCode } from '../errors.js';
+import { BoxflowError, type ErrorCode } from '../errors.js';
+import { Masker } from '../mask.js';
 import { endpoints, kInstallMaxBytes, type EndpointName } from './schemas.js';
 import { check, formatProblem } from './validate.js';
 
@@ -98,6 +99,7 @@ export class BoxClient {
   readonly #validate: boolean;
   readonly #dispatcher: Dispatcher;
   readonly #ownDispatcher: boolean;
+  #boxflowService = false;
 
   constructor(options: BoxClientOptions = {}, env: NodeJS.ProcessEnv = process.env) {
     const baseUrl = options.baseUrl ?? env.BOXFLOW_BASE_URL ?? env.GBOX_BASE_URL;
@@ -117,6 +119,11 @@ export class BoxClient {
 
   async close(): Promise<void> {
     if (this.#ownDispatcher) await this.#dispatcher.close();
+  }
+
+  /** The service answered an action as `boxflow serve` does (`x-boxflow-action-id`): it honours boxflow's extensions (docs/api.md). */
+  get isBoxflowService(): boolean {
+    return this.#boxflowService;
   }
 
   // ------------------------------------------------------------------ UI actions
@@ -277,6 +284,7 @@ export class BoxClient {
         }
 
         if (res.statusCode >= 200 && res.statusCode < 300) {
+          if (res.headers['x-boxflow-action-id'] !== undefined) this.#boxflowService = true;
           let text: string;
           try {
             if (res.statusCode === 204 || !('response' in ep)) {
@@ -363,7 +371,7 @@ export class BoxClient {
 
   #error(code: ErrorCode, text: string, where: { method: string; path: string; boxId?: string | undefined }, httpStatus?: number, serverCode?: string, cause?: unknown, details?: unknown): BoxApiError {
     const box = where.boxId ? ` (box ${where.boxId})` : '';
-    const message = redact(`${where.method} ${where.path}${box}: ${text}`, [this.#apiKey]);
+    const message = new Masker([this.#apiKey]).text(`${where.method} ${where.path}${box}: ${text}`);
     return new BoxApiError(code, message, { ...where, httpStatus, serverCode, cause: scrub(cause, this.#apiKey), details: scrubJson(details, this.#apiKey) });
   }
 }
@@ -445,7 +453,7 @@ function scrub(value: unknown, key: string, depth = 0): unknown {
       const v = fields[name];
       if (typeof v === 'string' && v.includes(key)) {
         try {
-          fields[name] = redact(v, [key]);
+          fields[name] = new Masker([key]).text(v);
         } catch {
           // a read-only field: leave it
         }
@@ -463,7 +471,7 @@ function scrubJson(value: unknown, key: string): unknown {
   const text = JSON.stringify(value);
   if (!text.includes(key)) return value;
   try {
-    return JSON.parse(redact(text, [key]));
+    return JSON.parse(new Masker([key]).text(text));
   } catch {
     return '[redacted]';
   }

@@ -6,8 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { BoxClient } from '../api/client.js';
-import { BoxflowError, exitClassOf, redact } from '../errors.js';
+import { BoxflowError, exitClassOf } from '../errors.js';
 import { loadFlows } from '../flow/index.js';
+import { Masker } from '../mask.js';
 import { EventLog, writeResultsJson, mergeRunDirs } from '../runner/events.js';
 import { loadReporters, ReporterHost, replayResult, parseReporterFlag } from '../runner/reporterHost.js';
 import { runFlows, selectFlows } from '../runner/run.js';
@@ -16,13 +17,14 @@ import { builtinReporters, serveReport } from '../../reporters/index.js';
 import { closeVisualPool } from '../visual/index.js';
 import { loadConfigFile, resolveConfig, type CliFlags } from './config.js';
 
-const secrets = new Set<string>();
+/** The run's secrets (API key, server secret, flow secrets as flows run): hidden in every output. */
+const masker = new Masker();
 
 export function printError(err: unknown): void {
   const e = err as { code?: string; message?: string; details?: { frame?: string; snippet?: string } };
   const code = BoxflowError.is(err) ? `${err.code}: ` : '';
   const frame = e?.details?.frame ?? e?.details?.snippet;
-  process.stderr.write(`${redact(`error ${code}${e?.message ?? String(err)}`, secrets)}\n${frame ? `${frame}\n` : ''}`);
+  process.stderr.write(`${masker.text(`error ${code}${e?.message ?? String(err)}`)}\n${frame ? `${masker.text(frame)}\n` : ''}`);
 }
 
 async function loadOrReport(paths: string[]) {
@@ -48,7 +50,7 @@ export async function runTest(flags: CliFlags): Promise<number> {
   const cwd = process.cwd();
   const { config, file } = await loadConfigFile(cwd, flags.config);
   const r = resolveConfig(flags, config, file, cwd);
-  if (r.apiKey) secrets.add(r.apiKey);
+  masker.add([r.apiKey]);
 
   // 1. Every selected flow is valid before any runs.
   const { flows, errors } = await loadOrReport(r.paths);
@@ -83,18 +85,18 @@ export async function runTest(flags: CliFlags): Promise<number> {
       });
       baseUrl = server.baseUrl;
       apiKey = await createApiKey(secret, 'local', '1d');
-      secrets.add(apiKey);
+      masker.add([apiKey, secret]);
     }
     const client = new BoxClient({ baseUrl, apiKey: apiKey! });
     cleanup.push(() => client.close());
 
     // 3. Reporters, then the run.
-    const ctx = { outputDir: r.options.outputDir, rootDir: r.options.rootDir };
+    const ctx = { outputDir: r.options.outputDir, rootDir: r.options.rootDir, mask: (text: string) => masker.text(text) };
     const reporters = await loadReporters(r.reporters, ctx, builtinReporters);
     const log = new EventLog(r.options.outputDir);
     cleanup.push(async () => log.close());
     const host = new ReporterHost(reporters, log);
-    const result = await runFlows(selected, r.options, { client, reporter: host, secrets: [...secrets] });
+    const result = await runFlows(selected, r.options, { client, reporter: host, secrets: [], masker });
     writeResultsJson(r.options.outputDir, result);
     return exitCode(result, host.hadReporterError);
   } finally {

@@ -4,6 +4,6 @@ export { stepDefs, kStepNames, kBareStepNames, type StepDef, type StepName } fro
 export { parseFlowYaml } from './yaml.js';
 export { discoverFlows, loadFlowFile, loadFlows, normalizeStep, type LoadedFlows } from './load.js';
 export { flow, isFlowDefinition, callerLocation, type FlowDefinition, type FlowDefinitionOptions, type DeclarativeFlow, type RawStep } from './tsFlow.js';
-export { interpolate, maskSecrets } from './interpolate.js';
+export { interpolate } from './interpolate.js';
 export { codeFrame } from './codeFrame.js';
 export type { FlowErrorDetails } from './located.js';

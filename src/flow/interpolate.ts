@@ -54,18 +54,3 @@ export function interpolate<T>(value: T, vars: Record<string, string>, env: Reco
   }
   return value;
 }
-
-/** Replaces every occurrence of each secret value with `***`, deeply (longest secrets first). */
-export function maskSecrets<T>(value: T, secretValues: Iterable<string | undefined>): T {
-  const secrets = [...new Set([...secretValues].filter((s): s is string => typeof s === 'string' && s.length > 0))].sort((a, b) => b.length - a.length);
-  if (!secrets.length) return value;
-  const mask = (v: unknown): unknown => {
-    if (typeof v === 'string') return secrets.reduce((s, secret) => s.split(secret).join('***'), v);
-    if (Array.isArray(v)) return v.map(mask);
-    if (typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mask(x)]));
-    }
-    return v;
-  };
-  return mask(value) as T;
-}

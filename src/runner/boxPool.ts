@@ -1,5 +1,7 @@
 // Boxes for a run: the ids the user named (used as they are), or boxes created on demand, one
 // per worker, and terminated at the end. A box that dies is replaced for the flows still to run.
+// Flows do not see each other: before a flow follows another on a box, the box gets back the
+// resolution and scale it had when the run got it, and a fresh browser.
 import type { BoxClient } from '../api/client.js';
 import type { Box } from '../api/schemas.js';
 import { BoxflowError } from '../errors.js';
@@ -7,8 +9,19 @@ import type { Flow } from '../flow/types.js';
 import type { RunOptions } from './options.js';
 import type { BoxInfo } from './types.js';
 
+/** What flows changed on a box that the next flow must not inherit, and what it was before. */
+export interface BoxState {
+  /** The real screen size before the run first changed it (read once, just before that change). */
+  resolution?: { width: number; height: number };
+  /** The action scale before the run first changed it. */
+  scale?: number;
+  resolutionChanged: boolean;
+  scaleChanged: boolean;
+}
+
 interface Slot {
   box: BoxInfo;
+  state: BoxState;
   busy: boolean;
   /** A flow of this run has used the box. */
   used: boolean;
@@ -18,6 +31,8 @@ interface Slot {
 
 export interface Lease {
   box: BoxInfo;
+  /** Shared with the flow: its setResolution/setScale steps record what they change here. */
+  state: BoxState;
   release(state: 'ok' | 'dead'): void;
 }
 
@@ -61,9 +76,19 @@ export class BoxPool {
       const free = this.#slots.find((s) => !s.busy && !s.dead && matches(s.box, want));
       if (free) {
         const lease = this.#lease(free);
-        // A flow that follows another on a box starts from a fresh browser, as a Playwright test
-        // gets a fresh context; the first flow finds the box as it is.
-        if (free.used && free.box.type === 'linux') await this.client.closeBrowser(free.box.id, { timeoutMs: 15_000 }).catch(() => {});
+        // A flow that follows another on a box starts from the box as the run found it, with a
+        // fresh browser (as a Playwright test gets a fresh context); the first flow finds the box
+        // as it is. A box that cannot be put back is not used again: results must not depend on
+        // which flow ran before.
+        if (free.used) {
+          try {
+            await this.#restore(free);
+          } catch {
+            lease.release('dead');
+            continue;
+          }
+          if (free.box.type === 'linux') await this.client.closeBrowser(free.box.id, { timeoutMs: 15_000 }).catch(() => {});
+        }
         free.used = true;
         return lease;
       }
@@ -97,6 +122,8 @@ export class BoxPool {
   }
 
   async close(): Promise<void> {
+    // Boxes the user named are left as the run found them.
+    await Promise.allSettled(this.#slots.filter((s) => !s.created && !s.dead).map((s) => this.#restore(s)));
     const created = this.#slots.filter((s) => s.created);
     const results = await Promise.allSettled(created.map((s) => this.client.terminateBox(s.box.id, {})));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -107,8 +134,16 @@ export class BoxPool {
     return type === 'android' ? this.client.createAndroidBox({ wait: true }) : this.client.createLinuxBox({ wait: true });
   }
 
+  async #restore(slot: Slot): Promise<void> {
+    const { state, box } = slot;
+    if (state.resolutionChanged && state.resolution) await this.client.setResolution(box.id, state.resolution, { timeoutMs: 30_000 });
+    state.resolutionChanged = false;
+    if (state.scaleChanged && state.scale !== undefined) await this.client.updateSettings(box.id, { scale: state.scale }, { timeoutMs: 30_000 });
+    state.scaleChanged = false;
+  }
+
   #add(box: BoxInfo, created: boolean): Slot {
-    const slot: Slot = { box, busy: false, used: false, created, dead: false };
+    const slot: Slot = { box, state: { resolutionChanged: false, scaleChanged: false }, busy: false, used: false, created, dead: false };
     this.#slots.push(slot);
     this.#seen.push(box);
     return slot;
@@ -118,6 +153,7 @@ export class BoxPool {
     slot.busy = true;
     return {
       box: slot.box,
+      state: slot.state,
       release: (state) => {
         slot.busy = false;
         if (state === 'dead') slot.dead = true;

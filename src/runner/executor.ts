@@ -3,13 +3,15 @@
 // per kind; this file only sequences, times and records.
 import type { ActionResult } from '../api/schemas.js';
 import type { BoxClient } from '../api/client.js';
-import { BoxflowError, redact, type ErrorCode } from '../errors.js';
+import { BoxflowError, type ErrorCode } from '../errors.js';
 import type { Flow, FlowBox, FlowExpect, SourceLocation, Step } from '../flow/types.js';
+import { Masker } from '../mask.js';
 import { callerLocation, codeFrame, interpolate, normalizeStep } from '../flow/index.js';
 import type { ArtifactStore } from './artifacts.js';
 import type { LayoutSource } from './layoutSource.js';
 import type { RunOptions } from './options.js';
 import { handlers } from './steps/index.js';
+import type { BoxState } from './boxPool.js';
 import type { BoxInfo, ErrorInfo, FlowInfo, StepRecord } from './types.js';
 
 export interface ExecutorHooks {
@@ -29,9 +31,13 @@ export interface FlowRuntime {
   hooks: ExecutorHooks;
   /** Loads (and caches) a runFlow file, relative to the flow that names it. */
   loadFlow(file: string): Promise<Flow>;
-  /** Secret values to mask everywhere (flow secrets, API key). */
-  secrets: string[];
+  /** Hides this flow's secrets (its own, its sub-flows', the API key) in everything it records. */
+  masker: Masker;
+  /** Secret values learnt while running (a runFlow's `secrets:`): masked from then on, here and in the reports. */
+  addSecrets(values: Iterable<string | undefined>): void;
   state: { scale: number; tabId?: string };
+  /** What the flow changes on its box that the next flow must not inherit. */
+  boxState: BoxState;
 }
 
 /** What a step handler gets: the runtime plus this step's record, deadline and helpers. */
@@ -91,7 +97,7 @@ export class Executor {
   async runStep(step: Step, id: string, index: number, vars: Record<string, string>, flowFile: string): Promise<StepRecord> {
     const { rt } = this;
     const command = step.kind;
-    const label = step.label ?? defaultLabel(step, rt.secrets);
+    const label = rt.masker.text(step.label ?? defaultLabel(step));
     rt.hooks.stepBegin({ id, label, command });
     const started = performance.now();
     const record: StepRecord = {
@@ -99,7 +105,7 @@ export class Executor {
       index,
       label,
       command,
-      args: mask(stepArgs(step), rt.secrets),
+      args: stepArgs(step),
       source: step.source,
       status: 'passed',
       attempts: 1,
@@ -121,7 +127,7 @@ export class Executor {
       actionOptions: (s) => screenshotOptions(s, rt.options),
       recordAction: async (result) => {
         record.actionId = result.actionId;
-        record.message = mask(result.message, rt.secrets);
+        record.message = result.message;
         if (result.screenshot) {
           const images: NonNullable<StepRecord['screenshots']> = {};
           for (const phase of ['before', 'after', 'trace'] as const) {
@@ -137,7 +143,7 @@ export class Executor {
       const handler = handlers[step.kind] as StepHandler;
       await handler(step, run);
     } catch (err) {
-      const info = toErrorInfo(err, this.signal, rt.secrets);
+      const info = toErrorInfo(err, this.signal, rt.masker);
       if (!record.actionId && err && typeof err === 'object' && typeof (err as { actionId?: unknown }).actionId === 'string') record.actionId = (err as { actionId: string }).actionId;
       if (step.source) info.snippet = await snippet(step.source);
       record.error = info;
@@ -145,6 +151,7 @@ export class Executor {
       if (record.children?.some((c) => c.status === 'failed') && !record.message) record.message = info.message;
     }
     record.durationMs = Math.round(performance.now() - started);
+    maskRecord(record, rt.masker);
     rt.hooks.stepEnd(record);
     return record;
   }
@@ -208,15 +215,16 @@ export class Executor {
     const record: StepRecord = {
       id,
       index,
-      label: step.label ?? defaultLabel(step, this.rt.secrets),
+      label: step.label ?? defaultLabel(step),
       command: step.kind,
-      args: mask(stepArgs(step), this.rt.secrets),
+      args: stepArgs(step),
       source: step.source,
       status: 'skipped',
       attempts: 0,
       startedAt: new Date().toISOString(),
       durationMs: 0,
     };
+    maskRecord(record, this.rt.masker);
     this.rt.hooks.stepEnd(record);
     return record;
   }
@@ -242,10 +250,10 @@ export function stepArgs(step: Step): unknown {
   return args;
 }
 
-function defaultLabel(step: Step, secrets: string[]): string {
+function defaultLabel(step: Step): string {
   const args = stepArgs(step);
   const text = args && typeof args === 'object' && Object.keys(args).length ? ` ${short(args)}` : '';
-  return mask(`${step.kind}${text}`, secrets);
+  return `${step.kind}${text}`;
 }
 
 function short(value: unknown): string {
@@ -253,25 +261,43 @@ function short(value: unknown): string {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
-/** Masks secret values inside any JSON-like value. */
-export function mask<T>(value: T, secrets: string[]): T {
-  if (!secrets.length) return value;
-  if (typeof value === 'string') return redact(value, secrets) as T;
-  if (Array.isArray(value)) return value.map((v) => mask(v, secrets)) as T;
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v, secrets)])) as T;
-  return value;
+/**
+ * Everything a step record says in words goes through the masker before anyone sees it: label,
+ * args, message, error and code frame, the layout evidence's selector and candidates, and the
+ * URL of a webTerminal/cdpUrl step (its signature dropped). Paths to artifacts stay as they are.
+ */
+export function maskRecord(record: StepRecord, masker: Masker): void {
+  record.label = masker.text(record.label);
+  record.args = masker.deep(record.args);
+  if (record.message !== undefined) record.message = masker.text(record.message);
+  if (record.error) record.error = maskError(record.error, masker);
+  if (record.layout) record.layout = { ...record.layout, selector: masker.text(record.layout.selector), candidates: masker.deep(record.layout.candidates) };
+  if (record.url !== undefined) record.url = masker.text(record.url);
+  if (record.visual) record.visual = { ...record.visual, name: masker.text(record.visual.name) };
+  if (record.attachments) record.attachments = record.attachments.map((a) => ({ ...a, name: masker.text(a.name) }));
 }
 
-export function toErrorInfo(err: unknown, flowSignal: AbortSignal | undefined, secrets: string[]): ErrorInfo {
+/** @deprecated Kept for callers that hold a list of values; use a Masker (src/mask.ts). */
+export function mask<T>(value: T, secrets: string[]): T {
+  return new Masker(secrets).deep(value);
+}
+
+export function maskError(error: ErrorInfo, masker: Masker): ErrorInfo {
+  const out: ErrorInfo = { ...error, message: masker.text(error.message) };
+  if (error.snippet !== undefined) out.snippet = masker.text(error.snippet);
+  return out;
+}
+
+export function toErrorInfo(err: unknown, flowSignal: AbortSignal | undefined, masker: Masker): ErrorInfo {
   if (err instanceof StepFailure) return { ...err.record.error! };
   if (flowSignal?.aborted && !(BoxflowError.is(err) && err.code === 'FLOW_TIMEOUT')) {
     const reason = flowSignal.reason as unknown;
-    if (BoxflowError.is(reason)) return { code: reason.code, message: mask(reason.message, secrets) };
+    if (BoxflowError.is(reason)) return { code: reason.code, message: masker.text(reason.message) };
   }
-  if (BoxflowError.is(err)) return { code: err.code, message: mask(err.message, secrets) };
+  if (BoxflowError.is(err)) return { code: err.code, message: masker.text(err.message) };
   const e = err as Error;
   const code: ErrorCode = e?.name === 'TimeoutError' ? 'STEP_TIMEOUT' : 'FLOW_ERROR';
-  return { code, message: mask(e?.message ?? String(err), secrets) };
+  return { code, message: masker.text(e?.message ?? String(err)) };
 }
 
 async function snippet(source: SourceLocation): Promise<string | undefined> {

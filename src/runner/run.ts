@@ -6,12 +6,13 @@ import type { BoxClient } from '../api/client.js';
 import { BoxflowError, exitClassOf } from '../errors.js';
 import { loadFlowFile } from '../flow/index.js';
 import type { Flow } from '../flow/types.js';
+import { Masker } from '../mask.js';
 import { ArtifactStore } from './artifacts.js';
-import { BoxPool } from './boxPool.js';
-import { Executor, mask, toErrorInfo, type FlowRuntime } from './executor.js';
+import { BoxPool, type Lease } from './boxPool.js';
+import { Executor, maskError, toErrorInfo, type FlowRuntime } from './executor.js';
 import { LayoutSource } from './layoutSource.js';
 import type { RunOptions } from './options.js';
-import type { BoxInfo, ErrorInfo, FlowAttempt, FlowInfo, FlowResult, Reporter, RunResult, StepRecord } from './types.js';
+import type { ErrorInfo, FlowAttempt, FlowInfo, FlowResult, Reporter, RunResult, StepRecord } from './types.js';
 
 export interface RunDeps {
   client: BoxClient;
@@ -19,6 +20,11 @@ export interface RunDeps {
   reporter: Required<Pick<Reporter, 'onBegin' | 'onFlowBegin' | 'onStepBegin' | 'onStepEnd' | 'onFlowEnd' | 'onError' | 'onEnd'>>;
   /** Values never to show (the API key). */
   secrets: string[];
+  /**
+   * The run's masker, when the caller shares it (the CLI gives it to the reporters for the code
+   * frames they read): it starts with `secrets` and learns every flow's secrets as flows run.
+   */
+  masker?: Masker;
 }
 
 export function flowInfo(flow: Flow, rootDir: string): FlowInfo {
@@ -50,6 +56,7 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
   const baselines: RunResult['baselines'] = [];
   const errors: ErrorInfo[] = [];
   const pool = new BoxPool(deps.client, options);
+  const masker = (deps.masker ?? new Masker()).add(deps.secrets);
   const subFlows = new Map<string, Promise<Flow>>();
   const loadFlow = (file: string): Promise<Flow> => {
     const cached = subFlows.get(file);
@@ -66,7 +73,7 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
   try {
     await pool.start(workers);
   } catch (err) {
-    const info = toErrorInfo(err, undefined, deps.secrets);
+    const info = toErrorInfo(err, undefined, masker);
     errors.push(info);
     await deps.reporter.onError(info);
   }
@@ -79,14 +86,14 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
     for (let attempt = 1; attempt <= options.retries + 1; attempt++) {
       const lease = errors.length && !pool.size ? undefined : await pool.acquire(flow).catch((err: unknown) => err as Error);
       if (!lease || lease instanceof Error) {
-        const error = lease instanceof Error ? toErrorInfo(lease, undefined, deps.secrets) : errors[0] ?? { code: 'BOX_UNAVAILABLE', message: 'no box available' };
+        const error = lease instanceof Error ? toErrorInfo(lease, undefined, masker) : errors[0] ?? { code: 'BOX_UNAVAILABLE', message: 'no box available' };
         await deps.reporter.onFlowBegin(info, attempt);
         attempts.push({ attempt, status: 'failed', startedAt: new Date().toISOString(), durationMs: 0, steps: [], error: { ...error, code: exitClassOf(error.code) === 3 ? error.code : 'BOX_UNAVAILABLE' } });
         break;
       }
       try {
         await deps.reporter.onFlowBegin(info, attempt, lease.box);
-        const result = await runAttempt(flow, info, attempt, lease.box, { ...deps, artifacts, options, loadFlow, onBaseline: (path, written) => baselines.push({ path, written }) });
+        const result = await runAttempt(flow, info, attempt, lease, { ...deps, masker, artifacts, options, loadFlow, onBaseline: (path, written) => baselines.push({ path, written }) });
         // A failure on a box that no longer runs is the box's fault, not the flow's.
         const dead = result.error !== undefined && (await pool.isDead(lease.box));
         if (dead) result.error = { code: 'BOX_UNAVAILABLE', message: `box ${lease.box.id} died during the flow: ${result.error!.message}` };
@@ -95,7 +102,7 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
         if (result.status === 'passed') break;
       } catch (err) {
         lease.release('dead');
-        attempts.push({ attempt, status: 'failed', startedAt: new Date().toISOString(), durationMs: 0, box: lease.box, steps: [], error: toErrorInfo(err, undefined, deps.secrets) });
+        attempts.push({ attempt, status: 'failed', startedAt: new Date().toISOString(), durationMs: 0, box: lease.box, steps: [], error: toErrorInfo(err, undefined, masker) });
         break;
       }
     }
@@ -113,7 +120,7 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
 
   // 3. Boxes this run created are terminated.
   await pool.close().catch(async (err: unknown) => {
-    const info = toErrorInfo(err, undefined, deps.secrets);
+    const info = toErrorInfo(err, undefined, masker);
     errors.push(info);
     await deps.reporter.onError(info);
   });
@@ -144,17 +151,23 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
 }
 
 interface AttemptDeps extends RunDeps {
+  masker: Masker;
   artifacts: ArtifactStore;
   options: RunOptions;
   loadFlow: (file: string) => Promise<Flow>;
   onBaseline: (path: string, written: 'missing' | 'changed' | 'all') => void;
 }
 
-async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, box: BoxInfo, deps: AttemptDeps): Promise<FlowAttempt> {
+async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Lease, deps: AttemptDeps): Promise<FlowAttempt> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
+  const box = lease.box;
   const vars: Record<string, string> = { ...flow.env };
-  const secretValues = [...deps.secrets, ...flow.secrets.map((name) => vars[name] ?? process.env[name]).filter((v): v is string => !!v)];
+  // The flow's masker knows the run's secrets and this flow's; the run's learns this flow's too,
+  // for what the reporters write themselves.
+  const secretValues = flow.secrets.map((name) => vars[name] ?? process.env[name]);
+  const masker = deps.masker.with(secretValues);
+  deps.masker.add(secretValues);
   const state: FlowRuntime['state'] = { scale: 1 };
   const layout = new LayoutSource(deps.client, box, state);
   const rt: FlowRuntime = {
@@ -166,7 +179,12 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, box: BoxI
     artifacts: deps.artifacts,
     layout,
     state,
-    secrets: secretValues,
+    boxState: lease.state,
+    masker,
+    addSecrets: (values) => {
+      masker.add(values);
+      deps.masker.add(values);
+    },
     loadFlow: deps.loadFlow,
     hooks: {
       stepBegin: (s) => void deps.reporter.onStepBegin(info, s),
@@ -190,7 +208,7 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, box: BoxI
         try {
           await flow.fn({ box: flowBox, expect, env: vars });
         } catch (err) {
-          if (!exec.records.some((r) => r.status === 'failed')) error = toErrorInfo(err, deadline.signal, secretValues);
+          if (!exec.records.some((r) => r.status === 'failed')) error = toErrorInfo(err, deadline.signal, masker);
         }
         steps.push(...exec.records);
       } else {
@@ -198,7 +216,7 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, box: BoxI
       }
     }
   } catch (err) {
-    error = toErrorInfo(err, deadline.signal, secretValues);
+    error = toErrorInfo(err, deadline.signal, masker);
   } finally {
     clearTimeout(timer);
   }
@@ -213,7 +231,7 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, box: BoxI
   }
   const failedStep = findFailed(steps);
   if (!error && failedStep) error = failedStep.error;
-  if (error) error = mask(error, secretValues);
+  if (error) error = maskError(error, masker);
   return {
     attempt,
     status: error ? 'failed' : 'passed',

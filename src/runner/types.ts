@@ -159,6 +159,11 @@ export interface ReporterContext {
   rootDir: string;
   /** Where a reporter prints (stdout by default). */
   write?: (text: string) => void;
+  /**
+   * Hides the run's secrets in text a reporter makes itself (a code frame read from a flow file).
+   * What the runner hands over is masked already.
+   */
+  mask?: (text: string) => string;
 }
 
 /** A reporter module's default export. */

@@ -3,8 +3,10 @@ import { formatDuration } from '../../api/duration.js';
 import { BoxflowError } from '../../errors.js';
 import { query } from '../../layout/index.js';
 import type { StepHandler, StepRun } from '../executor.js';
+import { pngSize } from '../../visual/index.js';
 import { delay } from '../poll.js';
 import { resolveTarget, screenSize, toAction, type ApiTarget, findVisible } from './target.js';
+import { captureOnce } from './visual.js';
 
 const kTapMs = 50;
 
@@ -107,7 +109,19 @@ export const pressKey: StepHandler<'pressKey'> = async (step, run) => {
 };
 
 export const type: StepHandler<'type'> = async (step, run) => {
-  const body: Parameters<typeof run.rt.client.type>[1] = { text: run.resolve(step.text), options: run.actionOptions(step) };
+  const text = run.resolve(step.text);
+  const options = run.actionOptions(step);
+  const body: Parameters<typeof run.rt.client.type>[1] & { sensitive?: boolean } = { text, options };
+  if (run.rt.masker.reveals(text)) {
+    // The service learns the text it must type and nothing else about it. boxflow serve honours
+    // `sensitive` (docs/api.md) and draws `type: ••••` on the trace; a service not known to
+    // honour it is not asked for a trace, which would show the text.
+    if (run.rt.client.isBoxflowService) body.sensitive = true;
+    else if (options.screenshot) {
+      const phases = options.screenshot.phases.filter((p) => p !== 'trace');
+      body.options = { screenshot: phases.length ? { ...options.screenshot, phases } : false };
+    }
+  }
   if (step.mode) body.mode = step.mode;
   if (step.pressEnter !== undefined) body.pressEnter = step.pressEnter;
   const result = await run.rt.client.type(run.rt.box.id, body, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
@@ -115,12 +129,23 @@ export const type: StepHandler<'type'> = async (step, run) => {
 };
 
 export const setScale: StepHandler<'setScale'> = async (step, run) => {
+  const box = run.rt.boxState;
+  box.scale ??= run.rt.state.scale;
+  box.scaleChanged = true;
   const { scale } = await run.rt.client.updateSettings(run.rt.box.id, { scale: step.scale }, { signal: run.signal });
   run.rt.state.scale = scale;
   run.record.message = `action scale ${scale}`;
 };
 
 export const setResolution: StepHandler<'setResolution'> = async (step, run) => {
+  const box = run.rt.boxState;
+  if (!box.resolution) {
+    // The spec has no way to read the resolution: a screenshot shows it (times the action scale).
+    const size = pngSize(await captureOnce(run), 'screenshot');
+    const s = run.rt.state.scale;
+    box.resolution = { width: Math.round(size.width / s), height: Math.round(size.height / s) };
+  }
+  box.resolutionChanged = true;
   const r = await run.rt.client.setResolution(run.rt.box.id, { width: step.width, height: step.height }, { signal: run.signal });
   run.record.message = `resolution ${r.width}×${r.height}`;
 };

@@ -25,6 +25,7 @@ export const runFlow: StepHandler<'runFlow'> = async (step, run) => {
   }
   const sub = await run.rt.loadFlow(step.file);
   const vars = { ...run.vars, ...sub.env, ...run.resolve(step.env ?? {}) };
+  run.rt.addSecrets(sub.secrets.map((name) => vars[name] ?? process.env[name]));
   const children = [
     ...(await run.runChildren([...sub.onStart, ...sub.steps, ...sub.onFinish], vars, sub.file)),
   ];

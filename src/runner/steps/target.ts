@@ -51,7 +51,8 @@ export async function attachEvidence(run: StepRun, selector: Selector, tree: Lay
   try {
     const content = await run.rt.layout.content(run.signal);
     const ext = tree?.format === 'android' || content.trimStart().startsWith('<?xml') || content.includes('<hierarchy') ? 'xml' : 'html';
-    const snapshot = await run.rt.artifacts.put(Buffer.from(content), ext);
+    // The snapshot is kept as the box gave it, less the secrets (an input's value, a text).
+    const snapshot = await run.rt.artifacts.put(Buffer.from(run.rt.masker.markup(content)), ext);
     run.record.layout = {
       snapshot,
       format: ext === 'xml' ? 'android' : 'html',

@@ -12,7 +12,7 @@ import type { StepHandler, StepRun } from '../executor.js';
 const kCaptureMode = new WeakMap<object, 'screenshot' | 'type'>();
 
 /** One frame: `POST /actions/screenshot` when the server has it, else the after-phase of an empty `type`. */
-async function captureOnce(run: StepRun): Promise<Buffer> {
+export async function captureOnce(run: StepRun): Promise<Buffer> {
   const { client, box } = run.rt;
   if (kCaptureMode.get(run.rt.state) !== 'type') {
     try {
