@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'errors' | 'mask' | 'index';
+type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'errors' | 'mask' | 'index' | 'playwright';
 
 /** What each area may import besides itself and the leaves src/errors.ts and src/mask.ts. `types` = `import type` only. */
 const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
@@ -23,6 +23,8 @@ const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
   api: {},
   layout: {},
   visual: {},
+  // boxflow/test: the box fixture runs flows with the runner, starts the embedded server, reads the config.
+  playwright: { runner: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all', server: 'all', cli: 'all' },
   errors: {},
   mask: {},
 };
@@ -33,6 +35,9 @@ const kLeaves = new Set<Area>(['errors', 'mask']);
 /** reporters/ may read the runner's result model and its event stream, nothing that runs flows. */
 const kReporterRunnerFiles = new Set(['src/runner/types.ts', 'src/runner/events.ts']);
 
+/** boxflow/test reads the CLI's config loading and nothing else of the CLI. */
+const kPlaywrightCliFiles = new Set(['src/cli/config.ts']);
+
 /** npm packages that belong to one area. */
 const kPackageOwners: Record<string, Area> = {
   undici: 'api',
@@ -40,6 +45,8 @@ const kPackageOwners: Record<string, Area> = {
   pixelmatch: 'visual',
   fastify: 'server',
   '@fastify/multipart': 'server',
+  // An optional peer dependency: only the boxflow/test entry may load it.
+  '@playwright/test': 'playwright',
 };
 
 interface ImportLine {
@@ -124,6 +131,8 @@ function violations(files: Array<{ file: string; text: string }>): string[] {
         else if (rule === 'types' && !imp.typeOnly) problems.push(`${where}: ${arrow} may import types only; use \`import type\` (import '${imp.spec}')`);
         else if (from === 'reporters' && toArea === 'runner' && !kReporterRunnerFiles.has(to)) {
           problems.push(`${where}: forbidden arrow reporters → ${to}: reporters read only ${[...kReporterRunnerFiles].join(', ')}`);
+        } else if (from === 'playwright' && toArea === 'cli' && !kPlaywrightCliFiles.has(to)) {
+          problems.push(`${where}: forbidden arrow playwright → ${to}: boxflow/test reads only ${[...kPlaywrightCliFiles].join(', ')}`);
         }
       } else if (!imp.spec.startsWith('node:')) {
         const owner = kPackageOwners[packageName(imp.spec)];
@@ -189,4 +198,15 @@ test('src/ and reporters/ follow the dependency arrows of architecture.md', () =
   assert.ok(files.some((f) => f.file === 'src/api/client.ts'), 'the scan found the sources');
   const found = violations(files);
   assert.deepEqual(found, [], `forbidden imports:\n  ${found.join('\n  ')}`);
+});
+
+test('boxflow/test may read the CLI config and nothing else of the CLI, and owns @playwright/test', () => {
+  const found = violations([
+    { file: 'src/playwright/index.ts', text: "import { runTest } from '../cli/commands.js';\nimport { loadConfigFile } from '../cli/config.js';\nimport { test } from '@playwright/test';" },
+    { file: 'src/runner/run.ts', text: "import { test } from '@playwright/test';\nimport type { TestInfo } from '@playwright/test';" },
+  ]);
+  assert.deepEqual(found, [
+    'src/playwright/index.ts:1: forbidden arrow playwright → src/cli/commands.ts: boxflow/test reads only src/cli/config.ts',
+    'src/runner/run.ts:1: the package @playwright/test belongs to src/playwright/; runner imports it',
+  ]);
 });

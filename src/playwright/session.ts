@@ -1,0 +1,262 @@
+// One test's box: boxflow's own executor runs every call (the same handlers, waits and records
+// as `boxflow test`), and each step it runs becomes a Playwright test.step with the step's
+// actionId and before/after/trace images attached. Nested steps (runFlow, retry, repeat) nest.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { test as base, type TestInfo, type TestStepInfo } from '@playwright/test';
+import type { Page } from 'playwright-core';
+import { BoxflowError } from '../errors.js';
+import { Masker } from '../mask.js';
+import { callerLocation, loadFlowFile, normalizeStep } from '../flow/index.js';
+import type { Flow, FlowBox, ScreenshotMatchOptions, SourceLocation, Step } from '../flow/types.js';
+import { ArtifactStore } from '../runner/artifacts.js';
+import type { Lease, BoxPool } from '../runner/boxPool.js';
+import { Executor, StepFailure, type FlowRuntime } from '../runner/executor.js';
+import { LayoutSource } from '../runner/layoutSource.js';
+import type { RunOptions, UpdateBaselines } from '../runner/options.js';
+import type { BoxInfo, StepRecord } from '../runner/types.js';
+import type { BoxService, BoxWant } from './service.js';
+import { stepTitle } from './titles.js';
+
+type FlowBoxMethods = Omit<FlowBox, 'browser' | 'info'>;
+
+/** The `box` fixture: a TS flow's box, plus a Playwright Page and flow files. */
+export interface Box extends FlowBoxMethods {
+  readonly info: FlowBox['info'];
+  /** The box's active tab as a Playwright Page, over the box's pre-signed CDP URL (Linux boxes). */
+  page(): Promise<Page>;
+  /** Runs a boxflow flow file (YAML or TS), its steps nested under one test.step. Relative paths resolve against the Playwright config's folder. */
+  run(flowFile: string, opts?: { env?: Record<string, string> }): Promise<void>;
+  /** Same as page(), as a TS flow's box has it. */
+  readonly browser: FlowBox['browser'];
+}
+
+const kSessions = new WeakMap<object, BoxSession>();
+
+export function sessionOf(value: unknown): BoxSession {
+  const session = typeof value === 'object' && value !== null ? kSessions.get(value) : undefined;
+  if (!session) throw new Error('expected the `box` fixture of boxflow/test, e.g. `test(\'...\', async ({ box }) => { await expect(box).toShow(\'Welcome\') })`');
+  return session;
+}
+
+/** A box step failed: the message names its code (and the action, when the box gave one). */
+export function stepError(record: StepRecord): BoxflowError {
+  const e = record.error ?? { code: 'FLOW_ERROR', message: 'step failed' };
+  const action = record.actionId ? ` (actionId ${record.actionId})` : '';
+  return new BoxflowError(e.code as never, `${e.code}: ${e.message}${action}`);
+}
+
+function realLocation(source: SourceLocation | undefined): SourceLocation | undefined {
+  return source && source.line > 0 && existsSync(source.file) ? source : undefined;
+}
+
+class PlaywrightExecutor extends Executor {
+  constructor(
+    rt: FlowRuntime,
+    signal: AbortSignal,
+    private readonly session: BoxSession,
+  ) {
+    super(rt, signal);
+  }
+
+  /** Every step, nested ones included, runs inside its own test.step. */
+  override async runStep(step: Step, id: string, index: number, vars: Record<string, string>, flowFile: string): Promise<StepRecord> {
+    let record: StepRecord | undefined;
+    const location = realLocation(step.source);
+    const title = this.session.title(step);
+    try {
+      await base.step(
+        title,
+        async (info) => {
+          record = await super.runStep(step, id, index, vars, flowFile);
+          if (record.actionId) info.annotations.push({ type: 'actionId', description: record.actionId });
+          await this.session.attachRecord(record, info, title);
+          if (record.status === 'failed') throw stepError(record);
+          if (record.status === 'warned') info.annotations.push({ type: 'warning', description: record.error?.message });
+        },
+        location ? { location } : {},
+      );
+    } catch (err) {
+      if (!record) throw err;
+    }
+    return record!;
+  }
+
+  /** A step outside any test.step of ours (the expect matchers have Playwright's own step). */
+  runBare(step: Step, id: string): Promise<StepRecord> {
+    return super.runStep(step, id, 0, {}, step.source.file);
+  }
+}
+
+export class BoxSession {
+  readonly box: Box;
+  readonly #rt: FlowRuntime;
+  readonly #exec: PlaywrightExecutor;
+  readonly #lease: Lease;
+  readonly #pool: BoxPool;
+  readonly #rootDir: string;
+  #expects = 0;
+
+  private constructor(lease: Lease, pool: BoxPool, rt: FlowRuntime, rootDir: string, baseURL: string | undefined) {
+    this.#lease = lease;
+    this.#pool = pool;
+    this.#rt = rt;
+    this.#rootDir = rootDir;
+    this.#exec = new PlaywrightExecutor(rt, new AbortController().signal, this);
+    const { box: flowBox } = this.#exec.flowBox({});
+    this.box = this.#wrap(flowBox, baseURL);
+    kSessions.set(this.box, this);
+  }
+
+  static async open(service: BoxService, want: BoxWant, testInfo: TestInfo, opts: { rootDir: string; baseURL?: string }): Promise<BoxSession> {
+    const { lease, pool } = await service.acquire(want);
+    try {
+      const options: RunOptions = { ...service.options, rootDir: opts.rootDir, outputDir: testInfo.outputPath('boxflow') };
+      const flow: Flow = {
+        name: testInfo.titlePath.slice(1).join(' › '),
+        file: testInfo.file,
+        tags: testInfo.tags,
+        env: {},
+        secrets: [],
+        onStart: [],
+        onFinish: [],
+        steps: [],
+        source: { file: testInfo.file, line: testInfo.line, column: testInfo.column },
+      };
+      const box: BoxInfo = lease.box;
+      const state: FlowRuntime['state'] = { scale: 1 };
+      state.scale = (await service.client.getSettings(box.id).catch(() => ({ scale: 1 }))).scale;
+      const masker = new Masker(service.secrets);
+      const subFlows = new Map<string, Promise<Flow>>();
+      const rt: FlowRuntime = {
+        client: service.client,
+        box,
+        flow,
+        info: { id: createHash('sha1').update(testInfo.testId).digest('hex').slice(0, 12), name: flow.name, file: relative(opts.rootDir, testInfo.file), tags: testInfo.tags },
+        options,
+        artifacts: new ArtifactStore(options.outputDir),
+        layout: new LayoutSource(service.client, box, state),
+        state,
+        masker,
+        addSecrets: (values) => void masker.add(values),
+        boxState: lease.state,
+        loadFlow: (file) => {
+          let p = subFlows.get(file);
+          if (!p) subFlows.set(file, (p = loadFlowFile(file)));
+          return p;
+        },
+        hooks: { stepBegin: () => {}, stepEnd: () => {}, baselineWritten: () => {} },
+      };
+      return new BoxSession(lease, pool, rt, opts.rootDir, opts.baseURL);
+    } catch (err) {
+      lease.release('ok');
+      throw err;
+    }
+  }
+
+  title(step: Step): string {
+    return stepTitle(step, this.#rootDir, this.#rt.masker);
+  }
+
+  /** Releases the box; one that no longer runs after a failed test is not leased again. */
+  async close(failed: boolean): Promise<void> {
+    await this.#rt.layout.close();
+    const dead = failed && (await this.#pool.isDead(this.#lease.box));
+    this.#lease.release(dead ? 'dead' : 'ok');
+  }
+
+  /** The action's id and images, the step's attachments and its failure evidence, on the Playwright step. */
+  async attachRecord(record: StepRecord, info: TestStepInfo | TestInfo, label: string): Promise<void> {
+    const file = (rel: string) => this.#rt.artifacts.resolve(rel);
+    const images = Object.entries(record.screenshots ?? {}).filter(([, p]) => p && !/^https?:/.test(p));
+    const attachImages = async (to: TestStepInfo | TestInfo) => {
+      for (const [phase, path] of images) await to.attach(`${label} · ${phase}`, { path: file(path!), contentType: 'image/png' });
+    };
+    if (record.actionId) {
+      // A child step carries the id where every reporter (HTML, JSON, trace) shows titles.
+      await base.step(`actionId ${record.actionId}`, async (s) => attachImages(s));
+    } else if (!record.attachments?.length) {
+      await attachImages(info);
+    }
+    for (const a of record.attachments ?? []) await info.attach(a.name, { path: file(a.path), contentType: a.contentType });
+    const v = record.visual;
+    if (v) {
+      for (const kind of ['expected', 'actual', 'diff', 'previous'] as const) {
+        if (v[kind]) await info.attach(`${v.name}-${kind}.png`, { path: file(v[kind]!), contentType: 'image/png' });
+      }
+    }
+    if (record.status !== 'passed' && record.layout) {
+      const ext = record.layout.format === 'android' ? 'xml' : 'html';
+      await info.attach(`layout.${ext}`, { path: file(record.layout.snapshot), contentType: ext === 'xml' ? 'text/xml' : 'text/html' });
+    }
+  }
+
+  /** Runs an assertion step for an expect matcher (Playwright's expect step is its test.step). */
+  async assert(raw: Record<string, unknown>, timeoutMs: number): Promise<StepRecord> {
+    const step = normalizeStep({ ...raw, timeout: `${timeoutMs}ms` }, callerLocation());
+    const record = await this.#exec.runBare(step, `e${++this.#expects}`);
+    await this.attachRecord(record, base.info(), this.title(step));
+    return record;
+  }
+
+  /** toMatchScreenshot: boxflow's stable capture and compare against a baseline at Playwright's snapshot path. */
+  async assertScreenshot(name: string, baseline: string, update: UpdateBaselines, opts: ScreenshotMatchOptions, timeoutMs: number): Promise<StepRecord> {
+    if (/[{}]/.test(baseline)) throw new BoxflowError('CONFIG_INVALID', `the snapshot path ${baseline} has { or } in it, which boxflow's baseline paths do not allow`);
+    const rt = this.#rt;
+    const saved = rt.options;
+    rt.options = { ...saved, baselines: { pathTemplate: baseline, update } };
+    try {
+      return await this.assert({ assertScreenshot: { name, ...opts } }, timeoutMs);
+    } finally {
+      rt.options = saved;
+    }
+  }
+
+  async #page(): Promise<Page> {
+    if (this.#rt.box.type !== 'linux') throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `box.page() needs a Linux box; box ${this.#rt.box.id} is an ${this.#rt.box.type} box`);
+    return this.#rt.layout.page();
+  }
+
+  async #run(flowBox: FlowBox, file: string, env: Record<string, string> = {}): Promise<void> {
+    const path = resolve(this.#rootDir, file);
+    const flow = await this.#rt.loadFlow(path);
+    if (!flow.fn) return flowBox.step({ runFlow: Object.keys(env).length ? { file: path, env } : path });
+    // A function flow: its box calls nest under one step named after the file.
+    const vars = { ...flow.env, ...env };
+    this.#rt.addSecrets(flow.secrets.map((name) => vars[name] ?? process.env[name]));
+    const source = callerLocation();
+    const location = realLocation(source);
+    await base.step(
+      this.title(normalizeStep({ runFlow: path }, source)),
+      async () => {
+        const { box, expect } = this.#exec.flowBox(vars);
+        await flow.fn!({ box, expect, env: vars });
+      },
+      location ? { location } : {},
+    );
+  }
+
+  #wrap(flowBox: FlowBox, baseURL: string | undefined): Box {
+    const rethrow = (err: unknown): never => {
+      throw err instanceof StepFailure ? stepError(err.record) : err;
+    };
+    const methods: Record<string, unknown> = {};
+    for (const [name, fn] of Object.entries(flowBox)) {
+      if (typeof fn !== 'function') continue;
+      methods[name] = (...args: unknown[]) => (fn as (...a: unknown[]) => Promise<void>)(...args).catch(rethrow);
+    }
+    // Like page.goto, a relative URL opens against Playwright's `baseURL`.
+    const absolute = (url: string) => (baseURL && !/^[a-z][a-z0-9+.-]*:/i.test(url) ? new URL(url, baseURL).href : url);
+    methods.openTab = (url: string | { url: string }, opts?: unknown) =>
+      flowBox.openTab(typeof url === 'string' ? absolute(url) : { ...url, url: absolute(url.url) }, opts as never).catch(rethrow);
+    const page = () => this.#page();
+    return {
+      ...(methods as unknown as FlowBoxMethods),
+      info: flowBox.info,
+      browser: { page },
+      page,
+      run: (file, opts) => this.#run(flowBox, file, opts?.env).catch(rethrow),
+    };
+  }
+}
