@@ -71,7 +71,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const executablePath = opts.chromiumPath ?? findChromium(process.env);
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
 
-  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath });
+  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log });
   const store = new ObjectStore(join(opts.dataDir, 'objects'), secret);
   const keys = new KeyVerifier(secret);
   const handlers = createHandlers({ registry, store, secret });

@@ -1,20 +1,34 @@
 // The box registry: records (api-facts §3.19), tenancy, per-box serialisation, lifetimes.
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rm, statfs } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rm, stat, statfs } from 'node:fs/promises';
 import { availableParallelism, totalmem } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
 import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '../api/schemas.js';
+import { boxPath, boxPathOf, realOf } from './boxFs.js';
+import { boxEnv, claimBoxUser, isolationAvailable, reapUidClaims, releaseBoxUser, type BoxUser } from './boxUser.js';
 import { LinuxBox } from './chromium/linuxBox.js';
+import { BoxLedger, reapDataDir } from './reaper.js';
 
 export const kDefaultResolution: Resolution = { width: 1280, height: 800 };
+/** The default working dir, as a box path: the box's directory is its root "/". */
+export const kDefaultWorkingDir = '/work';
+/** What of the data dir a box user may touch: nothing but `boxes/` (searchable, not listable). */
+const kRootOnly = 0o700;
+const kSearchOnly = 0o711;
 
 export interface BoxEntry {
   record: Box;
   tenant: string;
-  /** <dataDir>/boxes/<id>: profile and working dir; removed on terminate. */
+  /** <dataDir>/boxes/<id>: profile and working dir; removed on terminate. The box's root "/". */
   dir: string;
+  /** The real path of `record.config.workingDir` (a box path). */
+  workDir: string;
+  /** The box's own user when the server isolates boxes (runs as root); else undefined. */
+  user: BoxUser | undefined;
+  /** The processes the box started, for reaping after a crash of the server. */
+  ledger: BoxLedger;
   linux: LinuxBox;
   scale: number;
   /** Tail of this box's queue: requests for one box run one at a time. */
@@ -32,28 +46,70 @@ interface HostInfo {
 }
 
 export class BoxRegistry {
+  readonly #dataDir: string;
   readonly #boxesDir: string;
   readonly #executablePath: string;
   readonly #entries = new Map<string, BoxEntry>();
+  readonly #isolate: boolean;
+  /** Data dir prepared, and what a dead server's boxes left reaped: awaited before the first box. */
+  readonly #ready: Promise<void>;
   #host: HostInfo | undefined;
+  #unreachable = false;
+  readonly #log: (entry: Record<string, unknown>) => void;
 
-  constructor(opts: { dataDir: string; executablePath: string }) {
+  constructor(opts: { dataDir: string; executablePath: string; log?: (entry: Record<string, unknown>) => void; isolate?: boolean }) {
+    this.#dataDir = opts.dataDir;
     this.#boxesDir = join(opts.dataDir, 'boxes');
     this.#executablePath = opts.executablePath;
+    this.#isolate = opts.isolate ?? isolationAvailable();
+    const log = (this.#log = opts.log ?? (() => {}));
+    if (!this.#isolate) log({ level: 'warn', msg: 'boxes run as the server\'s own user: they are not isolated from the server or from each other (a box\'s browser or terminal can read the data dir, the secret included); run boxflow serve as root to give each box its own user' });
+    this.#ready = this.#prepare().catch((err: unknown) => log({ level: 'error', msg: 'preparing the data dir failed', error: (err as Error)?.stack ?? String(err) }));
+  }
+
+  /** Resolves once the data dir is prepared and a dead server's leftovers are reaped. */
+  get ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** Whether each box runs as its own user. */
+  get isolated(): boolean {
+    return this.#isolate;
+  }
+
+  async #prepare(): Promise<void> {
+    await mkdir(this.#boxesDir, { recursive: true, mode: kRootOnly });
+    if (this.#isolate) {
+      // The data dir is searchable so a box user reaches boxes/<id>; all else in it is root-only.
+      await chmod(this.#dataDir, kSearchOnly);
+      await chmod(this.#boxesDir, kSearchOnly);
+      await mkdir(join(this.#dataDir, 'objects'), { recursive: true, mode: kRootOnly });
+      for (const name of await readdir(this.#dataDir)) {
+        if (name === 'boxes') continue;
+        const st = await stat(join(this.#dataDir, name)).catch(() => undefined);
+        if (st && st.mode & 0o077) await chmod(join(this.#dataDir, name), st.mode & kRootOnly);
+      }
+    }
+    if (this.#isolate) {
+      const blocked = await firstUnsearchableAncestor(this.#boxesDir);
+      if (blocked) {
+        this.#unreachable = true;
+        this.#log({ level: 'error', msg: `${blocked} is not searchable by other users, so no box user can reach its directory under ${this.#boxesDir}; choose a data dir whose parents are (mode o+x), e.g. under /var/lib or /srv` });
+      }
+    }
+    await reapDataDir(this.#dataDir, (uid) => releaseBoxUser(uid));
+    if (this.#isolate) await reapUidClaims();
   }
 
   async create(tenant: string, type: 'linux', body: CreateBoxBody): Promise<BoxEntry> {
+    await this.#ready;
+    if (this.#unreachable) throw new BoxflowError('INTERNAL', "this server's data dir is not reachable by box users; its log says why");
     const cfg = body.config ?? {};
+    if (cfg.workingDir?.includes('\0')) throw new BoxflowError('INVALID_REQUEST', '/config/workingDir must not contain a NUL character');
     const id = randomUUID();
     const dir = join(this.#boxesDir, id);
-    const defaultWork = join(dir, 'work');
-    const workingDir = cfg.workingDir ? resolve(defaultWork, cfg.workingDir) : defaultWork;
-    const inside = relative(dir, workingDir);
-    if (inside.startsWith('..') || isAbsolute(inside)) {
-      throw new BoxflowError('INVALID_REQUEST', `/config/workingDir must stay inside the box's directory; "${cfg.workingDir}" resolves to ${workingDir}`);
-    }
-    await mkdir(workingDir, { recursive: true });
-    await mkdir(join(dir, 'profile'), { recursive: true });
+    const workingDir = boxPath(kDefaultWorkingDir, cfg.workingDir ?? '.');
+    const workDir = realOf(dir, workingDir);
     const host = await this.#hostInfo();
     const now = new Date().toISOString();
     const expiresMs = cfg.expiresIn ? parseDuration(cfg.expiresIn, '/config/expiresIn') : undefined;
@@ -77,8 +133,24 @@ export class BoxRegistry {
         publicIp: '127.0.0.1',
       },
     };
-    const linux = new LinuxBox({ executablePath: this.#executablePath, userDataDir: join(dir, 'profile'), cwd: workingDir, resolution: cfg.resolution ?? kDefaultResolution, env: { ...process.env, ...(cfg.envs ?? {}) } });
-    const entry: BoxEntry = { record, tenant, dir, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
+    const user = this.#isolate ? await claimBoxUser(id) : undefined;
+    const ledger = new BoxLedger(this.#dataDir, { boxId: id, uid: user?.uid ?? null, dir });
+    try {
+      await ledger.open();
+      await this.#makeBoxDir(dir, workDir, user);
+    } catch (err) {
+      await this.#dispose(dir, user, ledger);
+      throw err;
+    }
+    const linux = new LinuxBox({
+      executablePath: this.#executablePath,
+      userDataDir: join(dir, 'profile'),
+      cwd: workDir,
+      resolution: cfg.resolution ?? kDefaultResolution,
+      env: boxEnv(dir, cfg.envs),
+      identity: { user, onSpawn: (pid) => void ledger.add(pid) },
+    });
+    const entry: BoxEntry = { record, tenant, dir, workDir, user, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
     linux.onBrowserGone = () => {
       for (const fn of [...entry.onBrowserGone]) fn();
     };
@@ -142,7 +214,28 @@ export class BoxRegistry {
     clearTimeout(entry.expiryTimer);
     await entry.linux.closeBrowser();
     for (const fn of [...entry.onBrowserGone]) fn();
-    await rm(entry.dir, { recursive: true, force: true, maxRetries: 3 });
+    await this.#dispose(entry.dir, entry.user, entry.ledger);
+  }
+
+  /** The box's directory (its root) and working dir, owned by its user, closed to everyone else. */
+  async #makeBoxDir(dir: string, workDir: string, user: BoxUser | undefined): Promise<void> {
+    await mkdir(dir, { mode: kRootOnly });
+    try {
+      await mkdir(workDir, { recursive: true, mode: kRootOnly });
+    } catch (err) {
+      throw new BoxflowError('INVALID_REQUEST', `/config/workingDir: cannot create ${boxPathOf(dir, workDir)} in the box (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    await mkdir(join(dir, 'profile'), { mode: kRootOnly });
+    if (!user) return;
+    for (let d = workDir; d.startsWith(dir); d = dirname(d)) await chown(d, user.uid, user.gid);
+    await chown(join(dir, 'profile'), user.uid, user.gid);
+  }
+
+  /** Kills what still runs as the box's user, frees the uid, removes the directory and the ledger. */
+  async #dispose(dir: string, user: BoxUser | undefined, ledger: BoxLedger): Promise<void> {
+    if (user) await releaseBoxUser(user.uid);
+    await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    await ledger.remove();
   }
 
   async closeAll(): Promise<void> {
@@ -177,5 +270,14 @@ export class BoxRegistry {
     }
     this.#host = { cpu: availableParallelism(), memory: Math.round(totalmem() / 2 ** 20), storage, osVersion };
     return this.#host;
+  }
+}
+
+/** The first directory above `dir` that a user other than its owner cannot pass through. */
+async function firstUnsearchableAncestor(dir: string): Promise<string | undefined> {
+  for (let d = dirname(resolve(dir)); ; d = dirname(d)) {
+    const st = await stat(d);
+    if (!(st.mode & 0o001)) return d;
+    if (d === dirname(d)) return undefined;
   }
 }

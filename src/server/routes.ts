@@ -1,21 +1,21 @@
 // One handler per endpoint of the contract. Every request: auth → box (tenancy, type, state)
 // → schema check of the body → work, serialised per box.
 import { randomBytes } from 'node:crypto';
-import { lstat, rename, stat } from 'node:fs/promises';
-import { basename, isAbsolute, relative, resolve } from 'node:path';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { closest, distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../errors.js';
 import { formatDuration, parseDuration } from '../api/duration.js';
-import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type FsEntry, type ListBoxesQuery, type OpenTabBody, type Point, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
+import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type ListBoxesQuery, type OpenTabBody, type Point, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
 import { check, formatProblem } from '../api/validate.js';
 import type { BoxEntry, BoxRegistry } from './boxes.js';
+import { renameInBox } from './boxFs.js';
 import type { TargetMatch } from './chromium/linuxBox.js';
 import { screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
 import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
 import { terminalPath, webTerminalReady } from './terminal.js';
 import type { TraceOp } from './trace.js';
+import { checkOpenUrl } from './urlPolicy.js';
 
 export interface RouteDeps {
   registry: BoxRegistry;
@@ -42,7 +42,6 @@ export interface Answer {
 
 export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot']);
 const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum']);
-const kUrlProtocols = new Set(['http:', 'https:', 'file:', 'data:', 'about:']);
 
 /** A foreign (non-JSON) body: kept apart so a JSON route can refuse it clearly. */
 export const kForeignBody = Symbol('foreignBody');
@@ -240,14 +239,7 @@ export function createHandlers(deps: RouteDeps) {
     openTab: (call) =>
       boxCall('openTab', call, async (entry) => {
         const body = validated(endpoints.openTab.body, call.body) as Static<typeof OpenTabBody>;
-        let url: URL;
-        try {
-          url = new URL(body.url);
-        } catch {
-          throw new BoxflowError('INVALID_URL', `/url "${body.url}" is not an absolute URL (e.g. https://example.com/)`);
-        }
-        if (!kUrlProtocols.has(url.protocol)) throw new BoxflowError('INVALID_URL', `/url: the scheme "${url.protocol}" is not supported; use http, https, file, data or about`);
-        return { status: 200, body: await entry.linux.openTab(url.href) };
+        return { status: 200, body: await entry.linux.openTab(await checkOpenUrl(body.url, entry.dir)) };
       }),
     closeBrowser: (call) =>
       boxCall('closeBrowser', call, async (entry) => {
@@ -281,7 +273,7 @@ export function createHandlers(deps: RouteDeps) {
     renameFile: (call) =>
       boxCall('renameFile', call, async (entry) => {
         const body = validated(endpoints.renameFile.body, call.body) as RenameBody;
-        return { status: 200, body: await renameInBox(entry, body) };
+        return { status: 200, body: await renameInBox(entry.dir, entry.record.config.workingDir!, body) };
       }),
   };
   return handlers;
@@ -289,55 +281,4 @@ export function createHandlers(deps: RouteDeps) {
 
 async function unreachable(): Promise<never> {
   throw new BoxflowError('ANDROID_UNAVAILABLE', 'no Android backend');
-}
-
-async function renameInBox(entry: BoxEntry, body: RenameBody): Promise<FsEntry> {
-  const root = entry.dir;
-  const base = resolve(entry.record.config.workingDir!, body.workingDir ?? '.');
-  const inside = (p: string, field: string) => {
-    const rel = relative(root, p);
-    if (rel.startsWith('..') || isAbsolute(rel)) throw new BoxflowError('FORBIDDEN', `${field}: ${p} is outside the box's directory ${root}`);
-    return p;
-  };
-  inside(base, '/workingDir');
-  const from = inside(resolve(base, body.oldPath), '/oldPath');
-  const to = inside(resolve(base, body.newPath), '/newPath');
-  try {
-    await lstat(from);
-  } catch {
-    throw new BoxflowError('FILE_NOT_FOUND', `/oldPath: ${from} does not exist`);
-  }
-  const exists = await lstat(to).then(
-    () => true,
-    () => false,
-  );
-  if (exists) throw new BoxflowError('FILE_EXISTS', `/newPath: ${to} already exists`);
-  try {
-    await rename(from, to);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new BoxflowError('FILE_NOT_FOUND', `/newPath: the parent directory of ${to} does not exist`);
-    throw new BoxflowError('UNPROCESSABLE', `cannot rename ${from} to ${to}: ${code ?? (err as Error).message}`);
-  }
-  const st = await stat(to);
-  const common = { name: basename(to), path: to, mode: modeString(st.mode, st.isDirectory()), lastModified: st.mtime.toISOString() };
-  return st.isDirectory() ? { type: 'dir', ...common } : { type: 'file', size: humanSize(st.size), ...common };
-}
-
-function modeString(mode: number, dir: boolean): string {
-  const bits = 'rwxrwxrwx';
-  let out = dir ? 'd' : '-';
-  for (let i = 0; i < 9; i++) out += mode & (1 << (8 - i)) ? bits[i] : '-';
-  return out;
-}
-
-function humanSize(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let n = bytes;
-  let u = 0;
-  while (n >= 1024 && u < units.length - 1) {
-    n /= 1024;
-    u++;
-  }
-  return u === 0 ? `${n} B` : `${n.toFixed(1)} ${units[u]}`;
 }

@@ -12,6 +12,7 @@ import type { IPty } from 'node-pty';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { BoxflowError } from '../errors.js';
 import type { BoxEntry } from './boxes.js';
+import { asUser, boxEnv } from './boxUser.js';
 import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 import { kTerminalAssetPrefix, kTerminalScript, terminalPageHtml } from './terminalPage.js';
 
@@ -25,8 +26,6 @@ const kLowWater = 64 * 1024;
 const kKillGraceMs = 2000; // SIGHUP first; SIGKILL for what ignores it
 const kSweepPollMs = 100;
 const kCsp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-/** Environment of the server that a box's shell must not see. */
-const kHiddenEnv = ['BOXFLOW_SERVER_SECRET'];
 
 /** The path of a box's terminal page (and websocket); pre-sign it to make the URL. */
 export function terminalPath(boxId: string): string {
@@ -140,17 +139,20 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
 
   function startSession(mod: PtyModule, ws: WebSocket, entry: BoxEntry, query: URLSearchParams): void {
     ws.on('error', () => ws.terminate());
-    const env = shellEnv(entry);
+    const cwd = entry.workDir;
+    const env = boxEnv(entry.dir, entry.record.config.envs, { TERM: 'xterm-256color', COLORTERM: 'truecolor', PWD: cwd });
     const shell = pickShell(env);
-    const cwd = entry.record.config.workingDir!;
     let pty: IPty;
     try {
-      pty = mod.spawn(shell, [], { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd, env });
+      // As the box's own user when boxes are isolated; setpriv execs the shell, keeping the pid.
+      const argv = entry.user ? [...asUser(entry.user), shell] : [shell];
+      pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd, env });
     } catch (err) {
       ws.close(1011, closeReason(`cannot start ${shell}: ${firstLine(err)}`));
       return;
     }
     const pid = pty.pid;
+    void entry.ledger.add(pid);
     let exited = false;
     let markExited!: () => void;
     const shellExited = new Promise<void>((r) => (markExited = r));
@@ -228,14 +230,7 @@ function requireUsable(entry: BoxEntry): void {
   if (status === 'terminated' || status === 'error') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is ${status}`);
 }
 
-function shellEnv(entry: BoxEntry): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !kHiddenEnv.includes(k)) env[k] = v;
-  Object.assign(env, { TERM: 'xterm-256color', COLORTERM: 'truecolor', PWD: entry.record.config.workingDir! }, entry.record.config.envs);
-  return env;
-}
-
-/** $SHELL (the box's envs first, then the server's), else /bin/bash, else /bin/sh. */
+/** $SHELL of the box's envs, else /bin/bash, else /bin/sh. */
 function pickShell(env: Record<string, string>): string {
   for (const candidate of [env.SHELL, '/bin/bash']) {
     if (!candidate || !isAbsolute(candidate)) continue;

@@ -54,6 +54,9 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** config.workingDir is a box path; the box's directory is its root. */
+const realWorkDir = (b: Box) => join(dataDir, 'boxes', b.id, b.config.workingDir!);
+
 async function openPage(): Promise<Page> {
   const tab = await client.openTab(box.id, { url: `${siteUrl}/box.html` });
   return findPage(browser, tab.id);
@@ -117,7 +120,8 @@ test('a created box has the record shape of the API and belongs to its tenant', 
   assert.deepEqual(box.config.labels, { suite: 'server' });
   assert.deepEqual(box.config.envs, { FOO: 'bar' });
   assert.ok(box.config.cpu > 0 && box.config.memory > 0);
-  assert.ok(box.config.workingDir && existsSync(box.config.workingDir));
+  assert.equal(box.config.workingDir, '/work');
+  assert.ok(existsSync(realWorkDir(box)));
   assert.deepEqual(await client.getBox(box.id), box);
   const listed = await client.listBoxes({ type: ['linux', 'android'], status: ['running'] });
   assert.ok(listed.data.some((b) => b.id === box.id));
@@ -486,17 +490,19 @@ test('resolution resizes the viewport and the screenshots', async () => {
 });
 
 test('fs/rename renames inside the working dir; missing sources and existing targets fail', async () => {
-  const dir = box.config.workingDir!;
+  const dir = realWorkDir(box);
   writeFileSync(join(dir, 'a.txt'), 'hello');
   writeFileSync(join(dir, 'b.txt'), 'taken');
   const entry = await client.renameFile(box.id, { oldPath: 'a.txt', newPath: 'c.txt' });
   assert.equal(entry.type, 'file');
   assert.equal(entry.name, 'c.txt');
-  assert.equal(entry.path, join(dir, 'c.txt'));
+  assert.equal(entry.path, '/work/c.txt');
   assert.ok(existsSync(join(dir, 'c.txt')) && !existsSync(join(dir, 'a.txt')));
   await rejects(client.renameFile(box.id, { oldPath: 'nope.txt', newPath: 'd.txt' }), 404, 'FILE_NOT_FOUND');
   await rejects(client.renameFile(box.id, { oldPath: 'c.txt', newPath: 'b.txt' }), 409, 'FILE_EXISTS');
-  await rejects(client.renameFile(box.id, { oldPath: 'c.txt', newPath: '/etc/boxflow-test' }), 403, 'FORBIDDEN');
+  // Box paths: "/" is the box's directory, so this names <box>/etc, which does not exist.
+  await rejects(client.renameFile(box.id, { oldPath: 'c.txt', newPath: '/etc/boxflow-test' }), 404, 'FILE_NOT_FOUND');
+  assert.ok(!existsSync('/etc/boxflow-test'));
 });
 
 test('browser close: the next open starts Chromium again and the CDP URL reaches the new one', async () => {
@@ -519,7 +525,7 @@ test('terminate stops the box: terminated records stay listed, actions get 409, 
   const extra = await client.createLinuxBox({ config: { resolution: { width: 640, height: 480 } } });
   const shot = png((await client.screenshot(extra.id)).uri);
   assert.deepEqual([shot.width, shot.height], [640, 480]);
-  const dir = extra.config.workingDir!;
+  const dir = realWorkDir(extra);
   assert.ok(existsSync(dir));
   await client.terminateBox(extra.id);
   const rec = await client.getBox(extra.id);

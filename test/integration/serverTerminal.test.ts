@@ -152,7 +152,8 @@ test('typing into the page runs commands in a real shell in the box working dir 
   const page = await openTerminal(url);
   try {
     assert.equal(await run(page, 'echo hello-$((6*7))', /^hello-42$/), 'hello-42');
-    assert.equal(await run(page, 'pwd', /^\/.*\/proj\/sub$/), box.config.workingDir);
+    assert.equal(box.config.workingDir, '/work/proj/sub');
+    assert.equal(await run(page, 'pwd', /^\/.*\/proj\/sub$/), join(dataDir, 'boxes', box.id, 'work/proj/sub'));
     assert.equal(await run(page, 'echo "greeting=$GREETING"', /^greeting=/), 'greeting=hi-from-box');
     assert.equal(await run(page, 'echo "secret=[${BOXFLOW_SERVER_SECRET:-none}]"', /^secret=\[/), 'secret=[none]');
 

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { BoxflowError } from '../../errors.js';
 import type { KeyName, Point, Resolution, Tab } from '../../api/schemas.js';
-import { launchChromium, type ChromiumProcess } from './process.js';
+import { launchChromium, type ChromiumProcess, type LaunchIdentity } from './process.js';
 import { keyDef, keyEvent, type KeyDef } from './keys.js';
 import { RawCdp } from './rawCdp.js';
 import { call, kResolveTarget, kSelectFocused, kSerializeDocument, kTabInfo } from './pageScripts.js';
@@ -26,6 +26,7 @@ export class LinuxBox {
   readonly #userDataDir: string;
   readonly #cwd: string;
   readonly #env: NodeJS.ProcessEnv | undefined;
+  readonly #identity: LaunchIdentity;
   #resolution: Resolution;
   #proc: ChromiumProcess | undefined;
   #browser: Browser | undefined;
@@ -38,8 +39,9 @@ export class LinuxBox {
   /** Called whenever the browser process goes away (closed or crashed). */
   onBrowserGone: (() => void) | undefined;
 
-  constructor(opts: { executablePath: string; userDataDir: string; cwd: string; resolution: Resolution; env?: NodeJS.ProcessEnv }) {
+  constructor(opts: { executablePath: string; userDataDir: string; cwd: string; resolution: Resolution; env?: NodeJS.ProcessEnv; identity?: LaunchIdentity }) {
     this.#env = opts.env;
+    this.#identity = opts.identity ?? {};
     this.#executablePath = opts.executablePath;
     this.#userDataDir = opts.userDataDir;
     this.#cwd = opts.cwd;
@@ -65,7 +67,7 @@ export class LinuxBox {
   }
 
   async #start(): Promise<void> {
-    const proc = await launchChromium({ executablePath: this.#executablePath, userDataDir: this.#userDataDir, cwd: this.#cwd, ...this.#resolution, ...(this.#env ? { env: this.#env } : {}) });
+    const proc = await launchChromium({ executablePath: this.#executablePath, userDataDir: this.#userDataDir, cwd: this.#cwd, ...this.#resolution, ...(this.#env ? { env: this.#env } : {}), ...this.#identity });
     let browser: Browser;
     try {
       browser = await chromium.connectOverCDP(proc.wsEndpoint, { timeout: 30_000 });

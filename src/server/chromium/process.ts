@@ -1,9 +1,10 @@
 // One Chromium process per Linux box, started by us so that we own its lifetime and its
 // DevTools endpoint (which the pre-signed CDP URL proxies to).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chown, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BoxflowError } from '../../errors.js';
+import { boxEnv, type BoxUser } from '../boxUser.js';
 
 export const kChromiumFlags = [
   '--headless',
@@ -32,14 +33,26 @@ export interface ChromiumProcess {
 
 const kStartTimeoutMs = 30_000;
 
-export async function launchChromium(opts: { executablePath: string; userDataDir: string; cwd: string; width: number; height: number; env?: NodeJS.ProcessEnv }): Promise<ChromiumProcess> {
+export interface LaunchIdentity {
+  /** Run as this user (the server must be root); else as the server's user. */
+  user?: BoxUser;
+  /** Told the pid as soon as Chromium is spawned, so a dead server's successor can reap it. */
+  onSpawn?: (pid: number) => void;
+}
+
+export async function launchChromium(opts: { executablePath: string; userDataDir: string; cwd: string; width: number; height: number; env?: NodeJS.ProcessEnv } & LaunchIdentity): Promise<ChromiumProcess> {
   const args = [...kChromiumFlags, `--user-data-dir=${opts.userDataDir}`, `--window-size=${opts.width},${opts.height}`, 'about:blank'];
   // Downloads land in the box's working directory (where fs/rename sees them), without a prompt.
   const prefsDir = join(opts.userDataDir, 'Default');
   await mkdir(prefsDir, { recursive: true });
-  await writeFile(join(prefsDir, 'Preferences'), JSON.stringify({ download: { default_directory: opts.cwd, prompt_for_download: false }, savefile: { default_directory: opts.cwd } }), { flag: 'wx' }).catch(() => {});
+  const prefs = join(prefsDir, 'Preferences');
+  await writeFile(prefs, JSON.stringify({ download: { default_directory: opts.cwd, prompt_for_download: false }, savefile: { default_directory: opts.cwd } }), { flag: 'wx' }).catch(() => {});
+  const user = opts.user;
+  if (user) for (const p of [prefsDir, prefs]) await chown(p, user.uid, user.gid).catch(() => {});
   // detached: its own process group, so that kill(-pid) also reaches renderers and the zygote.
-  const child = spawn(opts.executablePath, args, { cwd: opts.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: opts.env ?? process.env });
+  // With a uid, libuv also drops the server's supplementary groups.
+  const child = spawn(opts.executablePath, args, { cwd: opts.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: opts.env ?? boxEnv(opts.cwd), ...(user ? { uid: user.uid, gid: user.gid } : {}) });
+  if (child.pid) opts.onSpawn?.(child.pid);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const kill = async () => {
     if (child.exitCode === null && child.signalCode === null && child.pid) {

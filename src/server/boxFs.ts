@@ -1,0 +1,104 @@
+// Paths as a tenant sees them: the box's directory is its root "/", so `/work` is
+// <dataDir>/boxes/<id>/work. Every path the API takes or gives is such a box path; the server's
+// own paths never reach a tenant. fs/rename checks every component, symlinks included.
+import { lstat, realpath, rename, stat } from 'node:fs/promises';
+import { basename, isAbsolute, join, posix, relative, sep } from 'node:path';
+import { BoxflowError } from '../errors.js';
+import type { FsEntry, RenameBody } from '../api/schemas.js';
+
+/** A box path (absolute from the box root, or relative to `base`), normalised: never above "/". */
+export function boxPath(base: string, p: string): string {
+  return posix.resolve('/', base, p);
+}
+
+/** The real path of a box path, lexically (no symlink is looked at). */
+export function realOf(root: string, box: string): string {
+  return join(root, box);
+}
+
+/** The box path of a real path inside `root`, else undefined. */
+export function boxPathOf(root: string, real: string): string | undefined {
+  const rel = relative(root, real);
+  if (rel === '') return '/';
+  if (rel.startsWith('..') || isAbsolute(rel)) return undefined;
+  return `/${rel.split(sep).join('/')}`;
+}
+
+const isInside = (root: string, real: string) => boxPathOf(root, real) !== undefined;
+
+interface Checked {
+  /** The box path, for messages and answers. */
+  box: string;
+  /** Real path: the real parent directory plus the leaf, which is never followed. */
+  real: string;
+  /** lstat of the leaf; undefined when nothing is there. */
+  leaf: Awaited<ReturnType<typeof lstat>> | undefined;
+}
+
+/**
+ * Resolves one side of a rename: the parent directory through realpath (every symlink on the way
+ * must land inside the box), the leaf by lstat only. A leaf that is a symlink must point inside the
+ * box too (it is renamed as a link, but one to /etc or a dangling one is refused all the same).
+ */
+async function checkSide(realRoot: string, box: string, field: string, missingParent: string): Promise<Checked> {
+  if (box === '/') throw new BoxflowError('FORBIDDEN', `${field}: the box's root directory cannot be renamed`);
+  let parent: string;
+  try {
+    parent = await realpath(realOf(realRoot, posix.dirname(box)));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new BoxflowError('FILE_NOT_FOUND', `${field}: ${missingParent} ${posix.dirname(box)} does not exist`);
+    throw new BoxflowError('FORBIDDEN', `${field}: ${box} cannot be reached (${code ?? 'error'})`);
+  }
+  if (!isInside(realRoot, parent)) throw new BoxflowError('FORBIDDEN', `${field}: ${box} leads outside the box through a symbolic link`);
+  const real = join(parent, posix.basename(box));
+  const leaf = await lstat(real).catch(() => undefined);
+  if (leaf?.isSymbolicLink()) {
+    const target = await realpath(real).catch(() => undefined);
+    if (!target || !isInside(realRoot, target)) throw new BoxflowError('FORBIDDEN', `${field}: ${box} is a symbolic link that leads outside the box or nowhere`);
+  }
+  return { box, real, leaf };
+}
+
+/**
+ * POST /fs/rename for a box whose directory is `root` and whose working dir (a box path) is
+ * `workingDir`. Refuses with FORBIDDEN anything that would touch a file outside the box.
+ */
+export async function renameInBox(root: string, workingDir: string, body: RenameBody): Promise<FsEntry> {
+  const realRoot = await realpath(root);
+  const base = boxPath(workingDir, body.workingDir ?? '.');
+  const from = await checkSide(realRoot, boxPath(base, body.oldPath), '/oldPath', 'the directory');
+  const to = await checkSide(realRoot, boxPath(base, body.newPath), '/newPath', 'the parent directory');
+  if (!from.leaf) throw new BoxflowError('FILE_NOT_FOUND', `/oldPath: ${from.box} does not exist`);
+  if (to.leaf) throw new BoxflowError('FILE_EXISTS', `/newPath: ${to.box} already exists`);
+  try {
+    await rename(from.real, to.real);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new BoxflowError('FILE_NOT_FOUND', `/oldPath: ${from.box} does not exist`);
+    throw new BoxflowError('UNPROCESSABLE', `cannot rename ${from.box} to ${to.box}: ${code ?? 'error'}`);
+  }
+  const st = await lstat(to.real);
+  const linkTarget = st.isSymbolicLink() ? await stat(to.real).catch(() => undefined) : undefined;
+  const shown = linkTarget ?? st;
+  const common = { name: basename(to.box), path: boxPathOf(realRoot, to.real) ?? to.box, mode: modeString(shown.mode, shown.isDirectory()), lastModified: shown.mtime.toISOString() };
+  return shown.isDirectory() ? { type: 'dir', ...common } : { type: 'file', size: humanSize(shown.size), ...common };
+}
+
+function modeString(mode: number, dir: boolean): string {
+  const bits = 'rwxrwxrwx';
+  let out = dir ? 'd' : '-';
+  for (let i = 0; i < 9; i++) out += mode & (1 << (8 - i)) ? bits[i] : '-';
+  return out;
+}
+
+function humanSize(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let n = bytes;
+  let u = 0;
+  while (n >= 1024 && u < units.length - 1) {
+    n /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n} B` : `${n.toFixed(1)} ${units[u]}`;
+}

@@ -1,0 +1,269 @@
+// Processes a box leaves behind when its server dies without closing (SIGKILL, OOM, power cut).
+// Each box keeps a small ledger, <dataDir>/procs/<boxId>.json, naming its server and the processes
+// it started (pid + start time from /proc/<pid>/stat, so a recycled pid is never taken for ours).
+// The next server on that data dir, and the next `boxflow test` (for the temporary data dirs of
+// earlier runs), kill what a dead server's boxes left and remove their directories.
+import { readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** A process as /proc knows it: a pid alone may name another process once the first has died. */
+export interface ProcessIdentity {
+  pid: number;
+  /** Field 22 of /proc/<pid>/stat: clock ticks after boot at which the process started. */
+  start: string;
+}
+
+interface LedgerFile {
+  boxId: string;
+  /** The server process the box belongs to. */
+  owner: ProcessIdentity;
+  /** The box's own uid when boxes are isolated (see boxUser.ts): every process it runs has it. */
+  uid: number | null;
+  /** The box's directory, removed when the box is reaped. */
+  dir: string;
+  /** Leaders of the process groups/sessions the box started (Chromium, terminal shells). */
+  procs: ProcessIdentity[];
+}
+
+const kProcsDir = 'procs';
+const kOwnerFile = 'owner.json';
+const kMaxProcs = 64;
+/** A serve dir without an owner file yet may be one a run is creating right now. */
+const kOwnerlessGraceMs = 60_000;
+
+interface ProcStat {
+  state: string;
+  ppid: number;
+  pgrp: number;
+  session: number;
+  start: string;
+}
+
+function parseStat(text: string): ProcStat {
+  // pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+  // cutime cstime priority nice num_threads itrealvalue starttime …; comm may hold spaces and ')'.
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: f[0]!, ppid: Number(f[1]), pgrp: Number(f[2]), session: Number(f[3]), start: f[19]! };
+}
+
+async function procStat(pid: number): Promise<ProcStat | undefined> {
+  try {
+    return parseStat(await readFile(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The identity of a live process, or undefined when it is gone (or there is no /proc). */
+export async function identify(pid: number): Promise<ProcessIdentity | undefined> {
+  const s = await procStat(pid);
+  return s && s.state !== 'Z' ? { pid, start: s.start } : undefined;
+}
+
+let self: ProcessIdentity | undefined;
+export function selfIdentity(): ProcessIdentity {
+  if (!self) {
+    let start = '';
+    try {
+      start = parseStat(readFileSync(`/proc/${process.pid}/stat`, 'utf8')).start;
+    } catch {
+      // no /proc: liveness then rests on the pid alone
+    }
+    self = { pid: process.pid, start };
+  }
+  return self;
+}
+
+export async function isAlive(id: ProcessIdentity): Promise<boolean> {
+  if (!id.start) {
+    try {
+      process.kill(id.pid, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+  return (await identify(id.pid))?.start === id.start;
+}
+
+interface LiveProcess extends ProcStat {
+  pid: number;
+  uid: number;
+}
+
+async function liveProcesses(): Promise<LiveProcess[]> {
+  let names: string[];
+  try {
+    names = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const all = await Promise.all(
+    names
+      .filter((n) => /^\d+$/.test(n))
+      .map(async (n): Promise<LiveProcess | undefined> => {
+        try {
+          const [statText, status] = await Promise.all([readFile(`/proc/${n}/stat`, 'utf8'), readFile(`/proc/${n}/status`, 'utf8')]);
+          const s = parseStat(statText);
+          const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1] ?? NaN);
+          return s.state === 'Z' ? undefined : { ...s, pid: Number(n), uid };
+        } catch {
+          return undefined;
+        }
+      }),
+  );
+  return all.filter((p): p is LiveProcess => p !== undefined);
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone already, or not ours
+  }
+}
+
+/** SIGKILLs every process running as `uid`, again until none is left (they may fork meanwhile). */
+export async function killUid(uid: number): Promise<void> {
+  if (uid === 0 || uid === process.getuid?.()) throw new Error(`refusing to kill every process of uid ${uid}`);
+  for (let pass = 0; pass < 5; pass++) {
+    const left = (await liveProcesses()).filter((p) => p.uid === uid);
+    if (!left.length) return;
+    for (const p of left) kill(p.pid);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * SIGKILLs the process group and session led by `leader`. When the leader is gone, its group and
+ * session ids stay taken while any member lives, so members are found by those ids; when a live
+ * process holds the pid with another start time, the pid was recycled and nothing is killed.
+ */
+export async function killLedGroup(leader: ProcessIdentity): Promise<void> {
+  const now = await identify(leader.pid);
+  if (now && leader.start && now.start !== leader.start) return;
+  const myUid = process.getuid?.();
+  const members = (await liveProcesses()).filter((p) => (p.pgrp === leader.pid || p.session === leader.pid) && p.pid !== process.pid && (myUid === 0 || p.uid === myUid) && (!leader.start || BigInt(p.start) >= BigInt(leader.start)));
+  if (now) kill(-leader.pid);
+  for (const p of members) kill(p.pid);
+}
+
+/** A box's ledger of the processes it started. Writes are serialised and atomic. */
+export class BoxLedger {
+  readonly #file: string;
+  readonly #data: LedgerFile;
+  #writing: Promise<void> = Promise.resolve();
+  #removed = false;
+
+  constructor(dataDir: string, box: { boxId: string; uid: number | null; dir: string }) {
+    this.#file = join(dataDir, kProcsDir, `${box.boxId}.json`);
+    this.#data = { boxId: box.boxId, owner: selfIdentity(), uid: box.uid, dir: box.dir, procs: [] };
+  }
+
+  /** Writes the ledger before the box starts anything. */
+  open(): Promise<void> {
+    return this.#write();
+  }
+
+  /** Records a process group/session leader the box has just started. */
+  async add(pid: number): Promise<void> {
+    const id = await identify(pid);
+    if (!id || this.#removed) return;
+    this.#data.procs = [...this.#data.procs, id].slice(-kMaxProcs);
+    await this.#write();
+  }
+
+  /** The box has ended cleanly: nothing to reap. */
+  async remove(): Promise<void> {
+    this.#removed = true;
+    await this.#writing;
+    await unlink(this.#file).catch(() => {});
+  }
+
+  #write(): Promise<void> {
+    const text = JSON.stringify(this.#data);
+    this.#writing = this.#writing.then(async () => {
+      if (this.#removed) return;
+      await mkdir(join(this.#file, '..'), { recursive: true, mode: 0o700 });
+      const tmp = `${this.#file}.${process.pid}.tmp`;
+      await writeFile(tmp, text, { mode: 0o600 });
+      await rename(tmp, this.#file);
+    });
+    return this.#writing;
+  }
+}
+
+/**
+ * Kills the processes of boxes whose server is dead and removes their directories. `release` frees
+ * a box's uid once its processes are gone.
+ */
+export async function reapDataDir(dataDir: string, release?: (uid: number) => Promise<void>): Promise<number> {
+  const dir = join(dataDir, kProcsDir);
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith('.json'));
+  } catch {
+    return 0;
+  }
+  let reaped = 0;
+  for (const name of names) {
+    const file = join(dir, name);
+    let ledger: LedgerFile;
+    try {
+      ledger = JSON.parse(await readFile(file, 'utf8')) as LedgerFile;
+    } catch {
+      await unlink(file).catch(() => {});
+      continue;
+    }
+    if (await isAlive(ledger.owner)) continue;
+    for (const p of ledger.procs ?? []) await killLedGroup(p);
+    if (typeof ledger.uid === 'number') {
+      await killUid(ledger.uid);
+      await release?.(ledger.uid);
+    }
+    if (typeof ledger.dir === 'string' && ledger.dir.startsWith(join(dataDir, 'boxes'))) await rm(ledger.dir, { recursive: true, force: true, maxRetries: 3 });
+    await unlink(file).catch(() => {});
+    reaped++;
+  }
+  return reaped;
+}
+
+/** Marks `dir` (a temporary data dir) as this process's, for cleanStaleServeDirs. */
+export async function claimServeDir(dir: string): Promise<void> {
+  await writeFile(join(dir, kOwnerFile), JSON.stringify(selfIdentity()), { mode: 0o600 });
+}
+
+/**
+ * Removes `<parent>/<prefix>*` directories (the embedded server's temporary data dirs) whose
+ * owning process is dead, after reaping the processes their boxes left running.
+ */
+export async function cleanStaleServeDirs(parent: string, prefix: string, release?: (uid: number) => Promise<void>): Promise<string[]> {
+  let names: string[];
+  try {
+    names = (await readdir(parent)).filter((n) => n.startsWith(prefix));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const dir = join(parent, name);
+    try {
+      const st = await stat(dir);
+      if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
+      let owner: ProcessIdentity | undefined;
+      try {
+        owner = JSON.parse(await readFile(join(dir, kOwnerFile), 'utf8')) as ProcessIdentity;
+      } catch {
+        if (Date.now() - st.mtimeMs < kOwnerlessGraceMs) continue;
+      }
+      if (owner && (await isAlive(owner))) continue;
+      await reapDataDir(dir, release);
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      removed.push(name);
+    } catch {
+      // raced with its owner or another cleaner: the next start tries again
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,254 @@
+// boxflow serve as a tenant would attack it: over real HTTP, with real Chromium, a real pty and real
+// CDP, one tenant tries to read the server's signing secret and another tenant's files, and to make
+// fs/rename move files outside its box. The server runs as root here (as in CI), so every box runs
+// as its own user.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebSocket } from 'ws';
+import { chromium } from 'playwright-core';
+import { BoxClient, BoxApiError } from '../../src/api/client.js';
+import type { Box } from '../../src/api/schemas.js';
+import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
+import { BoxRegistry } from '../../src/server/boxes.js';
+
+const kCanaryEnv = 'BOXFLOW_ISOLATION_CANARY';
+const kCanary = 'server-env-canary-6f1d2c';
+
+let dataDir: string;
+let secret: string;
+let server: { baseUrl: string; close(): Promise<void> };
+let alice: BoxClient;
+let bob: BoxClient;
+let boxA: Box;
+let boxB: Box;
+const savedEnv = { canary: process.env[kCanaryEnv], secret: process.env.BOXFLOW_SERVER_SECRET };
+
+const boxDir = (box: Box) => join(dataDir, 'boxes', box.id);
+const workDir = (box: Box) => join(boxDir(box), box.config.workingDir!);
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'boxflow-isolation-test-'));
+  // The secret lives in <dataDir>/server-secret, as with `boxflow serve`; the canary is in the
+  // server's environment and must reach no box.
+  delete process.env.BOXFLOW_SERVER_SECRET;
+  process.env[kCanaryEnv] = kCanary;
+  secret = await resolveSecret(dataDir);
+  server = await startServer({ port: 0, dataDir, log: () => {} });
+  alice = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'alice'), maxRetries: 0 });
+  bob = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'bob'), maxRetries: 0 });
+  [boxA, boxB] = await Promise.all([alice.createLinuxBox({ config: { envs: { BOX_VAR: 'alice-var' } } }), bob.createLinuxBox({})]);
+  // Bob's private file, written where Bob's own browser would download it.
+  writeFileSync(join(workDir(boxB), 'private.html'), '<p>bob-private-7c1e</p>');
+  writeFileSync(join(workDir(boxA), 'page.html'), '<p>alice-own-page-3a9b</p>');
+});
+
+after(async () => {
+  if (savedEnv.canary === undefined) delete process.env[kCanaryEnv];
+  else process.env[kCanaryEnv] = savedEnv.canary;
+  if (savedEnv.secret !== undefined) process.env.BOXFLOW_SERVER_SECRET = savedEnv.secret;
+  await alice?.close();
+  await bob?.close();
+  await server?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function rejects(promise: Promise<unknown>, status: number, code: string): Promise<BoxApiError> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof BoxApiError, String(err));
+    assert.equal(err.httpStatus, status, err.message);
+    assert.equal(err.serverCode, code, err.message);
+    assert.ok(!err.message.includes(dataDir), `no server path in the message: ${err.message}`);
+    return err;
+  }
+  assert.fail(`expected ${status} ${code}`);
+}
+
+/** The box's Chromium browser process (not its renderers): found by its profile dir. */
+function chromiumPid(box: Box): number {
+  const flag = `--user-data-dir=${join(boxDir(box), 'profile')}`;
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (argv.includes(flag) && !argv.some((a) => a.startsWith('--type='))) return Number(name);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  assert.fail(`no Chromium runs with ${flag}`);
+}
+
+function uidOf(pid: number): number {
+  return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+}
+
+test('the data dir holds the secret in a root-only file; box dirs belong to their own users', () => {
+  assert.equal(statSync(join(dataDir, 'server-secret')).mode & 0o077, 0);
+  const a = statSync(boxDir(boxA));
+  const b = statSync(boxDir(boxB));
+  assert.notEqual(a.uid, 0);
+  assert.notEqual(a.uid, b.uid);
+  assert.equal(a.mode & 0o777, 0o700);
+});
+
+test('a file: URL to the server secret is refused, also through a symlink in the box', async () => {
+  await rejects(alice.openTab(boxA.id, { url: `file://${join(dataDir, 'server-secret')}` }), 403, 'FORBIDDEN');
+  await rejects(alice.openTab(boxA.id, { url: `file://${join(workDir(boxB), 'private.html')}` }), 403, 'FORBIDDEN');
+  symlinkSync(join(dataDir, 'server-secret'), join(workDir(boxA), 'secret-link'));
+  await rejects(alice.openTab(boxA.id, { url: `file://${join(workDir(boxA), 'secret-link')}` }), 403, 'FORBIDDEN');
+  await rejects(alice.openTab(boxA.id, { url: 'file://otherhost/etc/passwd' }), 403, 'FORBIDDEN');
+  const layout = await alice.screenLayout(boxA.id);
+  assert.ok(!layout.content.includes(secret));
+});
+
+test('a file: URL inside the box opens', async () => {
+  const tab = await alice.openTab(boxA.id, { url: `file://${join(workDir(boxA), 'page.html')}` });
+  assert.match(tab.url, /^file:/);
+  assert.match((await alice.screenLayout(boxA.id)).content, /alice-own-page-3a9b/);
+});
+
+test("the box's Chromium runs as the box's user, with none of the server's environment", () => {
+  const pid = chromiumPid(boxA);
+  const uid = uidOf(pid);
+  assert.notEqual(uid, 0);
+  assert.equal(uid, statSync(boxDir(boxA)).uid);
+  assert.notEqual(uidOf(chromiumPid(boxB)), uid);
+  const env = new Map(
+    readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as const),
+  );
+  assert.equal(env.get('HOME'), boxDir(boxA));
+  assert.equal(env.get('BOX_VAR'), 'alice-var');
+  assert.ok(!env.has(kCanaryEnv), 'the server env canary leaked');
+  assert.ok(![...env.values()].some((v) => v.includes(secret)));
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  assert.equal(/^Groups:[ \t]*(.*)$/m.exec(status)![1]!.trim(), '', 'no supplementary groups of the server');
+});
+
+test('through its own CDP URL a tenant cannot read the secret or another box\'s files', async () => {
+  const browser = await chromium.connectOverCDP(await alice.cdpUrl(boxA.id));
+  try {
+    for (const file of [join(dataDir, 'server-secret'), join(workDir(boxB), 'private.html')]) {
+      const page = await browser.contexts()[0]!.newPage();
+      await assert.rejects(page.goto(`file://${file}`), /ERR_ACCESS_DENIED|ERR_FILE_NOT_FOUND/);
+      await page.waitForURL(/^chrome-error:/);
+      const shown = await page.evaluate(() => document.documentElement.outerHTML);
+      assert.ok(!shown.includes(secret), 'the secret is shown');
+      assert.ok(!shown.includes('bob-private-7c1e'), "bob's file is shown");
+    }
+    // The same browser reads what is inside its own box, so the check above is not vacuous.
+    const page = await browser.contexts()[0]!.newPage();
+    await page.goto(`file://${join(workDir(boxA), 'page.html')}`);
+    assert.match(await page.content(), /alice-own-page-3a9b/);
+  } finally {
+    await browser.close();
+  }
+});
+
+/** Runs `script` in the box's web terminal (a real pty) and answers what it printed. */
+async function inTerminal(client: BoxClient, box: Box, script: string): Promise<string> {
+  const { url } = await client.webTerminalUrl(box.id);
+  const ws = new WebSocket(url.replace(/^http/, 'ws'));
+  let out = '';
+  const done = new Promise<string>((resolve, reject) => {
+    ws.on('message', (d) => {
+      out += d.toString();
+      const m = /<<<END>>>([\s\S]*?)<<<DONE>>>/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    ws.on('error', reject);
+    ws.on('close', () => reject(new Error(`terminal closed early: ${out}`)));
+  });
+  await new Promise((r) => ws.once('open', r));
+  // The markers are printed by printf from pieces, so the echoed command line never matches.
+  ws.send(JSON.stringify({ type: 'input', data: `{ ${script}; } > /tmp/.out-$$ 2>&1; printf '<<<%s>>>' END; cat /tmp/.out-$$; rm -f /tmp/.out-$$; printf '<<<%s>>>' DONE\r` }));
+  try {
+    return await done;
+  } finally {
+    ws.removeAllListeners('close');
+    ws.close();
+  }
+}
+
+test("the web terminal runs as the box's user: no secret, no other box, no server env", async () => {
+  const out = await inTerminal(alice, boxA, `id -u; cat ${join(dataDir, 'server-secret')}; cat ${join(workDir(boxB), 'private.html')}; env; cat page.html`);
+  const uid = Number(out.trim().split(/\s+/)[0]);
+  assert.equal(uid, statSync(boxDir(boxA)).uid);
+  assert.ok(!out.includes(secret), 'the secret was printed');
+  assert.ok(!out.includes('bob-private-7c1e'), "bob's file was printed");
+  const listing = await inTerminal(alice, boxA, `ls ${join(dataDir, 'boxes')}; ls ${dataDir}`);
+  assert.ok(!listing.includes(boxB.id) && !listing.includes('server-secret'), `a listing was printed: ${listing}`);
+  assert.ok(!out.includes(kCanary), 'the server env canary was printed');
+  assert.match(out, /Permission denied/);
+  assert.match(out, /alice-own-page-3a9b/, 'the box reads its own files');
+  assert.match(out, /BOX_VAR=alice-var/);
+});
+
+test('box records show box paths only', async () => {
+  assert.equal(boxA.config.workingDir, '/work');
+  const nested = await alice.createLinuxBox({ config: { workingDir: 'proj/sub' }, wait: false });
+  try {
+    assert.equal(nested.config.workingDir, '/work/proj/sub');
+    const escaped = await alice.createLinuxBox({ config: { workingDir: '../../../../etc' }, wait: false });
+    assert.equal(escaped.config.workingDir, '/etc');
+    assert.ok(existsSync(join(dataDir, 'boxes', escaped.id, 'etc')), 'the working dir is created inside the box');
+    await alice.terminateBox(escaped.id);
+    for (const b of [boxA, nested, await alice.getBox(boxA.id), ...(await alice.listBoxes()).data]) assert.ok(!JSON.stringify(b).includes(dataDir), JSON.stringify(b));
+  } finally {
+    await alice.terminateBox(nested.id);
+  }
+});
+
+test('fs/rename refuses every path that leads outside the box, through symlinks too', async () => {
+  const work = workDir(boxA);
+  writeFileSync(join(work, 'a.txt'), 'a');
+  symlinkSync('/etc', join(work, 'etc-link'));
+  symlinkSync(boxDir(boxB), join(work, 'bob-link'));
+  symlinkSync('/nonexistent/boxflow', join(work, 'dangling'));
+  symlinkSync('/etc/hostname', join(work, 'hostname-link'));
+  mkdirSync(join(work, 'sub'));
+  const hostname = readFileSync('/etc/hostname', 'utf8');
+
+  await rejects(alice.renameFile(boxA.id, { oldPath: 'etc-link/hostname', newPath: 'stolen' }), 403, 'FORBIDDEN');
+  await rejects(alice.renameFile(boxA.id, { oldPath: 'bob-link/work/private.html', newPath: 'stolen.html' }), 403, 'FORBIDDEN');
+  await rejects(alice.renameFile(boxA.id, { oldPath: 'dangling', newPath: 'moved-dangling' }), 403, 'FORBIDDEN');
+  await rejects(alice.renameFile(boxA.id, { oldPath: 'hostname-link', newPath: 'h2' }), 403, 'FORBIDDEN');
+  await rejects(alice.renameFile(boxA.id, { oldPath: 'a.txt', newPath: 'etc-link/boxflow-moved' }), 403, 'FORBIDDEN');
+  await rejects(alice.renameFile(boxA.id, { oldPath: 'a.txt', newPath: 'bob-link/work/planted.txt' }), 403, 'FORBIDDEN');
+  await rejects(alice.renameFile(boxA.id, { oldPath: 'a.txt', newPath: 'x', workingDir: 'etc-link' }), 403, 'FORBIDDEN');
+  // `..` never climbs above the box's root: this names <box>/etc, which does not exist.
+  await rejects(alice.renameFile(boxA.id, { oldPath: 'a.txt', newPath: '../../../../../etc/boxflow-moved' }), 404, 'FILE_NOT_FOUND');
+  await rejects(alice.renameFile(boxA.id, { oldPath: '/', newPath: 'root' }), 403, 'FORBIDDEN');
+
+  assert.equal(readFileSync('/etc/hostname', 'utf8'), hostname);
+  assert.ok(!existsSync('/etc/boxflow-moved'));
+  assert.ok(existsSync(join(workDir(boxB), 'private.html')));
+  assert.ok(!existsSync(join(workDir(boxB), 'planted.txt')));
+  assert.ok(existsSync(join(work, 'a.txt')));
+
+  // Inside the box it works, through an inner symlink too, and answers box paths.
+  symlinkSync(join(work, 'sub'), join(work, 'sub-link'));
+  const moved = await alice.renameFile(boxA.id, { oldPath: 'a.txt', newPath: 'sub-link/b.txt' });
+  assert.equal(moved.path, '/work/sub/b.txt');
+  assert.ok(existsSync(join(work, 'sub', 'b.txt')));
+  const back = await alice.renameFile(boxA.id, { oldPath: '/work/sub/b.txt', newPath: 'c.txt' });
+  assert.equal(back.path, '/work/c.txt');
+  await rejects(alice.renameFile(boxA.id, { oldPath: 'c.txt', newPath: 'nope/c.txt' }), 404, 'FILE_NOT_FOUND');
+});
+
+test('without root the server says at start that boxes are not isolated', async () => {
+  const logs: Array<Record<string, unknown>> = [];
+  const scratch = mkdtempSync(join(tmpdir(), 'boxflow-isolation-off-'));
+  try {
+    await new BoxRegistry({ dataDir: scratch, executablePath: '/usr/bin/chromium', log: (e) => logs.push(e), isolate: false }).ready;
+    assert.ok(logs.some((e) => e.level === 'warn' && /not isolated/.test(String(e.msg))), JSON.stringify(logs));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
