@@ -194,7 +194,9 @@ export function createHandlers(deps: RouteDeps) {
         const { value: focus, screenshot } = await withScreenshots(shots(entry, call, body), async () => {
           const focus = await entry.linux.type(body.text, replace);
           if (body.pressEnter) await entry.linux.pressKeys(['enter'], false);
-          return { value: focus, trace: { kind: 'label', text: `type: ${JSON.stringify(body.text)}${body.pressEnter ? ' ⏎' : ''}` } };
+          // boxflow's `sensitive` extension (docs/api.md): the text is a secret, never drawn.
+          const shown = (body as TypeBody & { sensitive?: unknown }).sensitive === true ? '••••' : JSON.stringify(body.text);
+          return { value: focus, trace: { kind: 'label', text: `type: ${shown}${body.pressEnter ? ' ⏎' : ''}` } };
         });
         let message = `${replace ? 'replaced the text with' : 'typed'} ${[...body.text].length} characters${body.pressEnter ? ' and pressed Enter' : ''}`;
         if (focus === 'none' || focus === 'other') message += ' (no editable element has focus)';
