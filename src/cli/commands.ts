@@ -19,6 +19,7 @@ import { loadConfigFile, resolveConfig, type CliFlags } from './config.js';
 
 /** The run's secrets (API key, server secret, flow secrets as flows run): hidden in every output. */
 const masker = new Masker();
+const kServeDirPrefix = 'boxflow-serve-';
 
 export function printError(err: unknown): void {
   const e = err as { code?: string; message?: string; details?: { frame?: string; snippet?: string } };
@@ -76,7 +77,12 @@ export async function runTest(flags: CliFlags): Promise<number> {
     let { baseUrl, apiKey } = r;
     if (!baseUrl) {
       const { startServer, createApiKey } = await import('../server/index.js');
-      const dataDir = await mkdtemp(join(tmpdir(), 'boxflow-serve-'));
+      const { claimServeDir, cleanStaleServeDirs } = await import('../server/reaper.js');
+      const { releaseBoxUser } = await import('../server/boxUser.js');
+      const dataDir = await mkdtemp(join(tmpdir(), kServeDirPrefix));
+      await claimServeDir(dataDir);
+      // Runs killed without cleaning up (SIGKILL, OOM) left their Chromiums and data dirs behind.
+      await cleanStaleServeDirs(tmpdir(), kServeDirPrefix, releaseBoxUser);
       const secret = randomBytes(32).toString('hex');
       const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, secret, log: () => {} });
       cleanup.push(async () => {
