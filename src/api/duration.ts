@@ -11,13 +11,34 @@ export function isDuration(value: unknown): value is DurationString {
   return typeof value === 'string' && kDurationRe.test(value);
 }
 
-/** Parses `500ms`, `30s`, `5m`, `1h` into milliseconds. Throws INVALID_DURATION otherwise. */
-export function parseDuration(value: string, what = 'duration'): number {
+/** Limits on durations: the spec's, and the longest any duration may be. */
+export const kDurationLimits = {
+  screenshotDelayMax: '30s',
+  /** A drag (or a tap's hold): the whole move, so that an action answers within a client's timeout. */
+  dragMax: '60s',
+  /** Every duration: a Node.js timer cannot wait longer than 2^31−1 ms (24.8 days); 596h is just under. */
+  max: '596h',
+} as const;
+const kMaxMs = 596 * kUnitMs.h;
+
+/**
+ * Parses `500ms`, `30s`, `5m`, `1h` into milliseconds. Throws INVALID_DURATION for anything else,
+ * and for a duration over `max` (default kDurationLimits.max).
+ */
+export function parseDuration(value: string, what = 'duration', max: string = kDurationLimits.max): number {
   if (!isDuration(value)) {
-    throw new BoxflowError('INVALID_DURATION', `${what}: "${value}" is not a duration; use a number and a unit ms, s, m or h, e.g. 500ms or 30s`);
+    throw new BoxflowError('INVALID_DURATION', `${what}: "${preview(value)}" is not a duration; use a number and a unit ms, s, m or h, e.g. 500ms or 30s`);
   }
   const unit = value.endsWith('ms') ? 'ms' : (value.at(-1) as 's' | 'm' | 'h');
-  return Number(value.slice(0, -unit.length)) * kUnitMs[unit];
+  const ms = Number(value.slice(0, -unit.length)) * kUnitMs[unit];
+  const maxMs = max === kDurationLimits.max ? kMaxMs : Math.min(kMaxMs, parseDuration(max));
+  if (!(ms <= maxMs)) throw new BoxflowError('INVALID_DURATION', `${what}: "${preview(value)}" is longer than the maximum, ${max}`);
+  return ms;
+}
+
+/** A value short enough to quote in a message. */
+function preview(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 20)}…(${text.length} characters)` : text;
 }
 
 /** Formats milliseconds back into the shortest exact duration string. */
@@ -27,8 +48,3 @@ export function formatDuration(ms: number): DurationString {
   }
   return `${Math.round(ms)}ms` as DurationString;
 }
-
-/** Limits the spec sets on durations (spec, Limits). */
-export const kDurationLimits = {
-  screenshotDelayMax: '30s',
-} as const;

@@ -3,15 +3,48 @@
 // client validates responses with them. Unknown fields pass through (additionalProperties is
 // left open) so a newer service does not break an older client.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { kDurationPattern } from './duration.js';
+import { kDurationLimits, kDurationPattern } from './duration.js';
 
+// Every duration has a maximum (kDurationLimits.max unless the field sets a lower one).
 const Duration = (options: { default?: string; maxDuration?: string; description?: string } = {}) =>
-  Type.String({ pattern: kDurationPattern, ...options });
+  Type.String({ pattern: kDurationPattern, maxDuration: kDurationLimits.max, ...options });
+
+/**
+ * Size limits of requests (docs/api.md, "Limits"), so that no request can hold the server or a
+ * box for long: each is far above what a flow needs.
+ */
+export const kLimits = {
+  /** press-key `keys`. */
+  keys: 100,
+  /** `type` text, in characters. */
+  text: 100_000,
+  /** A natural-language drag target. */
+  target: 1_000,
+  /** Points of an advanced drag `path`. */
+  pathPoints: 1_000,
+  /** |x| and |y| of a point or a clip; points are then clamped to the screen. */
+  coordinate: 100_000,
+  /** A URL to open. */
+  url: 1_000_000,
+  /** A file path (rename, workingDir). */
+  path: 4_096,
+  /** Entries of `labels` and `envs`; their key and value lengths. */
+  mapEntries: 64,
+  mapKey: 256,
+  mapValue: 4_096,
+  /** Any other free string (deviceType, ...). */
+  shortString: 256,
+  /** Items of a small list (phases, status and type filters). */
+  listItems: 16,
+} as const;
 
 // ---------------------------------------------------------------- shared pieces
 
 export const Point = Type.Object({ x: Type.Number(), y: Type.Number() });
 export type Point = Static<typeof Point>;
+const Coordinate = Type.Number({ minimum: -kLimits.coordinate, maximum: kLimits.coordinate });
+/** A point a request sends: bounded, so 1e308 is refused (the server clamps it to the screen). */
+export const RequestPoint = Type.Object({ x: Coordinate, y: Coordinate });
 
 export const Phase = Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('trace')]);
 export type Phase = Static<typeof Phase>;
@@ -22,7 +55,7 @@ export const ScreenshotOptions = Type.Object({
   outputFormat: Type.Optional(outputFormat({ default: 'base64' })),
   presignedExpiresIn: Type.Optional(Duration({ default: '30m' })),
   delay: Type.Optional(Duration({ default: '500ms', maxDuration: '30s' })),
-  phases: Type.Optional(Type.Array(Phase, { default: ['before', 'after', 'trace'] })),
+  phases: Type.Optional(Type.Array(Phase, { default: ['before', 'after', 'trace'], maxItems: kLimits.listItems })),
 });
 export type ScreenshotOptions = Static<typeof ScreenshotOptions>;
 
@@ -41,7 +74,7 @@ const DeprecatedScreenshotFields = {
   outputFormat: Type.Optional(OutputFormat),
   presignedExpiresIn: Type.Optional(Duration()),
   screenshotDelay: Type.Optional(Duration({ maxDuration: '30s' })),
-  screenshotRange: Type.Optional(Type.Array(Phase)),
+  screenshotRange: Type.Optional(Type.Array(Phase, { maxItems: kLimits.listItems })),
 };
 
 const ActionBase = { options: Type.Optional(ActionOptions), ...DeprecatedScreenshotFields };
@@ -64,17 +97,17 @@ export type ActionResult = Static<typeof ActionResult>;
 
 // ---------------------------------------------------------------- UI actions
 
-const Target = Type.Union([Point, Type.String({ minLength: 1 })]);
+const Target = Type.Union([RequestPoint, Type.String({ minLength: 1, maxLength: kLimits.target })]);
 
 export const DragSimpleBody = Type.Object({
   start: Target,
   end: Target,
-  duration: Type.Optional(Duration({ default: '500ms' })),
+  duration: Type.Optional(Duration({ default: '500ms', maxDuration: kDurationLimits.dragMax })),
   ...ActionBase,
 });
 export const DragAdvancedBody = Type.Object({
-  path: Type.Array(Point, { minItems: 2 }),
-  duration: Type.Optional(Duration({ default: '50ms', description: 'interval between points' })),
+  path: Type.Array(RequestPoint, { minItems: 2, maxItems: kLimits.pathPoints }),
+  duration: Type.Optional(Duration({ default: '50ms', maxDuration: kDurationLimits.dragMax, description: 'interval between points; all intervals together at most 60s' })),
   ...ActionBase,
 });
 export const DragBody = Type.Union([DragSimpleBody, DragAdvancedBody]);
@@ -106,14 +139,14 @@ export type KeyName = (typeof kKeyNames)[number];
 export const KeyNameSchema = Type.String({ enum: [...kKeyNames] });
 
 export const PressKeyBody = Type.Object({
-  keys: Type.Array(KeyNameSchema, { minItems: 1 }),
+  keys: Type.Array(KeyNameSchema, { minItems: 1, maxItems: kLimits.keys }),
   combination: Type.Optional(Type.Boolean()),
   ...ActionBase,
 });
 export type PressKeyBody = Static<typeof PressKeyBody>;
 
 export const TypeBody = Type.Object({
-  text: Type.String(),
+  text: Type.String({ maxLength: kLimits.text }),
   mode: Type.Optional(Type.Union([Type.Literal('append'), Type.Literal('replace')], { default: 'append' })),
   pressEnter: Type.Optional(Type.Boolean()),
   ...ActionBase,
@@ -130,7 +163,14 @@ export type ActionSettings = Static<typeof ActionSettings>;
 export const ScreenshotBody = Type.Object({
   outputFormat: Type.Optional(outputFormat({ default: 'base64' })),
   presignedExpiresIn: Type.Optional(Duration({ default: '30m' })),
-  clip: Type.Optional(Type.Object({ x: Type.Number(), y: Type.Number(), width: Type.Number({ exclusiveMinimum: 0 }), height: Type.Number({ exclusiveMinimum: 0 }) })),
+  clip: Type.Optional(
+    Type.Object({
+      x: Type.Number({ minimum: 0, maximum: kLimits.coordinate }),
+      y: Type.Number({ minimum: 0, maximum: kLimits.coordinate }),
+      width: Type.Number({ exclusiveMinimum: 0, maximum: kLimits.coordinate }),
+      height: Type.Number({ exclusiveMinimum: 0, maximum: kLimits.coordinate }),
+    }),
+  ),
 });
 export type ScreenshotBody = Static<typeof ScreenshotBody>;
 export const ScreenshotResult = Type.Object({ uri: Type.String(), presignedUrl: Type.Optional(Type.String()) });
@@ -149,8 +189,8 @@ export const AndroidPackage = Type.Object({
 });
 export type AndroidPackage = Static<typeof AndroidPackage>;
 export const ListPackagesQuery = Type.Object({
-  pkgType: Type.Optional(Type.Array(PkgType)),
-  runningFilter: Type.Optional(Type.Array(Type.Union([Type.Literal('running'), Type.Literal('notRunning')]))),
+  pkgType: Type.Optional(Type.Array(PkgType, { maxItems: kLimits.listItems })),
+  runningFilter: Type.Optional(Type.Array(Type.Union([Type.Literal('running'), Type.Literal('notRunning')]), { maxItems: kLimits.listItems })),
 });
 export type ListPackagesQuery = Static<typeof ListPackagesQuery>;
 export const ListPackagesResult = Type.Object({ data: Type.Array(AndroidPackage) });
@@ -179,7 +219,7 @@ export const ListAppsResult = Type.Object({ data: Type.Array(LauncherApp) });
 
 // ---------------------------------------------------------------- browser, utilities, media
 
-export const OpenTabBody = Type.Object({ url: Type.String({ minLength: 1 }) });
+export const OpenTabBody = Type.Object({ url: Type.String({ minLength: 1, maxLength: kLimits.url }) });
 export const Tab = Type.Object({
   id: Type.String(),
   title: Type.String(),
@@ -201,9 +241,9 @@ export const WebTerminalUrlBody = Type.Object({ expiresIn: Type.Optional(Duratio
 export const WebTerminalUrlResult = Type.Object({ url: Type.String() });
 
 export const RenameBody = Type.Object({
-  oldPath: Type.String({ minLength: 1 }),
-  newPath: Type.String({ minLength: 1 }),
-  workingDir: Type.Optional(Type.String()),
+  oldPath: Type.String({ minLength: 1, maxLength: kLimits.path }),
+  newPath: Type.String({ minLength: 1, maxLength: kLimits.path }),
+  workingDir: Type.Optional(Type.String({ maxLength: kLimits.path })),
 });
 export type RenameBody = Static<typeof RenameBody>;
 const FsCommon = { name: Type.String(), path: Type.String(), mode: Type.String(), lastModified: Type.String() };
@@ -218,7 +258,7 @@ export const BoxType = Type.Union([Type.Literal('linux'), Type.Literal('android'
 export type BoxType = Static<typeof BoxType>;
 export const BoxStatus = Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('error'), Type.Literal('terminated')]);
 export type BoxStatus = Static<typeof BoxStatus>;
-const StringMap = Type.Record(Type.String(), Type.String());
+const StringMap = Type.Record(Type.String(), Type.String({ maxLength: kLimits.mapValue }), { maxProperties: kLimits.mapEntries, propertyNames: { maxLength: kLimits.mapKey } });
 
 export const Box = Type.Object({
   id: Type.String(),
@@ -247,8 +287,8 @@ const TypeFilter = Type.Union([Type.Literal('all'), BoxType]);
 export const ListBoxesQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1 })),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  status: Type.Optional(Type.Array(StatusFilter)),
-  type: Type.Optional(Type.Array(TypeFilter)),
+  status: Type.Optional(Type.Array(StatusFilter, { maxItems: kLimits.listItems })),
+  type: Type.Optional(Type.Array(TypeFilter, { maxItems: kLimits.listItems })),
 });
 export type ListBoxesQuery = Static<typeof ListBoxesQuery>;
 export const ListBoxesResult = Type.Object({ data: Type.Array(Box), page: Type.Integer(), pageSize: Type.Integer(), total: Type.Integer() });
@@ -261,8 +301,8 @@ export const CreateBoxBody = Type.Object({
       labels: Type.Optional(StringMap),
       expiresIn: Type.Optional(Duration()),
       resolution: Type.Optional(Resolution),
-      workingDir: Type.Optional(Type.String()),
-      deviceType: Type.Optional(Type.String()),
+      workingDir: Type.Optional(Type.String({ maxLength: kLimits.path })),
+      deviceType: Type.Optional(Type.String({ maxLength: kLimits.shortString })),
     }),
   ),
   wait: Type.Optional(Type.Boolean()),

@@ -2,7 +2,17 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { TSchema } from '@sinclair/typebox';
 import { closest } from 'fastest-levenshtein';
+import { BoxflowError } from '../errors.js';
 import { isDuration, parseDuration } from './duration.js';
+
+const withinMax = (data: string, max: string) => {
+  try {
+    parseDuration(data, '', max);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: false, coerceTypes: false, verbose: true });
 ajv.addKeyword({
@@ -10,7 +20,7 @@ ajv.addKeyword({
   type: 'string',
   schemaType: 'string',
   errors: false,
-  validate: (max: string, data: string) => !isDuration(data) || parseDuration(data) <= parseDuration(max),
+  validate: (max: string, data: string) => !isDuration(data) || withinMax(data, max),
 });
 
 const cache = new WeakMap<TSchema, ValidateFunction>();
@@ -37,6 +47,16 @@ export function check(schema: TSchema, data: unknown): SchemaProblem | null {
   return describe(fn.errors ?? [], data);
 }
 
+/** Validates a request body: null, or the error to answer (INVALID_DURATION for a duration over its maximum). */
+export function requestProblem(schema: TSchema, data: unknown, where = ''): BoxflowError | null {
+  const fn = compile(schema);
+  if (fn(data)) return null;
+  const errors = fn.errors ?? [];
+  const problem = describe(errors, data);
+  const tooLong = errors.some((e) => e.keyword === 'maxDuration' && (e.instancePath || '/') === problem.path);
+  return new BoxflowError(tooLong ? 'INVALID_DURATION' : 'INVALID_REQUEST', `${where}${formatProblem(problem)}`);
+}
+
 function describe(errors: ErrorObject[], _data: unknown): SchemaProblem {
   // For unions ajv reports every branch; the most specific (deepest) error reads best.
   const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0]!;
@@ -52,8 +72,9 @@ function describe(errors: ErrorObject[], _data: unknown): SchemaProblem {
         ? (best.params as { allowedValues: unknown[] }).allowedValues
         : errors.filter((e) => e.keyword === 'const' && e.instancePath === best.instancePath).map((e) => (e.params as { allowedValue: unknown }).allowedValue);
       const strings = allowed.filter((v): v is string => typeof v === 'string');
-      const hint = typeof best.data === 'string' && strings.length ? ` (did you mean "${suggest(best.data, strings)}"?)` : '';
-      message = `is ${JSON.stringify(best.data)}, not one of the allowed values${hint}: ${allowed.slice(0, 12).map((v) => JSON.stringify(v)).join(', ')}${allowed.length > 12 ? ', ...' : ''}`;
+      // Edit distance costs length × length: only short inputs get a suggestion.
+      const hint = typeof best.data === 'string' && best.data.length <= kSuggestMaxLength && strings.length ? ` (did you mean "${suggest(best.data, strings)}"?)` : '';
+      message = `is ${preview(best.data)}, not one of the allowed values${hint}: ${allowed.slice(0, 12).map((v) => JSON.stringify(v)).join(', ')}${allowed.length > 12 ? ', ...' : ''}`;
       break;
     }
     case 'pattern':
@@ -66,6 +87,20 @@ function describe(errors: ErrorObject[], _data: unknown): SchemaProblem {
       message = best.message ?? 'is invalid';
   }
   return { path, message };
+}
+
+const kSuggestMaxLength = 64;
+const kPreviewLength = 60;
+
+/** A value as a message may quote it: strings cut short, containers named, never walked. */
+export function preview(value: unknown): string {
+  if (typeof value === 'string') {
+    return value.length > kPreviewLength ? `${JSON.stringify(value.slice(0, kPreviewLength))}… (${value.length} characters)` : JSON.stringify(value);
+  }
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (value === null) return 'null';
+  if (typeof value === 'object') return 'an object';
+  return String(value);
 }
 
 /** A value the input is a prefix of (`esc` → `escape`), else the nearest by edit distance. */

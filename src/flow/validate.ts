@@ -4,6 +4,7 @@
 import { basename } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { parseDuration } from '../api/duration.js';
+import { BoxflowError } from '../errors.js';
 import { explain, describeValue } from './explain.js';
 import { flowSchema, kTopLevelProps } from './schema.js';
 import { didYouMean, hint } from './suggest.js';
@@ -98,13 +99,23 @@ export function processStep(raw: unknown, path: Path, ctx: DocContext, checked: 
     for (const k of kCommonKeys) if (raw[k] !== undefined) firstIssue(kCommonProps[k]!, raw[k], [...path, k]);
     firstIssue({ $ref: `#/definitions/${name}Arg` }, raw[name], [...path, name]);
   }
-  const body = def.normalize(raw[name], nctx(ctx, [...path, name], raw[name], checked));
+  const body = durationAt([...path, name], () => def.normalize(raw[name], nctx(ctx, [...path, name], raw[name], checked)));
   const common: Omit<StepCommon, 'source'> = {};
   if (raw.label !== undefined) common.label = raw.label as string;
   if (raw.optional !== undefined) common.optional = raw.optional as boolean;
-  if (raw.timeout !== undefined) common.timeout = parseDuration(raw.timeout as string);
+  if (raw.timeout !== undefined) common.timeout = durationAt([...path, 'timeout'], () => parseDuration(raw.timeout as string));
   if (raw.screenshots !== undefined) common.screenshots = raw.screenshots as StepCommon['screenshots'];
   return { ...body, ...common, source } as Step;
+}
+
+/** A duration the schema's pattern accepts can still be too long (a timer waits at most 24.8 days): an issue at `path`. */
+function durationAt<T>(path: Path, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (BoxflowError.is(err) && err.code === 'INVALID_DURATION') throw new FlowIssue(path, err.message.replace(/^duration: /, ''));
+    throw err;
+  }
 }
 
 function nctx(ctx: DocContext, argPath: Path, arg: unknown, checked: boolean): NormalizeCtx {
@@ -181,8 +192,8 @@ export function buildFlow(doc: unknown, ctx: DocContext, options: BuildOptions =
     source: options.source ?? ctx.locate([]),
   };
   if (doc.box !== undefined) flow.box = doc.box as string;
-  if (doc.timeout !== undefined) flow.timeout = parseDuration(doc.timeout as string);
-  if (doc.stepTimeout !== undefined) flow.stepTimeout = parseDuration(doc.stepTimeout as string);
+  if (doc.timeout !== undefined) flow.timeout = durationAt(['timeout'], () => parseDuration(doc.timeout as string));
+  if (doc.stepTimeout !== undefined) flow.stepTimeout = durationAt(['stepTimeout'], () => parseDuration(doc.stepTimeout as string));
   return flow;
 }
 
