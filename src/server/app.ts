@@ -1,11 +1,12 @@
 // `boxflow serve`: Box API v1 over fastify, Linux boxes on Chromium.
-import { mkdir } from 'node:fs/promises';
-import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
-import { join } from 'node:path';
+import { mkdir, realpath } from 'node:fs/promises';
+import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage } from 'node:http';
+import { join, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { BoxflowError, errorCodes } from '../errors.js';
 import { endpoints, type EndpointName } from '../api/schemas.js';
+import { preview } from '../api/validate.js';
 import { BoxRegistry } from './boxes.js';
 import { attachCdpProxy } from './cdpProxy.js';
 import { findChromium } from './chromium/findChromium.js';
@@ -26,6 +27,8 @@ export interface ServerOptions {
   chromiumPath?: string;
   /** One JSON-able entry per action and per server fault. Default: a JSON line on stderr. */
   log?: (entry: Record<string, unknown>) => void;
+  /** Longest wait for one browser command before the action fails with BROWSER_TIMEOUT. Default 30 s. */
+  cdpTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -36,7 +39,11 @@ export interface RunningServer {
 }
 
 const kApiPrefix = '/api/v1';
-const kBodyLimit = 32 * 1024 * 1024; // 32 MiB of JSON: large `type` texts fit
+// 2 MiB of JSON holds the largest `type` text (kLimits.text, even all \u-escaped) and parses in
+// milliseconds: a bigger body would hold the event loop, and every box with it.
+const kBodyLimit = 2 * 1024 * 1024;
+const kUtf8 = new TextDecoder('utf-8', { fatal: true });
+const clip = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
 
 const stderrLog = (entry: Record<string, unknown>) => {
   process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
@@ -47,17 +54,36 @@ interface ErrorReply {
   body: { code: string; message: string; details?: unknown };
 }
 
+const failure = (code: keyof typeof errorCodes, message: string): ErrorReply => ({ status: (errorCodes[code] as { status?: number }).status ?? 400, body: { code, message } });
+
+/** fastify's own 4xx errors, in this API's terms; their messages may quote the request, ours do not. */
+const kFastifyErrors: Record<string, () => ErrorReply> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: () => failure('BODY_TOO_LARGE', `the request body is over ${kBodyLimit / 2 ** 20} MiB`),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => failure('INVALID_REQUEST', 'the request has a body but no usable content-type; send content-type: application/json'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => failure('INVALID_REQUEST', 'the content-length does not match the body'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => failure('INVALID_REQUEST', 'the body is empty'),
+  FST_ERR_BAD_URL: () => failure('INVALID_REQUEST', 'the URL holds an invalid percent-encoding'),
+  FST_ERR_MAX_PARAM_LENGTH: () => failure('URI_TOO_LONG', 'a path parameter (e.g. the box id) is over 100 characters'),
+};
+
 function errorReply(err: unknown): ErrorReply {
   if (BoxflowError.is(err)) {
     const status = (errorCodes[err.code] as { status?: number }).status ?? (err.code === 'INVALID_ARGUMENT' ? 400 : 500);
     return { status, body: { code: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) } };
   }
   const fe = err as { statusCode?: number; code?: string; message?: string };
+  const known = fe.code ? kFastifyErrors[fe.code] : undefined;
+  if (known) return known();
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    if (fe.statusCode === 413) return { status: 413, body: { code: 'FILE_TOO_LARGE', message: `the request body is over ${kBodyLimit / 2 ** 20} MiB` } };
-    return { status: fe.statusCode, body: { code: fe.statusCode === 404 ? 'NOT_FOUND' : 'INVALID_REQUEST', message: fe.message ?? 'bad request' } };
+    return { status: fe.statusCode, body: { code: fe.statusCode === 404 ? 'NOT_FOUND' : 'INVALID_REQUEST', message: `${STATUS_CODES[fe.statusCode] ?? 'bad request'}`.toLowerCase() } };
   }
   return { status: 500, body: { code: 'INTERNAL', message: 'internal server error; the server log has the details' } };
+}
+
+/** An answer written straight to a socket, for requests Node's HTTP parser refused. */
+function socketReply(r: ErrorReply): string {
+  const body = JSON.stringify(r.body);
+  return `HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
 function hostForUrl(host: string): string {
@@ -71,21 +97,61 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const executablePath = opts.chromiumPath ?? findChromium(process.env);
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
 
-  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log });
+  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}) });
   const store = new ObjectStore(join(opts.dataDir, 'objects'), secret);
   const keys = new KeyVerifier(secret);
   const handlers = createHandlers({ registry, store, secret });
 
-  const app = Fastify({ logger: false, bodyLimit: kBodyLimit, forceCloseConnections: true, keepAliveTimeout: 72_000, return503OnClosing: true });
+  // No message names a path of this server (its data dir, its Chromium): a tenant has no use for them.
+  const serverPaths = [...new Set([resolve(opts.dataDir), await realpath(opts.dataDir), executablePath])].sort((a, b) => b.length - a.length);
+  const scrub = (r: ErrorReply): ErrorReply => {
+    let message = r.body.message;
+    for (const p of serverPaths) message = message.split(p).join('<server>');
+    return message === r.body.message ? r : { ...r, body: { ...r.body, message } };
+  };
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: kBodyLimit,
+    forceCloseConnections: true,
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    // Requests the router refuses (bad percent-encoding, a 100+ character box id) answer as any other error.
+    frameworkErrors: (err, _req, reply) => {
+      const r = errorReply(err);
+      void (reply as unknown as FastifyReply).code(r.status).send(r.body);
+    },
+    // Requests Node's HTTP parser refuses never reach fastify: answer them on the socket.
+    clientErrorHandler: (err, socket) => {
+      if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || socket.destroyed) return;
+      const code = (err as NodeJS.ErrnoException).code;
+      const r = code === 'HPE_HEADER_OVERFLOW'
+        ? failure('HEADERS_TOO_LARGE', 'the request line and headers are over 16 KiB')
+        : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? { status: 408, body: { code: 'INVALID_REQUEST', message: 'the request did not arrive in time' } }
+          : failure('INVALID_REQUEST', 'the request is not valid HTTP/1.1');
+      if (socket.writable) socket.end(socketReply(r));
+      socket.destroySoon();
+    },
+  });
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
-    const body = text as string;
-    if (!body.trim()) return done(null, undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, raw, done) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(String(req.headers['content-type']))?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      return done(new BoxflowError('INVALID_REQUEST', `charset ${preview(charset)} is not accepted; send JSON in UTF-8`), undefined);
+    }
+    let text: string;
     try {
-      done(null, JSON.parse(body));
+      text = kUtf8.decode(raw as Buffer);
+    } catch {
+      return done(new BoxflowError('INVALID_REQUEST', 'the body is not valid UTF-8'), undefined);
+    }
+    if (!text.trim()) return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
     } catch (err) {
-      done(new BoxflowError('INVALID_REQUEST', `the body is not valid JSON: ${(err as Error).message}`), undefined);
+      done(new BoxflowError('INVALID_REQUEST', `the body is not valid JSON: ${clip((err as Error).message)}`), undefined);
     }
   });
   // Any other content type reaches the handler marked, so that it answers 4xx in its own terms
@@ -95,13 +161,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     done(null, { [kForeignBody]: String(req.headers['content-type'] ?? '') });
   });
 
+  // A GET carries no body (HTTP gives it no meaning); one that does is a client's mistake.
+  app.addHook('onRequest', async (req) => {
+    if ((req.method === 'GET' || req.method === 'HEAD') && (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined)) {
+      throw new BoxflowError('INVALID_REQUEST', `a ${req.method} request takes no body`);
+    }
+  });
   app.setErrorHandler((err, _req, reply) => {
-    const r = errorReply(err);
+    const r = scrub(errorReply(err));
     if (r.status >= 500) log({ level: 'error', msg: 'request failed', error: (err as Error)?.stack ?? String(err) });
     void reply.code(r.status).send(r.body);
   });
   app.setNotFoundHandler((req, reply) => {
-    void reply.code(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` });
+    void reply.code(404).send({ code: 'NOT_FOUND', message: `no route ${clip(req.method)} ${clip(req.url.split('?')[0]!)}` });
   });
 
   const origin = (req: FastifyRequest) => `http://${req.headers.host ?? `${hostForUrl(host)}:${port}`}`;
@@ -117,15 +189,21 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         const actionId = isAction ? newActionId() : undefined;
         if (actionId) void reply.header('x-boxflow-action-id', actionId);
         const params = req.params as Record<string, string>;
+        // The client closing its connection before the answer cancels the work (queued or running).
+        const cancel = new AbortController();
+        const onClose = () => {
+          if (!reply.raw.writableFinished) cancel.abort(new BoxflowError('REQUEST_CANCELLED', 'the client went away before the answer'));
+        };
+        reply.raw.once('close', onClose);
         let tenant: string | undefined;
         let answer: Answer | undefined;
         let failure: ErrorReply | undefined;
         try {
           tenant = await keys.verify(req.headers.authorization);
-          const call: Call = { tenant, params, body: req.body, query: req.query as Record<string, unknown>, origin: origin(req), actionId };
+          const call: Call = { tenant, params, body: req.body, query: req.query as Record<string, unknown>, origin: origin(req), actionId, signal: cancel.signal };
           answer = await handler(call);
         } catch (err) {
-          failure = errorReply(err);
+          failure = scrub(errorReply(err));
           if (failure.status >= 500) log({ level: 'error', msg: 'request failed', actionId, tenant, boxId: params.boxId, route: `${ep.method} ${ep.path}`, error: (err as Error)?.stack ?? String(err) });
         }
         const status = failure?.status ?? answer!.status;

@@ -49,6 +49,7 @@ export class BoxRegistry {
   readonly #dataDir: string;
   readonly #boxesDir: string;
   readonly #executablePath: string;
+  readonly #cdpTimeoutMs: number | undefined;
   readonly #entries = new Map<string, BoxEntry>();
   readonly #isolate: boolean;
   /** Data dir prepared, and what a dead server's boxes left reaped: awaited before the first box. */
@@ -57,7 +58,8 @@ export class BoxRegistry {
   #unreachable = false;
   readonly #log: (entry: Record<string, unknown>) => void;
 
-  constructor(opts: { dataDir: string; executablePath: string; log?: (entry: Record<string, unknown>) => void; isolate?: boolean }) {
+  constructor(opts: { dataDir: string; executablePath: string; log?: (entry: Record<string, unknown>) => void; isolate?: boolean; cdpTimeoutMs?: number }) {
+    this.#cdpTimeoutMs = opts.cdpTimeoutMs;
     this.#dataDir = opts.dataDir;
     this.#boxesDir = join(opts.dataDir, 'boxes');
     this.#executablePath = opts.executablePath;
@@ -149,8 +151,12 @@ export class BoxRegistry {
       resolution: cfg.resolution ?? kDefaultResolution,
       env: boxEnv(dir, cfg.envs),
       identity: { user, onSpawn: (pid) => void ledger.add(pid) },
+      ...(this.#cdpTimeoutMs ? { cdpTimeoutMs: this.#cdpTimeoutMs } : {}),
     });
     const entry: BoxEntry = { record, tenant, dir, workDir, user, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
+    linux.onCrash = (reason) => {
+      if (entry.record.status === 'running' || entry.record.status === 'pending') this.#setStatus(entry, 'error', reason);
+    };
     linux.onBrowserGone = () => {
       for (const fn of [...entry.onBrowserGone]) fn();
     };

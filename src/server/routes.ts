@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { closest, distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../errors.js';
-import { formatDuration, parseDuration } from '../api/duration.js';
+import { formatDuration, kDurationLimits, parseDuration } from '../api/duration.js';
 import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type ListBoxesQuery, type OpenTabBody, type Point, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
-import { check, formatProblem } from '../api/validate.js';
+import { preview, requestProblem } from '../api/validate.js';
 import type { BoxEntry, BoxRegistry } from './boxes.js';
 import { renameInBox } from './boxFs.js';
 import type { TargetMatch } from './chromium/linuxBox.js';
@@ -31,6 +31,8 @@ export interface Call {
   /** e.g. http://127.0.0.1:28080, from the request's Host header. */
   origin: string;
   actionId: string | undefined;
+  /** Aborts (reason: REQUEST_CANCELLED) when the client goes away before the answer. */
+  signal?: AbortSignal;
 }
 
 export interface Answer {
@@ -53,17 +55,24 @@ export function newActionId(): string {
   return `act_${randomBytes(12).toString('base64url')}`;
 }
 
+/** Bodies already checked against a schema (boxCall checks before queueing, handlers again). */
+const checkedBodies = new WeakMap<object, TSchema>();
+
 function validated<S extends TSchema>(schema: S | undefined, body: unknown, where = ''): Static<S> {
   if (typeof body === 'object' && body !== null && kForeignBody in body) {
-    throw new BoxflowError('INVALID_REQUEST', `content-type "${(body as ForeignBody)[kForeignBody]}" is not accepted here; send application/json`);
+    throw new BoxflowError('INVALID_REQUEST', `content-type ${preview((body as ForeignBody)[kForeignBody])} is not accepted here; send application/json`);
   }
   const data = body ?? {};
-  if (schema) {
-    const problem = check(schema, data);
-    if (problem) throw new BoxflowError('INVALID_REQUEST', `${where}${formatProblem(problem)}`);
+  if (schema && !(typeof data === 'object' && checkedBodies.get(data) === schema)) {
+    const problem = requestProblem(schema, data, where);
+    if (problem) throw problem;
+    if (typeof data === 'object') checkedBodies.set(data, schema);
   }
   return data as Static<S>;
 }
+
+/** Edit distance costs length × length: only a short target gets a "did you mean". */
+const kSuggestMaxLength = 64;
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
@@ -75,13 +84,27 @@ export function createHandlers(deps: RouteDeps) {
     if (kAndroidOnly.has(name) && entry.record.type !== 'android') {
       throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${endpoints[name].method} ${endpoints[name].path} is for Android boxes; box ${entry.record.id} is a ${entry.record.type} box`);
     }
-    registry.requireRunning(entry);
-    return registry.run(entry, async () => {
+    const crashed = () => entry.linux?.crashed && new BoxflowError('BOX_CRASHED', `box ${entry.record.id} is broken: ${entry.linux.crashed}; terminate it and create another`);
+    const refuse = () => {
+      const err = crashed();
+      if (err) throw err;
       registry.requireRunning(entry);
+    };
+    refuse();
+    // A malformed request is refused at once, not after the work queued before it.
+    const schema = (endpoints[name] as { body?: TSchema }).body;
+    if (schema) validated(schema, call.body);
+    return registry.run(entry, async () => {
+      // The client went away while this waited: it never starts.
+      call.signal?.throwIfAborted();
+      refuse();
       try {
         return await work(entry);
       } catch (err) {
         if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was terminated during the request`, { cause: err });
+        if (call.signal?.aborted) throw call.signal.reason;
+        const gone = crashed();
+        if (gone) throw gone;
         if (BoxflowError.is(err)) throw err;
         throw new BoxflowError('BROWSER_ERROR', `the box's browser failed: ${(err as Error).message.split('\n')[0]}`, { cause: err });
       }
@@ -103,15 +126,13 @@ export function createHandlers(deps: RouteDeps) {
     if ('found' in r) return { x: round(r.found.x * scale), y: round(r.found.y * scale) };
     if ('ambiguous' in r) {
       const candidates = r.ambiguous.map(scaled);
-      throw new BoxflowError('TARGET_AMBIGUOUS', `${field}: "${target}" matches ${candidates.length} elements (${r.how}): ${candidates.slice(0, 5).map((c) => `${c.tag} "${c.text}"`).join(', ')}`, { details: { target, candidates } });
+      throw new BoxflowError('TARGET_AMBIGUOUS', `${field}: ${preview(target)} matches ${candidates.length} elements (${r.how}): ${candidates.slice(0, 5).map((c) => `${c.tag} "${c.text}"`).join(', ')}`, { details: { target, candidates } });
     }
     const want = target.toLowerCase();
-    const candidates = r.candidates
-      .map(scaled)
-      .sort((a, b) => distance(want, a.text) - distance(want, b.text))
-      .slice(0, 10);
-    const hint = candidates.length ? `; did you mean "${closest(want, candidates.map((c) => c.text))}"?` : '; the page shows no text';
-    throw new BoxflowError('TARGET_NOT_FOUND', `${field}: no visible element shows or is labelled "${target}"${hint}`, { details: { target, candidates } });
+    const short = want.length <= kSuggestMaxLength;
+    const candidates = (short ? r.candidates.map((c) => ({ c, d: distance(want, c.text) })).sort((a, b) => a.d - b.d).map((x) => x.c) : r.candidates).slice(0, 10).map(scaled);
+    const hint = !candidates.length ? '; the page shows no text' : short ? `; did you mean "${closest(want, candidates.map((c) => c.text))}"?` : '';
+    throw new BoxflowError('TARGET_NOT_FOUND', `${field}: no visible element shows or is labelled ${preview(target)}${hint}`, { details: { target, candidates } });
   }
 
   const handlers: Record<EndpointName, (call: Call) => Promise<Answer>> = {
@@ -159,17 +180,24 @@ export function createHandlers(deps: RouteDeps) {
           durationMs = parseDuration(body.duration ?? '50ms', '/duration');
           points = body.path.map((p) => ({ x: p.x, y: p.y }));
           segments = points.slice(1).map(() => durationMs);
+          if (durationMs * segments.length > parseDuration(kDurationLimits.dragMax)) {
+            throw new BoxflowError('INVALID_DURATION', `/duration: ${segments.length} intervals of ${formatDuration(durationMs)} take longer than the maximum drag, ${kDurationLimits.dragMax}`);
+          }
         } else {
           durationMs = parseDuration(body.duration ?? '500ms', '/duration');
           points = [await resolveTarget(entry, body.start, '/start'), await resolveTarget(entry, body.end, '/end')];
           segments = [durationMs];
         }
+        // Points off the screen (or far off it) are moved to its edge.
+        const { width, height } = entry.linux.resolution;
+        const clamp = (v: number, max: number) => round(Math.min(Math.max(v, 0), max));
+        points = points.map((p) => ({ x: clamp(p.x, width * scale), y: clamp(p.y, height * scale) }));
         const start = points[0]!;
         const end = points.at(-1)!;
         const tap = points.every((p) => p.x === start.x && p.y === start.y);
         const trace: TraceOp = tap ? { kind: 'tap', point: start } : { kind: 'drag', path: points };
         const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
-          await entry.linux.drag(points.map((p) => ({ x: p.x / scale, y: p.y / scale })), segments);
+          await entry.linux.drag(points.map((p) => ({ x: p.x / scale, y: p.y / scale })), segments, call.signal);
           return { value: undefined, trace };
         });
         const at = (p: Point) => `(${p.x}, ${p.y})`;
@@ -182,7 +210,7 @@ export function createHandlers(deps: RouteDeps) {
         const combination = body.combination ?? false;
         const label = body.keys.join(combination ? '+' : ', ');
         const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
-          await entry.linux.pressKeys(body.keys, combination);
+          await entry.linux.pressKeys(body.keys, combination, call.signal);
           return { value: undefined, trace: { kind: 'label', text: `keys: ${label}` } };
         });
         return { status: 200, body: { actionId: call.actionId, message: `pressed ${label}`, ...(screenshot ? { screenshot } : {}) } };
@@ -219,6 +247,10 @@ export function createHandlers(deps: RouteDeps) {
       boxCall('screenshot', call, async (entry) => {
         const body = validated(endpoints.screenshot.body, call.body) as ScreenshotBody;
         const scale = entry.scale;
+        const screen = entry.linux.resolution;
+        if (body.clip && (body.clip.x + body.clip.width > screen.width * scale + 0.5 || body.clip.y + body.clip.height > screen.height * scale + 0.5)) {
+          throw new BoxflowError('INVALID_REQUEST', `/clip reaches outside the screen, which is ${round(screen.width * scale)}×${round(screen.height * scale)} at scale ${scale}`);
+        }
         const clip = body.clip && { x: body.clip.x / scale, y: body.clip.y / scale, width: body.clip.width / scale, height: body.clip.height / scale };
         const png = await entry.linux.screenshot(scale, clip);
         if ((body.outputFormat ?? 'base64') === 'base64') return { status: 200, body: { uri: `data:image/png;base64,${png.toString('base64')}`, actionId: call.actionId } };

@@ -12,6 +12,8 @@ import { call, kResolveTarget, kSelectFocused, kSerializeDocument, kTabInfo } fr
 
 const kMoveStepMs = 16; // one pointer move per frame at 60 Hz
 const kNavigationTimeoutMs = 30_000;
+/** Default bound on one browser command: a page stuck in a loop answers nothing, ever. */
+export const kCdpTimeoutMs = 30_000;
 
 export interface TargetMatch {
   tag: string;
@@ -27,7 +29,9 @@ export class LinuxBox {
   readonly #cwd: string;
   readonly #env: NodeJS.ProcessEnv | undefined;
   readonly #identity: LaunchIdentity;
+  readonly #cdpTimeoutMs: number;
   #resolution: Resolution;
+  #crashed: string | undefined;
   #proc: ChromiumProcess | undefined;
   #browser: Browser | undefined;
   #context: BrowserContext | undefined;
@@ -38,9 +42,12 @@ export class LinuxBox {
   readonly #targetIds = new WeakMap<Page, string>();
   /** Called whenever the browser process goes away (closed or crashed). */
   onBrowserGone: (() => void) | undefined;
+  /** Called once when Chromium went away without closeBrowser: the box is broken from then on. */
+  onCrash: ((reason: string) => void) | undefined;
 
-  constructor(opts: { executablePath: string; userDataDir: string; cwd: string; resolution: Resolution; env?: NodeJS.ProcessEnv; identity?: LaunchIdentity }) {
+  constructor(opts: { executablePath: string; userDataDir: string; cwd: string; resolution: Resolution; env?: NodeJS.ProcessEnv; identity?: LaunchIdentity; cdpTimeoutMs?: number }) {
     this.#env = opts.env;
+    this.#cdpTimeoutMs = opts.cdpTimeoutMs ?? kCdpTimeoutMs;
     this.#identity = opts.identity ?? {};
     this.#executablePath = opts.executablePath;
     this.#userDataDir = opts.userDataDir;
@@ -58,7 +65,13 @@ export class LinuxBox {
     return this.#proc!.wsEndpoint;
   }
 
+  /** Why Chromium went away on its own, once it has; a crashed box never starts another. */
+  get crashed(): string | undefined {
+    return this.#crashed;
+  }
+
   async ensureBrowser(): Promise<void> {
+    this.#throwIfCrashed();
     if (this.#browser) return;
     this.#starting ??= this.#start().finally(() => {
       this.#starting = undefined;
@@ -79,13 +92,22 @@ export class LinuxBox {
     this.#proc = proc;
     this.#browser = browser;
     this.#context = context;
+    // Not through closeBrowser: Chromium died (or dropped us). The box says so rather than
+    // starting a blank browser that would let a test go on against the wrong page.
     const forget = () => {
       if (this.#browser !== browser) return;
+      this.#crashed = 'Chromium went away';
       this.#browser = undefined;
       this.#context = undefined;
       this.#active = undefined;
       this.#proc = undefined;
-      void proc.kill();
+      void (async () => {
+        const exitedAlone = await Promise.race([proc.exited.then(() => true), sleep(2_000).then(() => false)]);
+        await proc.kill();
+        const { signalCode, exitCode } = proc.child;
+        this.#crashed = exitedAlone ? `Chromium exited (${signalCode ?? `exit code ${exitCode}`})` : 'Chromium stopped answering over DevTools and was killed';
+        this.onCrash?.(this.#crashed);
+      })();
       this.onBrowserGone?.();
     };
     browser.on('disconnected', forget);
@@ -115,25 +137,40 @@ export class LinuxBox {
     this.#context = undefined;
     this.#active = undefined;
     this.#proc = undefined;
-    if (browser) await browser.close().catch(() => {});
+    if (browser) await this.#bounded('close', browser.close()).catch(() => {});
     if (proc) await proc.kill();
     if (browser || proc) this.onBrowserGone?.();
   }
 
+  #throwIfCrashed(): void {
+    if (this.#crashed) throw new BoxflowError('BOX_CRASHED', `the box's browser is gone: ${this.#crashed}; terminate the box and create another`);
+  }
+
+  /** `work` (a Playwright call), failing with BROWSER_TIMEOUT when the browser does not answer in time. */
+  #bounded<T>(what: string, work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new BoxflowError('BROWSER_TIMEOUT', `the box's browser did not answer (${what}) within ${this.#cdpTimeoutMs / 1000}s`)), this.#cdpTimeoutMs);
+    });
+    work.catch(() => {}); // its late failure, after a timeout, is nobody's business
+    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  }
+
   async activePage(): Promise<Page> {
+    this.#throwIfCrashed();
     const page = this.#active;
     if (page && !page.isClosed()) return page;
     await this.ensureBrowser();
     const existing = this.#active && !this.#active.isClosed() ? this.#active : this.#context!.pages().at(-1);
-    this.#active = existing ?? (await this.#context!.newPage());
-    await this.#active.setViewportSize(this.#resolution);
+    this.#active = existing ?? (await this.#bounded('open a page', this.#context!.newPage()));
+    await this.#bounded('set the viewport', this.#active.setViewportSize(this.#resolution));
     return this.#active;
   }
 
   #session(page: Page): Promise<CDPSession> {
     let s = this.#sessions.get(page);
     if (!s) {
-      s = page.context().newCDPSession(page);
+      s = this.#bounded('attach to the page', page.context().newCDPSession(page));
       this.#sessions.set(page, s);
       s.catch(() => this.#sessions.delete(page));
     }
@@ -149,7 +186,7 @@ export class LinuxBox {
     let r = this.#raw.get(page);
     if (!r) {
       const endpoint = new URL(this.#proc!.wsEndpoint);
-      r = this.#targetId(page).then((id) => RawCdp.connect(`ws://${endpoint.host}/devtools/page/${id}`));
+      r = this.#targetId(page).then((id) => RawCdp.connect(`ws://${endpoint.host}/devtools/page/${id}`, this.#cdpTimeoutMs));
       this.#raw.set(page, r);
       r.then(
         (cdp) => page.once('close', () => cdp.close()),
@@ -167,7 +204,7 @@ export class LinuxBox {
     let id = this.#targetIds.get(page);
     if (!id) {
       const s = await this.#session(page);
-      id = ((await s.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } }).targetInfo.targetId;
+      id = ((await this.#bounded('Target.getTargetInfo', s.send('Target.getTargetInfo'))) as { targetInfo: { targetId: string } }).targetInfo.targetId;
       this.#targetIds.set(page, id);
     }
     return id;
@@ -196,7 +233,7 @@ export class LinuxBox {
 
   async layout(): Promise<string> {
     const page = await this.activePage();
-    return (await page.evaluate(call(kSerializeDocument))) as string;
+    return (await this.#bounded('read the page', page.evaluate(call(kSerializeDocument)))) as string;
   }
 
   // ---------------------------------------------------------------- input
@@ -204,39 +241,51 @@ export class LinuxBox {
   /** Resolves a text target on the active tab; coordinates are real viewport pixels. */
   async resolveTarget(target: string): Promise<TargetResolution> {
     const page = await this.activePage();
-    return (await page.evaluate(call(kResolveTarget, target))) as TargetResolution;
+    return (await this.#bounded('find the target', page.evaluate(call(kResolveTarget, target)))) as TargetResolution;
   }
 
-  /** Pointer down at the first point, moves through the rest (each segment over its ms; a zero-length segment holds still), up at the last. Real pixels. */
-  async drag(points: Point[], segmentMs: number[]): Promise<void> {
+  /**
+   * Pointer down at the first point, moves through the rest (each segment over its ms; a
+   * zero-length segment holds still), up at the last. Real pixels. When `signal` aborts, the
+   * pointer is released where it is and the abort reason is thrown.
+   */
+  async drag(points: Point[], segmentMs: number[], signal?: AbortSignal): Promise<void> {
     const s = await this.#input();
     const first = points[0]!;
     const mouse = (type: string, p: Point, buttons: number) =>
       s.send('Input.dispatchMouseEvent', { type, x: p.x, y: p.y, button: type === 'mouseMoved' && buttons === 0 ? 'none' : 'left', buttons, clickCount: type === 'mouseMoved' ? 0 : 1 });
+    signal?.throwIfAborted();
     await mouse('mouseMoved', first, 0);
     await mouse('mousePressed', first, 1);
     let prev = first;
+    let at = first;
     let deadline = performance.now();
-    for (let i = 1; i < points.length; i++) {
-      const next = points[i]!;
-      const ms = segmentMs[i - 1] ?? 0;
-      if (next.x === prev.x && next.y === prev.y) {
-        deadline += ms;
-        await sleepUntil(deadline);
-        continue;
+    try {
+      for (let i = 1; i < points.length; i++) {
+        const next = points[i]!;
+        const ms = segmentMs[i - 1] ?? 0;
+        if (next.x === prev.x && next.y === prev.y) {
+          deadline += ms;
+          await sleepUntil(deadline, signal);
+          continue;
+        }
+        const steps = Math.max(1, Math.round(ms / kMoveStepMs));
+        for (let k = 1; k <= steps; k++) {
+          deadline += ms / steps;
+          await sleepUntil(deadline, signal);
+          at = { x: prev.x + ((next.x - prev.x) * k) / steps, y: prev.y + ((next.y - prev.y) * k) / steps };
+          await mouse('mouseMoved', at, 1);
+        }
+        prev = next;
       }
-      const steps = Math.max(1, Math.round(ms / kMoveStepMs));
-      for (let k = 1; k <= steps; k++) {
-        deadline += ms / steps;
-        await sleepUntil(deadline);
-        await mouse('mouseMoved', { x: prev.x + ((next.x - prev.x) * k) / steps, y: prev.y + ((next.y - prev.y) * k) / steps }, 1);
-      }
-      prev = next;
+    } catch (err) {
+      if (signal?.aborted) await mouse('mouseReleased', at, 0).catch(() => {});
+      throw err;
     }
     await mouse('mouseReleased', prev, 0);
   }
 
-  async pressKeys(names: readonly KeyName[], combination: boolean): Promise<void> {
+  async pressKeys(names: readonly KeyName[], combination: boolean, signal?: AbortSignal): Promise<void> {
     const s = await this.#input();
     const defs = names.map((n) => {
       const def = keyDef(n);
@@ -246,6 +295,7 @@ export class LinuxBox {
     const send = (def: KeyDef, phase: 'down' | 'up', mods: number) => s.send('Input.dispatchKeyEvent', keyEvent(def, phase, mods));
     if (!combination) {
       for (const def of defs) {
+        signal?.throwIfAborted();
         await send(def, 'down', def.modifier ?? 0);
         await send(def, 'up', 0);
       }
@@ -272,7 +322,7 @@ export class LinuxBox {
     const page = await this.activePage();
     const s = await this.#rawOf(page);
     let focus: 'field' | 'other' | 'none' | 'unknown' = 'unknown';
-    if (replace) focus = (await page.evaluate(call(kSelectFocused, text === ''))) as 'field' | 'other' | 'none';
+    if (replace) focus = (await this.#bounded('select the field', page.evaluate(call(kSelectFocused, text === '')))) as 'field' | 'other' | 'none';
     if (text !== '') await s.send('Input.insertText', { text });
     return focus;
   }
@@ -283,9 +333,9 @@ export class LinuxBox {
     const previous = await this.activePage();
     // A lone blank tab is reused, so a fresh box does not keep an empty tab around.
     const reuse = previous.url() === 'about:blank' && this.#context!.pages().length === 1;
-    const page = reuse ? previous : await this.#context!.newPage();
+    const page = reuse ? previous : await this.#bounded('open a tab', this.#context!.newPage());
     this.#active = page;
-    await page.setViewportSize(this.#resolution);
+    await this.#bounded('set the viewport', page.setViewportSize(this.#resolution));
     try {
       await page.goto(url, { waitUntil: 'domcontentloaded', timeout: kNavigationTimeoutMs });
     } catch (cause) {
@@ -296,18 +346,19 @@ export class LinuxBox {
       const text = (cause as Error).message.split('\n')[0]!.replace(/^page\.goto: /, '');
       throw new BoxflowError('URL_UNREACHABLE', `cannot open ${url}: ${text}`, { cause });
     }
-    await page.bringToFront().catch(() => {});
+    await this.#bounded('bring the tab to front', page.bringToFront()).catch(() => {});
     return this.tabInfo(page);
   }
 
   async tabInfo(page: Page): Promise<Tab> {
     const id = await this.#targetId(page);
-    const info = (await page.evaluate(call(kTabInfo))) as { title: string; favicon: string; readyState: string };
+    const info = (await this.#bounded('read the tab', page.evaluate(call(kTabInfo)))) as { title: string; favicon: string; readyState: string };
     return { id, title: info.title, url: page.url(), favicon: info.favicon, active: page === this.#active, loading: info.readyState !== 'complete' };
   }
 }
 
-async function sleepUntil(deadline: number): Promise<void> {
+async function sleepUntil(deadline: number, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
   const wait = deadline - performance.now();
-  if (wait > 1) await sleep(wait);
+  if (wait > 1) await sleep(wait, undefined, { signal });
 }

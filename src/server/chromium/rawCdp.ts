@@ -1,14 +1,17 @@
 // A bare CDP connection to one page target (ws://…/devtools/page/<targetId>). The hot path
 // (input, screenshots) uses it instead of a Playwright CDPSession: one hop less per command.
 import { WebSocket } from 'ws';
+import { BoxflowError } from '../../errors.js';
 
 export class RawCdp {
   readonly #ws: WebSocket;
+  readonly #timeoutMs: number;
   #nextId = 1;
   readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
-  private constructor(ws: WebSocket) {
+  private constructor(ws: WebSocket, timeoutMs: number) {
     this.#ws = ws;
+    this.#timeoutMs = timeoutMs;
     ws.on('message', (data) => {
       const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
       if (msg.id === undefined) return;
@@ -22,12 +25,13 @@ export class RawCdp {
     ws.on('error', () => ws.terminate());
   }
 
-  static connect(url: string): Promise<RawCdp> {
+  /** Every command of this connection fails with BROWSER_TIMEOUT when unanswered after `timeoutMs`. */
+  static connect(url: string, timeoutMs: number): Promise<RawCdp> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
+      const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024, handshakeTimeout: timeoutMs });
       ws.once('open', () => {
         ws.removeAllListeners('error');
-        resolve(new RawCdp(ws));
+        resolve(new RawCdp(ws, timeoutMs));
       });
       ws.once('error', reject);
     });
@@ -41,7 +45,15 @@ export class RawCdp {
     if (!this.open) return Promise.reject(new Error('the page connection is closed'));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new BoxflowError('BROWSER_TIMEOUT', `the box's browser did not answer ${method} within ${this.#timeoutMs / 1000}s`));
+      }, this.#timeoutMs);
+      const settle = <A>(fn: (a: A) => void) => (a: A) => {
+        clearTimeout(timer);
+        fn(a);
+      };
+      this.#pending.set(id, { resolve: settle(resolve as (v: unknown) => void), reject: settle(reject) });
       this.#ws.send(JSON.stringify({ id, method, params }));
     });
   }
