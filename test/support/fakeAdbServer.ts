@@ -9,8 +9,10 @@
 // accident. Outputs marked "constructed" follow the AOSP/toybox format code because no permissively
 // licensed capture exists (SOURCES.md lists which).
 import { createServer, type Server, type Socket } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ApkReader from '@devicefarmer/adbkit-apkreader';
 
 export const kAndroidFixtures = join(import.meta.dirname, '../fixtures/android');
 export const fixture = (name: string): Buffer => readFileSync(join(kAndroidFixtures, name));
@@ -34,7 +36,7 @@ export interface Installed {
 
 /** What a handler returns: output bytes (the socket then closes), or a FAIL. */
 export type Reply = string | Buffer | { fail: string };
-type Handler = (m: RegExpExecArray, dev: FakeDevice, stdin: Buffer) => Reply;
+type Handler = (m: RegExpExecArray, dev: FakeDevice, stdin: Buffer) => Reply | Promise<Reply>;
 
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
@@ -70,7 +72,7 @@ export class FakeDevice {
   ime = 'com.android.inputmethod.latin/.LatinIME';
   readonly enabledImes = new Set(['com.android.inputmethod.latin/.LatinIME']);
   /** Install sessions: id → split names written. */
-  readonly sessions = new Map<number, { total: number; written: Array<{ name: string; bytes: number }>; committed: boolean }>();
+  readonly sessions = new Map<number, { total: number; written: Array<{ name: string; data: Buffer }>; committed: boolean }>();
   readonly installs: Array<{ kind: 'single' | 'session'; names: string[]; bytes: number[] }> = [];
   /** Extra handlers a test adds; tried before the built-in ones. */
   readonly overrides: Array<[RegExp, Handler]> = [];
@@ -124,7 +126,7 @@ export class FakeDevice {
     return m ? Number(m[1]) : 0;
   }
 
-  run(line: string, stdin: Buffer): Reply {
+  run(line: string, stdin: Buffer): Reply | Promise<Reply> {
     const kind = line.startsWith('exec:') ? 'exec' : 'shell';
     const cmd = line.slice(kind.length + 1);
     for (const [re, fn] of [...this.overrides, ...this.#handlers(kind)]) {
@@ -142,9 +144,10 @@ export class FakeDevice {
 
   readonly #execHandlers: Array<[RegExp, Handler]> = [
     [/^screencap -p$/, (_m, d) => d.screen],
-    [/^cmd package install -S (\d+)$/, (m, d, stdin) => {
+    [/^cmd package install -S (\d+)$/, async (m, d, stdin) => {
       d.installs.push({ kind: 'single', names: ['base.apk'], bytes: [stdin.length] });
-      return stdin.length === Number(m[1]) ? 'Success\n' : `Failure [INSTALL_FAILED_INVALID_APK: expected ${m[1]} bytes, got ${stdin.length}]\n`;
+      if (stdin.length !== Number(m[1])) return `Failure [INSTALL_FAILED_INVALID_APK: expected ${m[1]} bytes, got ${stdin.length}]\n`;
+      return (await d.#register([stdin])) ?? 'Success\n';
     }],
     [/^cmd package install-create -S (\d+)$/, (m, d) => {
       const id = d.#nextSession++;
@@ -154,15 +157,15 @@ export class FakeDevice {
     [/^cmd package install-write -S (\d+) (\d+) (\S+) -$/, (m, d, stdin) => {
       const s = d.sessions.get(Number(m[2]));
       if (!s) return `Error: java.lang.SecurityException: Caller has no access to session ${m[2]}\n`;
-      s.written.push({ name: m[3]!, bytes: stdin.length });
+      s.written.push({ name: m[3]!, data: stdin });
       return `Success: streamed ${stdin.length} bytes\n`;
     }],
-    [/^cmd package install-commit (\d+)$/, (m, d) => {
+    [/^cmd package install-commit (\d+)$/, async (m, d) => {
       const s = d.sessions.get(Number(m[1]));
       if (!s) return `Failure [INSTALL_FAILED_INTERNAL_ERROR: no session ${m[1]}]\n`;
       s.committed = true;
-      d.installs.push({ kind: 'session', names: s.written.map((w) => w.name), bytes: s.written.map((w) => w.bytes) });
-      return 'Success\n';
+      d.installs.push({ kind: 'session', names: s.written.map((w) => w.name), bytes: s.written.map((w) => w.data.length) });
+      return (await d.#register(s.written.map((w) => w.data))) ?? 'Success\n';
     }],
     [/^cmd package install-abandon (\d+)$/, (m, d) => (d.sessions.delete(Number(m[1])), 'Success\n')],
   ];
@@ -209,6 +212,7 @@ export class FakeDevice {
     // constructed: `query-activities --components` prints one flattened component per line
     [/^cmd package query-activities --components -a android\.intent\.action\.MAIN -c android\.intent\.category\.LAUNCHER$/, (_m, d) =>
       d.packages.filter((p) => p.launcher).map((p) => `${p.packageName}/${p.launcher}`).join('\n') + '\n'],
+    [/^pm path (\S+)$/, (m, d) => d.packages.filter((p) => p.packageName === m[1]).map((p) => `package:${p.apkPath}\n`).join('')],
     [/^am force-stop (\S+)$/, (m, d) => (d.running.delete(m[1]!), '')],
     [/^am start -a android\.intent\.action\.MAIN -c android\.intent\.category\.LAUNCHER -n ([\w.]+)\/([\w.$]+)$/, (m, d) => {
       if (!d.packages.some((p) => p.packageName === m[1])) return `Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] cmp=${m[1]}/${m[2]} }\nError type 3\nError: Activity class {${m[1]}/${m[2]}} does not exist.\n`;
@@ -244,6 +248,27 @@ export class FakeDevice {
       return '';
     }],
   ];
+
+  /** Reads the manifests of installed APK bytes and lists the base APK's package; a Failure text if none is readable. */
+  async #register(apks: Buffer[]): Promise<string | undefined> {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-adb-apk-'));
+    try {
+      for (const [i, data] of apks.entries()) {
+        writeFileSync(join(dir, `${i}.apk`), data);
+        const m = (await (await ApkReader.open(join(dir, `${i}.apk`))).readManifest()) as { package: string; split?: string; versionName?: string; application?: { activities?: Array<{ name: string; intentFilters?: Array<{ categories?: Array<{ name: string }> }> }> } };
+        if (m.split) continue;
+        const launcher = m.application?.activities?.find((a) => a.intentFilters?.some((f) => f.categories?.some((c) => c.name === 'android.intent.category.LAUNCHER')))?.name;
+        this.packages = this.packages.filter((p) => p.packageName !== m.package);
+        this.packages.push({ packageName: m.package, apkPath: `/data/app/~~Zm9vYmFy==/${m.package}-YmF6cXV4==/base.apk`, system: false, versionName: m.versionName ?? '', ...(launcher ? { launcher } : {}) });
+        return undefined;
+      }
+      return 'Failure [INSTALL_FAILED_MISSING_SPLIT: no base APK]\n';
+    } catch (err) {
+      return `Failure [INSTALL_PARSE_FAILED_NOT_APK: ${(err as Error).message}]\n`;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
 
   #key(code: number): void {
     if (code === 67 || code === 112) {
@@ -457,8 +482,13 @@ export class FakeAdbServer {
         return await this.#sync(socket, reader, dev);
       }
       if (!service.startsWith('shell:') && !service.startsWith('exec:')) return fail(`fake adb server: unknown device service: ${service}`);
-      const stdin = dev.stdinBytes(service) ? await reader.read(dev.stdinBytes(service)) : Buffer.alloc(0);
-      const reply = dev.run(service, stdin);
+      if (dev.stdinBytes(service)) {
+        // A streaming install: the service opens (OKAY), then reads its -S bytes, then answers.
+        socket.write('OKAY');
+        const reply = await dev.run(service, await reader.read(dev.stdinBytes(service)));
+        return void socket.end(typeof reply === 'object' && 'fail' in reply ? reply.fail : reply);
+      }
+      const reply = await dev.run(service, Buffer.alloc(0));
       if (typeof reply === 'object' && 'fail' in reply) return fail(reply.fail);
       socket.end(Buffer.concat([Buffer.from('OKAY'), Buffer.from(reply)]));
     } catch {

@@ -1,0 +1,426 @@
+// One Android box: a claimed device, driven with stock shell commands over adbkit. Every command
+// line sent here is listed in docs/server.md ("Android backend"); their sources are in
+// shared/design/android-adb.md §2.
+import { posix } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { BoxflowError } from '../../errors.js';
+import type { AndroidPackage, FsEntry, InstallResult, LauncherApp, Point, Resolution } from '../../api/schemas.js';
+import { Adb, type DeviceClient } from './adbkit.js';
+import { readApk, type ApkSet } from './apk.js';
+import { keyCodes } from './keys.js';
+import { extractHierarchy, resolveTargetInLayout } from './layout.js';
+import type { TargetResolution } from '../chromium/linuxBox.js';
+
+export const kAdbKeyboardIme = 'com.android.adbkeyboard/.AdbIME';
+const kPngMagic = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+const kTypeChunk = 1000; // characters per broadcast: the v1 shell request is limited to 4 KiB
+const kClearPresses = 250; // DELs that clear a field on devices without `input keycombination`
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+const kMediaRoots = ['/sdcard/DCIM', '/sdcard/Pictures', '/sdcard/Movies'];
+
+/** One single-quoted word for the device's sh. */
+export const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+export interface DeviceInfo {
+  serial: string;
+  sdk: number;
+  release: string;
+  model: string;
+  manufacturer: string;
+  virtual: boolean;
+}
+
+export class AndroidBox {
+  readonly #device: DeviceClient;
+  readonly info: DeviceInfo;
+  /** The box's working directory on the device. */
+  readonly workDir: string;
+  /** Why the device is unusable (offline, unplugged, adb server gone); set by the backend. */
+  goneReason: string | undefined;
+  readonly #opened = new Set<string>();
+  #savedIme: string | undefined;
+  #resized = false;
+
+  constructor(device: DeviceClient, info: DeviceInfo, boxId: string) {
+    this.#device = device;
+    this.info = info;
+    this.workDir = `/data/local/tmp/boxflow/${boxId}`;
+  }
+
+  // ---------------------------------------------------------------- transport
+
+  async #call<T>(what: string, fn: () => PromiseLike<T>): Promise<T> {
+    this.#requireOnline();
+    try {
+      return await fn();
+    } catch (err) {
+      if (BoxflowError.is(err)) throw err;
+      this.#requireOnline();
+      const text = String((err as Error)?.message ?? err).split('\n')[0]!;
+      if (/device (?:offline|'.*' not found|unauthorized)|ECONNREFUSED|ECONNRESET|Premature end|closed/i.test(text)) {
+        throw new BoxflowError('DEVICE_OFFLINE', `device ${this.info.serial} is not reachable (${what}): ${text}`, { cause: err });
+      }
+      throw new BoxflowError('DEVICE_ERROR', `device ${this.info.serial}: ${what} failed: ${text}`, { cause: err });
+    }
+  }
+
+  #requireOnline(): void {
+    if (this.goneReason) throw new BoxflowError('DEVICE_OFFLINE', `device ${this.info.serial} ${this.goneReason}`);
+  }
+
+  /** Runs a `shell:` command; its stdout+stderr as text. */
+  shell(cmd: string): Promise<string> {
+    return this.#call(cmd.split(' ').slice(0, 2).join(' '), async () => (await Adb.util.readAll(await this.#device.shell(cmd))).toString('utf8'));
+  }
+
+  /** Runs an `exec:` command (raw, binary-safe), optionally streaming `stdin` first. */
+  exec(cmd: string, stdin?: NodeJS.ReadableStream): Promise<Buffer> {
+    return this.#call(cmd.split(' ').slice(0, 3).join(' '), async () => {
+      const stream = await this.#device.openLocal(`exec:${cmd}`);
+      const out = Adb.util.readAll(stream);
+      if (stdin) stdin.pipe(stream, { end: false });
+      return out;
+    });
+  }
+
+  /** A shell command that prints nothing on success; any output is the device's error. */
+  async #quiet(cmd: string): Promise<void> {
+    const out = (await this.shell(cmd)).trim();
+    if (out) throw new BoxflowError('DEVICE_ERROR', `\`${cmd.slice(0, 80)}\` failed on ${this.info.serial}: ${out.split('\n').slice(0, 3).join(' | ')}`);
+  }
+
+  async prepare(): Promise<void> {
+    await this.#quiet(`mkdir -p ${q(this.workDir)}`);
+  }
+
+  /** Gives the device back as it was: closes the apps the box opened, resets size and keyboard, removes the working dir. */
+  async release(): Promise<void> {
+    if (this.goneReason) return;
+    const steps: string[] = [...this.#opened].map((p) => `am force-stop ${p}`);
+    if (this.#resized) steps.push('wm size reset');
+    if (this.#savedIme) steps.push(`ime set ${this.#savedIme}`);
+    steps.push(`rm -rf ${q(this.workDir)}`);
+    for (const cmd of steps) await this.shell(cmd).catch(() => {});
+    this.#opened.clear();
+  }
+
+  // ---------------------------------------------------------------- screen
+
+  async screenshot(scale: number, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
+    const png = await this.exec('screencap -p');
+    if (!png.subarray(0, 4).equals(kPngMagic)) {
+      throw new BoxflowError('DEVICE_ERROR', `screencap -p returned no PNG: ${png.toString('utf8', 0, 300).trim() || 'no output'}`);
+    }
+    if (scale === 1 && !clip) return png;
+    const image = await loadImage(png);
+    const area = clip ?? { x: 0, y: 0, width: image.width, height: image.height };
+    const canvas = createCanvas(Math.max(1, Math.round(area.width * scale)), Math.max(1, Math.round(area.height * scale)));
+    canvas.getContext('2d').drawImage(image, area.x, area.y, area.width, area.height, 0, 0, canvas.width, canvas.height);
+    return canvas.encode('png');
+  }
+
+  async layout(): Promise<string> {
+    return extractHierarchy(await this.shell('uiautomator dump /dev/tty'));
+  }
+
+  async resolveTarget(target: string): Promise<TargetResolution> {
+    return resolveTargetInLayout(await this.layout(), target);
+  }
+
+  async setResolution(res: Resolution): Promise<void> {
+    this.#resized = true;
+    await this.#quiet(`wm size ${res.width}x${res.height}`);
+  }
+
+  // ---------------------------------------------------------------- input
+
+  /** Device pixels. Zero-length: a tap. Two points: one swipe over the duration. More: a touch moved through every point. */
+  async drag(points: Point[], segmentMs: number[]): Promise<void> {
+    const p = points.map((pt) => ({ x: Math.round(pt.x), y: Math.round(pt.y) }));
+    const first = p[0]!;
+    if (p.every((pt) => pt.x === first.x && pt.y === first.y)) {
+      const hold = segmentMs.reduce((a, b) => a + b, 0);
+      await this.#quiet(hold > 0 && p.length > 1 ? `input swipe ${first.x} ${first.y} ${first.x} ${first.y} ${Math.round(hold)}` : `input tap ${first.x} ${first.y}`);
+      return;
+    }
+    if (p.length === 2) {
+      await this.#quiet(`input swipe ${first.x} ${first.y} ${p[1]!.x} ${p[1]!.y} ${Math.max(1, Math.round(segmentMs[0] ?? 0))}`);
+      return;
+    }
+    if (this.info.sdk < 29) {
+      // `input motionevent` arrived in Android 10; older devices get one swipe per segment.
+      for (let i = 1; i < p.length; i++) await this.#quiet(`input swipe ${p[i - 1]!.x} ${p[i - 1]!.y} ${p[i]!.x} ${p[i]!.y} ${Math.max(1, Math.round(segmentMs[i - 1] ?? 0))}`);
+      return;
+    }
+    await this.#quiet(`input motionevent DOWN ${first.x} ${first.y}`);
+    let deadline = performance.now();
+    try {
+      for (let i = 1; i < p.length; i++) {
+        deadline += segmentMs[i - 1] ?? 0;
+        const wait = deadline - performance.now();
+        if (wait > 1) await sleep(wait);
+        await this.#quiet(`input motionevent MOVE ${p[i]!.x} ${p[i]!.y}`);
+      }
+    } finally {
+      const last = p.at(-1)!;
+      await this.#quiet(`input motionevent UP ${last.x} ${last.y}`);
+    }
+  }
+
+  async pressKeys(names: readonly string[], combination: boolean): Promise<void> {
+    const { codes, unknown } = keyCodes(names);
+    if (unknown.length) throw new BoxflowError('INVALID_REQUEST', `/keys: Android has no key for ${unknown.map((k) => `"${k}"`).join(', ')}`);
+    if (!combination || codes.length === 1) return this.#quiet(`input keyevent ${codes.join(' ')}`);
+    if (this.info.sdk < 31) {
+      throw new BoxflowError('UNPROCESSABLE', `key combinations need \`input keycombination\` (Android 12, API 31); device ${this.info.serial} runs API ${this.info.sdk}`);
+    }
+    await this.#quiet(`input keycombination ${codes.join(' ')}`);
+  }
+
+  /** ASCII through `input text`; anything else through ADBKeyBoard's base64 broadcast. */
+  async type(text: string, replace: boolean, pressEnter: boolean): Promise<void> {
+    if (replace) await this.#clearField();
+    if (/^[\x20-\x7e\n]*$/.test(text) && !text.includes('%s')) {
+      const lines = text.split('\n');
+      for (let i = 0; i < lines.length; i++) {
+        if (i > 0) await this.#quiet('input keyevent 66');
+        // `input text` turns %s into a space; spaces go that way too, as on old devices one word is safest.
+        if (lines[i]) await this.#quiet(`input text ${q(lines[i]!.replaceAll(' ', '%s'))}`);
+      }
+    } else {
+      await this.#useAdbKeyboard();
+      const chars = [...text];
+      for (let i = 0; i < chars.length; i += kTypeChunk) {
+        const b64 = Buffer.from(chars.slice(i, i + kTypeChunk).join(''), 'utf8').toString('base64');
+        const out = await this.shell(`am broadcast -a ADB_INPUT_B64 --es msg ${b64}`);
+        if (!/Broadcast completed/.test(out)) throw new BoxflowError('DEVICE_ERROR', `typing through ADBKeyBoard failed: ${out.trim().split('\n').slice(0, 2).join(' | ')}`);
+      }
+    }
+    if (pressEnter) await this.#quiet('input keyevent 66');
+  }
+
+  async #clearField(): Promise<void> {
+    if (this.info.sdk >= 31) {
+      await this.#quiet('input keycombination 113 29');
+      await this.#quiet('input keyevent 67');
+      return;
+    }
+    await this.#quiet(`input keyevent 123${' 67'.repeat(kClearPresses)}`);
+  }
+
+  async #useAdbKeyboard(): Promise<void> {
+    if (this.#savedIme) return;
+    const imes = (await this.shell('ime list -a -s')).split('\n').map((l) => l.trim());
+    if (!imes.includes(kAdbKeyboardIme)) {
+      throw new BoxflowError(
+        'UNPROCESSABLE',
+        `\`input text\` cannot type non-ASCII text; install ADBKeyBoard on device ${this.info.serial} (github.com/senzhk/ADBKeyBoard, \`adb install ADBKeyboard.apk\`) and boxflow types through it, restoring the keyboard when the box ends`,
+      );
+    }
+    const current = (await this.shell('settings get secure default_input_method')).trim();
+    const enabled = await this.shell(`ime enable ${kAdbKeyboardIme}`);
+    const set = await this.shell(`ime set ${kAdbKeyboardIme}`);
+    if (!/selected/.test(set)) throw new BoxflowError('DEVICE_ERROR', `cannot select ADBKeyBoard: ${(set || enabled).trim()}`);
+    this.#savedIme = current && current !== 'null' ? current : undefined;
+  }
+
+  // ---------------------------------------------------------------- packages and apps
+
+  async #allPackages(): Promise<Array<{ packageName: string; apkPath: string; system: boolean }>> {
+    const [all, third] = await Promise.all([this.shell('pm list packages -f'), this.shell('pm list packages -3')]);
+    const thirdParty = new Set(third.split('\n').filter((l) => l.startsWith('package:')).map((l) => l.slice(8).trim()));
+    return all
+      .split('\n')
+      .filter((l) => l.startsWith('package:'))
+      .map((line) => {
+        const eq = line.lastIndexOf('='); // paths contain `==` since Android 11
+        const packageName = line.slice(eq + 1).trim();
+        return { packageName, apkPath: line.slice(8, eq), system: !thirdParty.has(packageName) };
+      });
+  }
+
+  async #runningNames(): Promise<Set<string>> {
+    const out = await this.shell(this.info.sdk >= 26 ? 'ps -A -o NAME' : 'ps');
+    return new Set(out.split('\n').slice(1).map((l) => l.trim().split(/\s+/).pop()!.split(':')[0]!).filter(Boolean));
+  }
+
+  async #version(packageName: string): Promise<string> {
+    const out = await this.shell(`dumpsys package ${packageName}`);
+    const from = Math.max(0, out.indexOf('\nPackages:'));
+    const m = /versionName=(.*)$/m.exec(out.slice(from));
+    return m ? m[1]!.replace(/\r$/, '') : '';
+  }
+
+  async listPackages(types: ReadonlyArray<'system' | 'thirdParty'>, running: ReadonlyArray<'running' | 'notRunning'> | undefined): Promise<AndroidPackage[]> {
+    const [all, names] = await Promise.all([this.#allPackages(), this.#runningNames()]);
+    const picked = all
+      .map((p) => ({ ...p, pkgType: (p.system ? 'system' : 'thirdParty') as 'system' | 'thirdParty', isRunning: names.has(p.packageName) }))
+      .filter((p) => types.includes(p.pkgType))
+      .filter((p) => !running?.length || running.includes(p.isRunning ? 'running' : 'notRunning'));
+    const out: AndroidPackage[] = [];
+    for (let i = 0; i < picked.length; i += 4) {
+      const batch = picked.slice(i, i + 4);
+      const versions = await Promise.all(batch.map((p) => this.#version(p.packageName)));
+      batch.forEach((p, k) => out.push({ name: p.packageName, packageName: p.packageName, apkPath: p.apkPath, version: versions[k]!, pkgType: p.pkgType, isRunning: p.isRunning }));
+    }
+    return out;
+  }
+
+  async getPackage(packageName: string): Promise<AndroidPackage> {
+    const [all, names] = await Promise.all([this.#allPackages(), this.#runningNames()]);
+    const p = all.find((x) => x.packageName === packageName);
+    if (!p) throw new BoxflowError('PACKAGE_NOT_FOUND', `no package "${packageName}" is installed on device ${this.info.serial}`);
+    return { name: p.packageName, packageName, apkPath: p.apkPath, version: await this.#version(packageName), pkgType: p.system ? 'system' : 'thirdParty', isRunning: names.has(packageName) };
+  }
+
+  async listApps(): Promise<LauncherApp[]> {
+    const out = await this.shell('cmd package query-activities --components -a android.intent.action.MAIN -c android.intent.category.LAUNCHER');
+    const apps: LauncherApp[] = [];
+    for (const line of out.split('\n').map((l) => l.trim())) {
+      const m = /^([\w.]+)\/([\w.$]+)$/.exec(line);
+      if (!m) continue;
+      const full = m[2]!.startsWith('.') ? m[1]! + m[2]! : m[2]!;
+      apps.push({ packageName: m[1]!, activityName: m[2]!, activityClassName: full });
+    }
+    return apps;
+  }
+
+  /** Force-stops every running third-party app except the active keyboard. */
+  async closeAll(): Promise<string[]> {
+    const [all, names, ime] = await Promise.all([this.#allPackages(), this.#runningNames(), this.shell('settings get secure default_input_method')]);
+    const keep = ime.trim().split('/')[0];
+    const stop = all.filter((p) => !p.system && names.has(p.packageName) && p.packageName !== keep).map((p) => p.packageName);
+    for (const p of stop) await this.shell(`am force-stop ${p}`);
+    return stop;
+  }
+
+  async openApp(packageName: string, className: string): Promise<void> {
+    const out = await this.shell(`am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n ${packageName}/${className}`);
+    const error = /^Error: (.*)$/m.exec(out);
+    if (error) throw new BoxflowError('DEVICE_ERROR', `cannot open ${packageName}/${className}: ${error[1]}`);
+    this.#opened.add(packageName);
+  }
+
+  /** Installs an APK, or every APK of a ZIP as one session, from a file on the server's disk. */
+  async install(file: string, open: boolean): Promise<InstallResult> {
+    if (this.info.sdk < 24) throw new BoxflowError('UNPROCESSABLE', `streamed installs need Android 7 (API 24, \`cmd package\`); device ${this.info.serial} runs API ${this.info.sdk}`);
+    const set: ApkSet = await readApk(file);
+    try {
+      if (set.apks.length === 1) {
+        const apk = set.apks[0]!;
+        const out = (await this.exec(`cmd package install -S ${apk.size}`, apk.open())).toString('utf8').trim();
+        if (!out.startsWith('Success')) throw installError(out);
+      } else {
+        const total = set.apks.reduce((a, b) => a + b.size, 0);
+        const created = (await this.exec(`cmd package install-create -S ${total}`)).toString('utf8');
+        const id = /\[(\d+)\]/.exec(created)?.[1];
+        if (!created.startsWith('Success') || !id) throw installError(created.trim());
+        try {
+          for (const apk of set.apks) {
+            const out = (await this.exec(`cmd package install-write -S ${apk.size} ${id} ${apk.name} -`, apk.open())).toString('utf8').trim();
+            if (!out.startsWith('Success')) throw installError(out);
+          }
+          const out = (await this.exec(`cmd package install-commit ${id}`)).toString('utf8').trim();
+          if (!out.startsWith('Success')) throw installError(out);
+        } catch (err) {
+          await this.exec(`cmd package install-abandon ${id}`).catch(() => {});
+          throw err;
+        }
+      }
+    } finally {
+      await set.close();
+    }
+    const m = set.manifest;
+    const path = (await this.shell(`pm path ${m.packageName}`)).split('\n').find((l) => l.startsWith('package:'));
+    const launcher = m.activities.find((a) => a.isLauncher);
+    if (open && launcher) await this.openApp(m.packageName, launcher.className);
+    return { packageName: m.packageName, apkPath: path ? path.slice(8).trim() : '', pkgType: 'thirdParty', activities: m.activities };
+  }
+
+  // ---------------------------------------------------------------- files and media
+
+  async #stat(path: string): Promise<{ mode: number; size: number; mtime: Date } | undefined> {
+    try {
+      const st = await this.#call(`stat ${path}`, async () => { const s = await this.#device.stat(path); return { mode: s.mode, size: Number(s.size), mtime: new Date(s.mtimeMs) }; });
+      return st;
+    } catch (err) {
+      if (BoxflowError.is(err) && err.code === 'DEVICE_ERROR' && /ENOENT/.test(err.message)) return undefined;
+      throw err;
+    }
+  }
+
+  async rename(oldPath: string, newPath: string, workingDir: string | undefined): Promise<FsEntry> {
+    const base = posix.resolve(this.workDir, workingDir ?? '.');
+    const inside = (p: string, field: string) => {
+      const rel = posix.relative(this.workDir, p);
+      if (rel.startsWith('..') || posix.isAbsolute(rel)) throw new BoxflowError('FORBIDDEN', `${field}: ${p} is outside the box's working directory ${this.workDir}`);
+      return p;
+    };
+    inside(base, '/workingDir');
+    const from = inside(posix.resolve(base, oldPath), '/oldPath');
+    const to = inside(posix.resolve(base, newPath), '/newPath');
+    if (!(await this.#stat(from))) throw new BoxflowError('FILE_NOT_FOUND', `/oldPath: ${from} does not exist`);
+    if (await this.#stat(to)) throw new BoxflowError('FILE_EXISTS', `/newPath: ${to} already exists`);
+    await this.#quiet(`mv ${q(from)} ${q(to)}`);
+    const st = await this.#stat(to);
+    if (!st) throw new BoxflowError('DEVICE_ERROR', `mv left no ${to}`);
+    const dir = (st.mode & S_IFMT) === S_IFDIR;
+    const common = { name: posix.basename(to), path: to, mode: modeString(st.mode, dir), lastModified: st.mtime.toISOString() };
+    return dir ? { type: 'dir', ...common } : { type: 'file', size: humanSize(st.size), ...common };
+  }
+
+  async #album(name: string): Promise<string> {
+    if (!name || name.includes('/') || name === '.' || name === '..') throw new BoxflowError('INVALID_REQUEST', `album "${name}" is not a folder name`);
+    for (const root of kMediaRoots) {
+      const dir = `${root}/${name}`;
+      const st = await this.#stat(dir);
+      if (st && (st.mode & S_IFMT) === S_IFDIR) return dir;
+    }
+    throw new BoxflowError('FILE_NOT_FOUND', `no album "${name}" in ${kMediaRoots.join(', ')}`);
+  }
+
+  /** Removes a file and tells the media scanner, so the gallery drops it too. */
+  async deleteMedia(album: string, media: string): Promise<void> {
+    if (!media || media.includes('/') || media === '.' || media === '..') throw new BoxflowError('INVALID_REQUEST', `"${media}" is not a file name`);
+    const path = `${await this.#album(album)}/${media}`;
+    if (!(await this.#stat(path))) throw new BoxflowError('FILE_NOT_FOUND', `no media "${media}" in album "${album}"`);
+    await this.#quiet(`rm -f ${q(path)}`);
+    await this.#scan(path);
+  }
+
+  async deleteAlbum(album: string): Promise<void> {
+    const dir = await this.#album(album);
+    const entries = await this.#call(`list ${dir}`, async () => (await this.#device.readdir(dir)).map((e: { name: string }) => ({ name: e.name })));
+    await this.#quiet(`rm -rf ${q(dir)}`);
+    for (const e of entries) await this.#scan(`${dir}/${e.name}`);
+  }
+
+  async #scan(path: string): Promise<void> {
+    await this.shell(`am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d ${q(`file://${path}`)}`);
+  }
+}
+
+function installError(out: string): BoxflowError {
+  const reason = /Failure \[(.*?)\]/.exec(out)?.[1] ?? out.split('\n')[0] ?? 'no output';
+  return new BoxflowError('INSTALL_FAILED', `the device refused the install: ${reason}`);
+}
+
+function modeString(mode: number, dir: boolean): string {
+  const bits = 'rwxrwxrwx';
+  let out = dir ? 'd' : '-';
+  for (let i = 0; i < 9; i++) out += mode & (1 << (8 - i)) ? bits[i] : '-';
+  return out;
+}
+
+function humanSize(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let n = bytes;
+  let u = 0;
+  while (n >= 1024 && u < units.length - 1) {
+    n /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n} B` : `${n.toFixed(1)} ${units[u]}`;
+}

@@ -1,0 +1,246 @@
+// The endpoints on an Android box. routes.ts does auth, tenancy and per-box serialisation, then
+// hands an Android box's request here; the answers have the same shapes as a Linux box's.
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { TSchema } from '@sinclair/typebox';
+import { closest, distance } from 'fastest-levenshtein';
+import { BoxflowError } from '../../errors.js';
+import { formatDuration, parseDuration } from '../../api/duration.js';
+import { endpoints, kInstallMaxBytes, type Box, type DragBody, type EndpointName, type ListPackagesQuery, type Point, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../../api/schemas.js';
+import { screenshotPlan, withScreenshots, type ShotContext } from '../screenshots.js';
+import type { ObjectStore } from '../storage.js';
+import type { TraceOp } from '../trace.js';
+import type { TargetMatch } from '../chromium/linuxBox.js';
+import type { AndroidBox } from './androidBox.js';
+
+/** What the Android handlers need of a registry entry. */
+export interface AndroidEntry {
+  record: Box;
+  scale: number;
+  android: AndroidBox;
+}
+
+export interface AndroidCall {
+  params: Record<string, string>;
+  body: unknown;
+  query: Record<string, unknown>;
+  origin: string;
+  actionId: string | undefined;
+}
+
+export interface AndroidAnswer {
+  status: number;
+  body?: unknown;
+}
+
+/** A multipart request body as @fastify/multipart's `request.parts()` yields it. */
+export type MultipartPart =
+  | { type: 'file'; fieldname: string; filename: string; file: Readable & { truncated?: boolean } }
+  | { type: 'field'; fieldname: string; value: unknown };
+export const kMultipart = Symbol('multipart');
+export interface MultipartBody {
+  [kMultipart]: AsyncIterable<MultipartPart>;
+}
+
+export interface AndroidDeps {
+  store: ObjectStore;
+  /** routes.ts's body check (refuses foreign content types, names the JSON path). */
+  validated: <S extends TSchema>(schema: S | undefined, body: unknown, where?: string) => unknown;
+  /** Where uploads and downloads are spooled before they stream to the device. */
+  tmpDir?: string;
+}
+
+type Handler = (entry: AndroidEntry, call: AndroidCall) => Promise<AndroidAnswer>;
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<EndpointName, Handler>> {
+  const { validated } = deps;
+
+  function shots(entry: AndroidEntry, call: AndroidCall, body: Parameters<typeof screenshotPlan>[0]): ShotContext | null {
+    const plan = screenshotPlan(body);
+    if (!plan) return null;
+    const scale = entry.scale;
+    return { plan, capture: () => entry.android.screenshot(scale), store: deps.store, origin: call.origin, keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}` };
+  }
+
+  async function resolveTarget(entry: AndroidEntry, target: Point | string, field: string): Promise<Point> {
+    if (typeof target !== 'string') return target;
+    const scale = entry.scale;
+    const scaled = (m: TargetMatch) => ({ ...m, x: round(m.x * scale), y: round(m.y * scale) });
+    const r = await entry.android.resolveTarget(target);
+    if ('found' in r) return { x: round(r.found.x * scale), y: round(r.found.y * scale) };
+    if ('ambiguous' in r) {
+      const candidates = r.ambiguous.map(scaled);
+      throw new BoxflowError('TARGET_AMBIGUOUS', `${field}: "${target}" matches ${candidates.length} elements (${r.how}): ${candidates.slice(0, 5).map((c) => `${c.tag} "${c.text}"`).join(', ')}`, { details: { target, candidates } });
+    }
+    const want = target.toLowerCase();
+    const candidates = r.candidates
+      .map(scaled)
+      .sort((a, b) => distance(want, a.text) - distance(want, b.text))
+      .slice(0, 10);
+    const hint = candidates.length ? `; did you mean "${closest(want, candidates.map((c) => c.text))}"?` : '; the screen shows no text';
+    throw new BoxflowError('TARGET_NOT_FOUND', `${field}: no visible element shows or is labelled "${target}"${hint}`, { details: { target, candidates } });
+  }
+
+  const list = (v: unknown) => (v === undefined ? undefined : (Array.isArray(v) ? v.join(',') : String(v)).split(',').filter(Boolean));
+
+  return {
+    drag: async (entry, call) => {
+      const body = validated(endpoints.drag.body, call.body) as DragBody;
+      const scale = entry.scale;
+      let points: Point[];
+      let segments: number[];
+      let durationMs: number;
+      if ('path' in body) {
+        durationMs = parseDuration(body.duration ?? '50ms', '/duration');
+        points = body.path.map((p) => ({ x: p.x, y: p.y }));
+        segments = points.slice(1).map(() => durationMs);
+      } else {
+        durationMs = parseDuration(body.duration ?? '500ms', '/duration');
+        points = [await resolveTarget(entry, body.start, '/start'), await resolveTarget(entry, body.end, '/end')];
+        segments = [durationMs];
+      }
+      const start = points[0]!;
+      const end = points.at(-1)!;
+      const tap = points.every((p) => p.x === start.x && p.y === start.y);
+      const trace: TraceOp = tap ? { kind: 'tap', point: start } : { kind: 'drag', path: points };
+      const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
+        await entry.android.drag(points.map((p) => ({ x: p.x / scale, y: p.y / scale })), segments);
+        return { value: undefined, trace };
+      });
+      const at = (p: Point) => `(${p.x}, ${p.y})`;
+      const message = tap ? `tapped ${at(start)}` : `dragged from ${at(start)} to ${at(end)} through ${points.length} points`;
+      return { status: 200, body: { actionId: call.actionId, message, actual: { start, end, duration: formatDuration(durationMs) }, ...(screenshot ? { screenshot } : {}) } };
+    },
+    pressKey: async (entry, call) => {
+      const body = validated(endpoints.pressKey.body, call.body) as PressKeyBody;
+      const combination = body.combination ?? false;
+      const label = body.keys.join(combination ? '+' : ', ');
+      const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
+        await entry.android.pressKeys(body.keys, combination);
+        return { value: undefined, trace: { kind: 'label', text: `keys: ${label}` } };
+      });
+      return { status: 200, body: { actionId: call.actionId, message: `pressed ${label}`, ...(screenshot ? { screenshot } : {}) } };
+    },
+    type: async (entry, call) => {
+      const body = validated(endpoints.type.body, call.body) as TypeBody;
+      const replace = body.mode === 'replace';
+      const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
+        await entry.android.type(body.text, replace, body.pressEnter ?? false);
+        return { value: undefined, trace: { kind: 'label', text: `type: ${JSON.stringify(body.text)}${body.pressEnter ? ' ⏎' : ''}` } };
+      });
+      const message = `${replace ? 'replaced the text with' : 'typed'} ${[...body.text].length} characters${body.pressEnter ? ' and pressed Enter' : ''}`;
+      return { status: 200, body: { actionId: call.actionId, message, ...(screenshot ? { screenshot } : {}) } };
+    },
+    screenLayout: async (entry) => ({ status: 200, body: { content: await entry.android.layout() } }),
+    screenshot: async (entry, call) => {
+      const body = validated(endpoints.screenshot.body, call.body) as ScreenshotBody;
+      const scale = entry.scale;
+      const clip = body.clip && { x: body.clip.x / scale, y: body.clip.y / scale, width: body.clip.width / scale, height: body.clip.height / scale };
+      const png = await entry.android.screenshot(scale, clip);
+      if ((body.outputFormat ?? 'base64') === 'base64') return { status: 200, body: { uri: `data:image/png;base64,${png.toString('base64')}`, actionId: call.actionId } };
+      const expiresAt = Date.now() + parseDuration(body.presignedExpiresIn ?? '30m', '/presignedExpiresIn');
+      const key = `boxes/${entry.record.id}/actions/${call.actionId}/screenshot.png`;
+      await deps.store.put(key, png, expiresAt);
+      return { status: 200, body: { uri: key, presignedUrl: deps.store.url(call.origin, key, expiresAt), actionId: call.actionId } };
+    },
+    setResolution: async (entry, call) => {
+      const body = validated(endpoints.setResolution.body, call.body) as Resolution;
+      await entry.android.setResolution(body);
+      return { status: 200, body: { width: body.width, height: body.height } };
+    },
+    renameFile: async (entry, call) => {
+      const body = validated(endpoints.renameFile.body, call.body) as RenameBody;
+      return { status: 200, body: await entry.android.rename(body.oldPath, body.newPath, body.workingDir) };
+    },
+    listPackages: async (entry, call) => {
+      const q = { pkgType: list(call.query.pkgType), runningFilter: list(call.query.runningFilter) };
+      const query = validated(endpoints.listPackages.query, Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)), 'query ') as ListPackagesQuery;
+      return { status: 200, body: { data: await entry.android.listPackages(query.pkgType?.length ? query.pkgType : ['thirdParty'], query.runningFilter) } };
+    },
+    getPackage: async (entry, call) => ({ status: 200, body: await entry.android.getPackage(call.params.packageName!) }),
+    listApps: async (entry) => ({ status: 200, body: { data: await entry.android.listApps() } }),
+    closeAllApps: async (entry) => {
+      await entry.android.closeAll();
+      return { status: 204 };
+    },
+    installPackage: async (entry, call) => {
+      const parts = (call.body as Partial<MultipartBody> | undefined)?.[kMultipart];
+      if (!parts) throw new BoxflowError('INVALID_REQUEST', 'send the install as multipart/form-data with an `apk` part (a file, or an http(s) URL as text)');
+      const dir = await mkdtemp(join(deps.tmpDir ?? tmpdir(), 'boxflow-install-'));
+      try {
+        const file = join(dir, 'upload');
+        let source: 'file' | 'url' | undefined;
+        let open = false;
+        for await (const part of parts) {
+          if (part.fieldname === 'open' && part.type === 'field') open = String(part.value) === 'true';
+          else if (part.fieldname === 'apk' && part.type === 'file') {
+            await spool(part.file, file, () => part.file.truncated === true);
+            source = 'file';
+          } else if (part.fieldname === 'apk' && part.type === 'field') {
+            await download(String(part.value), file);
+            source = 'url';
+          } else if (part.type === 'file') part.file.resume();
+        }
+        if (!source) throw new BoxflowError('INVALID_REQUEST', '/apk is required: an APK or ZIP file part, or an http(s) URL as a text part');
+        return { status: 200, body: await entry.android.install(file, open) };
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    deleteMedia: async (entry, call) => {
+      await entry.android.deleteMedia(call.params.albumName!, call.params.mediaName!);
+      return { status: 204 };
+    },
+    deleteAlbum: async (entry, call) => {
+      await entry.android.deleteAlbum(call.params.albumName!);
+      return { status: 204 };
+    },
+  };
+}
+
+const tooLarge = () => new BoxflowError('FILE_TOO_LARGE', `/apk is over the ${kInstallMaxBytes / 2 ** 20} MB limit`);
+
+/** Streams to disk, counting: never more than the limit, never the whole file in memory. */
+async function spool(from: Readable, to: string, truncated: () => boolean = () => false): Promise<void> {
+  let total = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      total += chunk.length;
+      done(total > kInstallMaxBytes ? tooLarge() : null, chunk);
+    },
+  });
+  await pipeline(from, count, createWriteStream(to));
+  if (truncated()) throw tooLarge();
+}
+
+async function download(text: string, to: string): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new BoxflowError('INVALID_URL', `/apk "${text.slice(0, 200)}" is neither a file nor an absolute http(s) URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BoxflowError('INVALID_URL', `/apk: only http(s) URLs are downloaded, not ${url.protocol}`);
+  let res: Response;
+  try {
+    res = await fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(10 * 60_000) });
+  } catch (err) {
+    throw new BoxflowError('URL_UNREACHABLE', `cannot download ${url.href}: ${(err as Error).cause ? String(((err as Error).cause as Error).message) : (err as Error).message}`);
+  }
+  if (!res.ok || !res.body) {
+    await res.body?.cancel();
+    throw new BoxflowError('URL_UNREACHABLE', `cannot download ${url.href}: HTTP ${res.status}`);
+  }
+  const length = Number(res.headers.get('content-length'));
+  if (Number.isFinite(length) && length > kInstallMaxBytes) {
+    await res.body.cancel();
+    throw tooLarge();
+  }
+  await spool(Readable.fromWeb(res.body as never), to);
+}
