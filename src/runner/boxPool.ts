@@ -136,7 +136,10 @@ export class BoxPool {
 
   async #restore(slot: Slot): Promise<void> {
     const { state, box } = slot;
-    if (state.resolutionChanged && state.resolution) await this.client.setResolution(box.id, state.resolution, { timeoutMs: 30_000 });
+    if (state.resolutionChanged) {
+      if (!state.resolution) throw new BoxflowError('BOX_UNAVAILABLE', `box ${box.id}: its resolution before the run changed it is unknown`);
+      await this.client.setResolution(box.id, state.resolution, { timeoutMs: 30_000 });
+    }
     state.resolutionChanged = false;
     if (state.scaleChanged && state.scale !== undefined) await this.client.updateSettings(box.id, { scale: state.scale }, { timeoutMs: 30_000 });
     state.scaleChanged = false;

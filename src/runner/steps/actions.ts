@@ -141,9 +141,10 @@ export const setResolution: StepHandler<'setResolution'> = async (step, run) => 
   const box = run.rt.boxState;
   if (!box.resolution) {
     // The spec has no way to read the resolution: a screenshot shows it (times the action scale).
-    const size = pngSize(await captureOnce(run), 'screenshot');
+    // When even that fails the step still runs; the pool then retires the box it cannot put back.
+    const size = await captureOnce(run).then((png) => pngSize(png, 'screenshot'), () => undefined);
     const s = run.rt.state.scale;
-    box.resolution = { width: Math.round(size.width / s), height: Math.round(size.height / s) };
+    if (size) box.resolution = { width: Math.round(size.width / s), height: Math.round(size.height / s) };
   }
   box.resolutionChanged = true;
   const r = await run.rt.client.setResolution(run.rt.box.id, { width: step.width, height: step.height }, { signal: run.signal });
