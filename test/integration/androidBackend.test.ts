@@ -51,7 +51,7 @@ test('drag: a path is DOWN/MOVE/UP motion events; two points one swipe; zero len
   const m = dev.shellCommands.length;
   await box.drag([{ x: 10, y: 20 }, { x: 30.4, y: 40 }, { x: 50, y: 60 }], [5, 5]);
   await box.drag([{ x: 1, y: 2 }, { x: 300, y: 400 }], [500]);
-  await box.drag([{ x: 7, y: 8 }, { x: 7, y: 8 }], [0]);
+  await box.drag([{ x: 7, y: 8 }, { x: 7, y: 8 }], [500]);
   assert.deepEqual(since(dev, m), [
     'input motionevent DOWN 10 20',
     'input motionevent MOVE 30 40',

@@ -136,15 +136,11 @@ export class AndroidBox {
 
   // ---------------------------------------------------------------- input
 
-  /** Device pixels. Zero-length: a tap. Two points: one swipe over the duration. More: a touch moved through every point. */
+  /** Device pixels. Zero-length (whatever the duration): a tap, as on a Linux box. Two points: one swipe over the duration. More: a touch moved through every point. */
   async drag(points: Point[], segmentMs: number[]): Promise<void> {
     const p = points.map((pt) => ({ x: Math.round(pt.x), y: Math.round(pt.y) }));
     const first = p[0]!;
-    if (p.every((pt) => pt.x === first.x && pt.y === first.y)) {
-      const hold = segmentMs.reduce((a, b) => a + b, 0);
-      await this.#quiet(hold > 0 && p.length > 1 ? `input swipe ${first.x} ${first.y} ${first.x} ${first.y} ${Math.round(hold)}` : `input tap ${first.x} ${first.y}`);
-      return;
-    }
+    if (p.every((pt) => pt.x === first.x && pt.y === first.y)) return this.#quiet(`input tap ${first.x} ${first.y}`);
     if (p.length === 2) {
       await this.#quiet(`input swipe ${first.x} ${first.y} ${p[1]!.x} ${p[1]!.y} ${Math.max(1, Math.round(segmentMs[0] ?? 0))}`);
       return;

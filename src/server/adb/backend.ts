@@ -167,6 +167,14 @@ export class AdbBackend {
     }
   }
 
+  /**
+   * The command the web terminal runs on a pty: the adb client's interactive shell on the box's
+   * device, against the same adb server. `BOXFLOW_ADB` names the adb client, default `adb` on PATH.
+   */
+  shellCommand(box: AndroidBox, env: NodeJS.ProcessEnv = process.env): { file: string; args: string[] } {
+    return { file: env.BOXFLOW_ADB || 'adb', args: ['-H', this.address.host, '-P', String(this.address.port), '-s', box.info.serial, 'shell'] };
+  }
+
   close(): void {
     this.#closed = true;
     this.#stopTracker?.();

@@ -137,6 +137,16 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       const message = `${replace ? 'replaced the text with' : 'typed'} ${[...body.text].length} characters${body.pressEnter ? ' and pressed Enter' : ''}`;
       return { status: 200, body: { actionId: call.actionId, message, ...(screenshot ? { screenshot } : {}) } };
     },
+    updateSettings: async (entry, call) => {
+      const body = validated(endpoints.updateSettings.body, call.body) as { scale: number };
+      entry.scale = body.scale;
+      return { status: 200, body: { scale: entry.scale } };
+    },
+    getSettings: async (entry) => ({ status: 200, body: { scale: entry.scale } }),
+    resetSettings: async (entry) => {
+      entry.scale = 1;
+      return { status: 200, body: { scale: 1 } };
+    },
     screenLayout: async (entry) => ({ status: 200, body: { content: await entry.android.layout() } }),
     screenshot: async (entry, call) => {
       const body = validated(endpoints.screenshot.body, call.body) as ScreenshotBody;
@@ -215,7 +225,13 @@ async function spool(from: Readable, to: string, truncated: () => boolean = () =
       done(total > kInstallMaxBytes ? tooLarge() : null, chunk);
     },
   });
-  await pipeline(from, count, createWriteStream(to));
+  try {
+    await pipeline(from, count, createWriteStream(to));
+  } catch (err) {
+    // @fastify/multipart's own fileSize limit (the same 512 MB) ends the part with this code.
+    if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    throw err;
+  }
   if (truncated()) throw tooLarge();
 }
 
