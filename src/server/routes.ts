@@ -115,7 +115,7 @@ export function createHandlers(deps: RouteDeps) {
     const plan = screenshotPlan(body);
     if (!plan) return null;
     const scale = entry.scale;
-    return { plan, capture: () => entry.linux.screenshot(scale), store: deps.store, origin: call.origin, keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}` };
+    return { plan, capture: () => entry.linux.screenshot(scale), store: deps.store, origin: call.origin, keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}`, ...(call.signal ? { signal: call.signal } : {}) };
   }
 
   async function resolveTarget(entry: BoxEntry, target: Point | string, field: string): Promise<Point> {

@@ -1,5 +1,6 @@
 // Which screenshots an action takes (options.screenshot, else the deprecated fields), and how
 // they come back: a data URI, or a stored object with a pre-signed URL.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseDuration } from '../api/duration.js';
 import type { ActionResult, Phase } from '../api/schemas.js';
 import { drawTrace, type TraceOp } from './trace.js';
@@ -54,6 +55,8 @@ export interface ShotContext {
   origin: string;
   /** Storage key prefix for this action, e.g. boxes/<id>/actions/<actionId>. */
   keyPrefix: string;
+  /** Ends the wait before the after-shot when the client went away. */
+  signal?: AbortSignal;
 }
 
 type Shots = NonNullable<ActionResult['screenshot']>;
@@ -66,7 +69,7 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
   const { value, trace } = await act();
   let after: Buffer | undefined;
   if (plan.phases.has('after') || plan.phases.has('trace')) {
-    if (plan.delayMs > 0) await new Promise((r) => setTimeout(r, plan.delayMs));
+    if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: ctx.signal });
     after = await ctx.capture();
   }
   const traced = plan.phases.has('trace') && after ? await drawTrace(after, trace) : undefined;
