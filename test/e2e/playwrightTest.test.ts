@@ -1,0 +1,195 @@
+// boxflow/test as a Playwright user gets it: boxflow packed with `npm pack`, installed with
+// @playwright/test into a fresh project, the example project (examples/playwright) and a spec of
+// checks run there with `npx playwright test --reporter=json` on the embedded local box.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PNG } from 'pngjs';
+import { repoRoot } from './helpers.js';
+
+interface JsonStep {
+  title: string;
+  error?: { message: string };
+  steps?: JsonStep[];
+}
+interface JsonResult {
+  status: string;
+  steps: JsonStep[];
+  errors: { message: string }[];
+  attachments: { name: string; contentType: string; path?: string }[];
+}
+interface JsonSuite {
+  file: string;
+  specs: { title: string; tests: { results: JsonResult[] }[] }[];
+  suites?: JsonSuite[];
+}
+
+const kChecks = `
+import { test, expect } from 'boxflow/test';
+
+test('box steps', async ({ box, baseURL }) => {
+  await box.openTab('/login');
+  await box.tap({ css: '#email' });
+  await box.type('someone@example.com');
+  await box.run('flows/sign-in.flow.yaml', { env: { APP_URL: baseURL! } });
+  await expect(box).toShow('/Welcome, .+/');
+});
+
+test('a missing text fails toShow', async ({ box }) => {
+  await box.openTab('/login');
+  await expect(box).toShow('No such text', { timeout: 1000 });
+});
+
+test('form screenshot', async ({ box }) => {
+  await box.openTab('/login');
+  await expect(box).toShow({ class: 'button', text: 'Sign in' });
+  await expect(box).toMatchScreenshot('form', { clip: { css: '#signin' } });
+});
+`;
+
+let project = '';
+let exampleDir = '';
+let port = 0;
+
+function sh(cmd: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env } as NodeJS.ProcessEnv });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+/** `npx playwright test --reporter=json` in the example project, as a user runs it, with no remote service configured. */
+async function playwright(args: string[]): Promise<{ code: number | null; report: { suites: JsonSuite[] }; stderr: string }> {
+  const env = { DEMO_PORT: String(port), CI: '1', BOXFLOW_BASE_URL: undefined, BOXFLOW_API_KEY: undefined, GBOX_BASE_URL: undefined, GBOX_API_KEY: undefined };
+  const run = await sh('npx', ['playwright', 'test', '--reporter=json', ...args], exampleDir, env);
+  let report: { suites: JsonSuite[] };
+  try {
+    report = JSON.parse(run.stdout) as { suites: JsonSuite[] };
+  } catch {
+    throw new Error(`no JSON report (exit ${run.code}):\n${run.stdout.slice(0, 2000)}\n${run.stderr.slice(-3000)}`);
+  }
+  return { code: run.code, report, stderr: run.stderr };
+}
+
+function results(report: { suites: JsonSuite[] }): Map<string, JsonResult> {
+  const out = new Map<string, JsonResult>();
+  const walk = (suites: JsonSuite[]) => {
+    for (const s of suites) {
+      for (const spec of s.specs) out.set(spec.title, spec.tests[0]!.results.at(-1)!);
+      walk(s.suites ?? []);
+    }
+  };
+  walk(report.suites);
+  return out;
+}
+
+/** A result's error messages without the terminal colours Playwright puts in matcher hints. */
+const errorText = (r: JsonResult): string => r.errors.map((e) => e.message).join('\n').replace(/\x1b\[[0-9;]*m/g, '');
+
+const titles = (steps: JsonStep[] | undefined): string[] => (steps ?? []).map((s) => s.title);
+
+before(async () => {
+  project = mkdtempSync(join(tmpdir(), 'boxflow-pwtest-'));
+  const pack = await sh('npm', ['pack', '--pack-destination', project, '--silent'], repoRoot);
+  assert.equal(pack.code, 0, pack.stderr);
+  const tarball = readdirSync(project).find((f) => f.endsWith('.tgz'));
+  assert.ok(tarball, `npm pack wrote no tarball: ${pack.stdout}`);
+  const version = (JSON.parse(readFileSync(join(repoRoot, 'node_modules/@playwright/test/package.json'), 'utf8')) as { version: string }).version;
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pw-project', private: true }, null, 2));
+  const install = await sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`, `@playwright/test@${version}`], project);
+  assert.equal(install.code, 0, install.stderr);
+  // The example project and the demo app it starts, where they sit in the repository.
+  exampleDir = join(project, 'examples/playwright');
+  mkdirSync(join(project, 'flows'), { recursive: true });
+  cpSync(join(repoRoot, 'examples/playwright'), exampleDir, { recursive: true, filter: (src) => !/(test-results|playwright-report)$/.test(src) });
+  cpSync(join(repoRoot, 'flows/app'), join(project, 'flows/app'), { recursive: true });
+  writeFileSync(join(exampleDir, 'checks.spec.ts'), kChecks);
+  port = await freePort();
+});
+
+after(() => {
+  if (project) rmSync(project, { recursive: true, force: true });
+});
+
+test('the packed boxflow/test runs the example project and reports box steps the Playwright way', { timeout: 600_000 }, async () => {
+  const run = await playwright([]);
+  const byTitle = results(run.report);
+  const failed = [...byTitle].filter(([, r]) => r.status !== 'passed').map(([t, r]) => `${t}: ${r.status} ${errorText(r)}`);
+
+  // The example project passes (its screenshot against the baseline committed with it).
+  for (const name of ['a demo user signs in', 'the sign-in page looks right', 'box.page() is the box tab as a Playwright Page', 'the sign-in flow runs as nested steps', 'a wrong password is refused']) {
+    assert.equal(byTitle.get(name)?.status, 'passed', `example "${name}" did not pass:\n${failed.join('\n')}\n${run.stderr.slice(-2000)}`);
+  }
+
+  // Each box call is a step titled like the step; an action's step holds its actionId and images.
+  const steps = byTitle.get('box steps')!;
+  assert.equal(steps.status, 'passed', failed.join('\n'));
+  assert.deepEqual(titles(steps.steps), [`openTab http://127.0.0.1:${port}/login`, 'tap {css: "#email"}', 'type "someone@example.com"', 'runFlow flows/sign-in.flow.yaml']);
+  const tap = steps.steps[1]!;
+  assert.match(titles(tap.steps).join(), /^actionId act_[\w-]+$/);
+  for (const phase of ['before', 'after', 'trace']) {
+    const a = steps.attachments.find((x) => x.name === `tap {css: "#email"} · ${phase}`);
+    assert.ok(a?.path && existsSync(a.path), `the tap's ${phase} image is attached`);
+    assert.equal(a.contentType, 'image/png');
+    assert.deepEqual([...readFileSync(a.path).subarray(1, 4)], [...Buffer.from('PNG')]);
+  }
+  // A flow file's steps nest, runFlow inside runFlow included; its secret never shows.
+  const flow = steps.steps[3]!;
+  assert.deepEqual(titles(flow.steps), ['runFlow flows/open-login.flow.yaml', 'tap {css: "#email"}', 'type "${USER}"', 'tap {id: "password"}', 'type "${PASSWORD}" ⏎', 'assertVisible {text: /Welcome, .+/}']);
+  assert.deepEqual(titles(flow.steps![0]!.steps), ['openTab ${APP_URL}/login', 'assertVisible {text: "Sign in", class: "button"}']);
+  assert.match(titles(flow.steps![4]!.steps).join(), /^actionId act_/);
+  assert.ok(!JSON.stringify(steps).includes('hunter2'), 'the flow\'s secret is not in the report');
+
+  // A failing toShow fails the test with the matcher's message and keeps the layout it searched.
+  const missing = byTitle.get('a missing text fails toShow')!;
+  assert.equal(missing.status, 'failed');
+  const message = errorText(missing);
+  assert.match(message, /expect\(box\)\.toShow\(/);
+  assert.match(message, /ASSERT_LAYOUT: no visible element matches "No such text" after 1000 ms/);
+  assert.ok(missing.attachments.some((a) => a.name === 'layout.html' && a.path && readFileSync(a.path, 'utf8').includes('Sign in')), 'the searched layout is attached');
+
+  // A screenshot with no baseline: written, and the test that wrote it fails, as toHaveScreenshot does.
+  const shot = byTitle.get('form screenshot')!;
+  const baseline = join(exampleDir, 'checks.spec.ts-snapshots/form-linux.png');
+  assert.equal(shot.status, 'failed');
+  assert.match(errorText(shot), new RegExp(`A snapshot doesn't exist at ${baseline.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, writing actual`));
+  assert.ok(existsSync(baseline), 'the missing baseline was written to Playwright\'s snapshot path');
+  assert.equal(run.code, 1);
+
+  // A baseline that differs: the test fails with expected, actual and diff attached...
+  const png = PNG.sync.read(readFileSync(baseline));
+  for (let i = 0; i < png.data.length; i += 4) png.data.set([255 - png.data[i]!, 255 - png.data[i + 1]!, 255 - png.data[i + 2]!], i);
+  const wrong = PNG.sync.write(png);
+  writeFileSync(baseline, wrong);
+  const differs = results((await playwright(['checks.spec.ts', '-g', 'form screenshot'])).report).get('form screenshot')!;
+  assert.equal(differs.status, 'failed');
+  assert.match(errorText(differs), /expect\(box\)\.toMatchScreenshot\("form"\)[\s\S]*ASSERT_SCREENSHOT: screenshot "form" differs/);
+  assert.deepEqual(differs.attachments.filter((a) => /^form-(expected|actual|diff)\.png$/.test(a.name)).map((a) => a.name).sort(), ['form-actual.png', 'form-diff.png', 'form-expected.png']);
+  assert.deepEqual(readFileSync(baseline), wrong, 'without --update-snapshots the baseline stays');
+
+  // ...and --update-snapshots rewrites it, after which it matches again.
+  const updated = results((await playwright(['checks.spec.ts', '-g', 'form screenshot', '--update-snapshots'])).report).get('form screenshot')!;
+  assert.equal(updated.status, 'passed', errorText(updated));
+  assert.notDeepEqual(readFileSync(baseline), wrong, '--update-snapshots rewrote the baseline');
+  const matches = results((await playwright(['checks.spec.ts', '-g', 'form screenshot'])).report).get('form screenshot')!;
+  assert.equal(matches.status, 'passed', errorText(matches));
+});
