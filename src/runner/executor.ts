@@ -5,7 +5,7 @@ import type { ActionResult } from '../api/schemas.js';
 import type { BoxClient } from '../api/client.js';
 import { BoxflowError, type ErrorCode } from '../errors.js';
 import type { Flow, FlowBox, FlowExpect, SourceLocation, Step } from '../flow/types.js';
-import { Masker } from '../mask.js';
+import type { Masker } from '../mask.js';
 import { callerLocation, codeFrame, interpolate, normalizeStep } from '../flow/index.js';
 import type { ArtifactStore } from './artifacts.js';
 import type { LayoutSource } from './layoutSource.js';
@@ -31,7 +31,7 @@ export interface FlowRuntime {
   hooks: ExecutorHooks;
   /** Loads (and caches) a runFlow file, relative to the flow that names it. */
   loadFlow(file: string): Promise<Flow>;
-  /** Hides this flow's secrets (its own, its sub-flows', the API key) in everything it records. */
+  /** Hides the run's secrets (every flow's, the API key; a runFlow's once it ran) in everything recorded. */
   masker: Masker;
   /** Secret values learnt while running (a runFlow's `secrets:`): masked from then on, here and in the reports. */
   addSecrets(values: Iterable<string | undefined>): void;
@@ -275,11 +275,6 @@ export function maskRecord(record: StepRecord, masker: Masker): void {
   if (record.url !== undefined) record.url = masker.text(record.url);
   if (record.visual) record.visual = { ...record.visual, name: masker.text(record.visual.name) };
   if (record.attachments) record.attachments = record.attachments.map((a) => ({ ...a, name: masker.text(a.name) }));
-}
-
-/** @deprecated Kept for callers that hold a list of values; use a Masker (src/mask.ts). */
-export function mask<T>(value: T, secrets: string[]): T {
-  return new Masker(secrets).deep(value);
 }
 
 export function maskError(error: ErrorInfo, masker: Masker): ErrorInfo {

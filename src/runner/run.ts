@@ -56,7 +56,9 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
   const baselines: RunResult['baselines'] = [];
   const errors: ErrorInfo[] = [];
   const pool = new BoxPool(deps.client, options);
-  const masker = (deps.masker ?? new Masker()).add(deps.secrets);
+  // Every flow hides every secret of the run (the API key, each flow's `secrets:`), known before
+  // the first flow starts: what a flow's records show does not depend on which flows ran before.
+  const masker = (deps.masker ?? new Masker()).add(deps.secrets).add(flows.flatMap(secretsOf));
   const subFlows = new Map<string, Promise<Flow>>();
   const loadFlow = (file: string): Promise<Flow> => {
     const cached = subFlows.get(file);
@@ -151,6 +153,7 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
 }
 
 interface AttemptDeps extends RunDeps {
+  /** The run's masker, shared with the reporters. */
   masker: Masker;
   artifacts: ArtifactStore;
   options: RunOptions;
@@ -163,11 +166,7 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
   const startedAt = new Date().toISOString();
   const box = lease.box;
   const vars: Record<string, string> = { ...flow.env };
-  // The flow's masker knows the run's secrets and this flow's; the run's learns this flow's too,
-  // for what the reporters write themselves.
-  const secretValues = flow.secrets.map((name) => vars[name] ?? process.env[name]);
-  const masker = deps.masker.with(secretValues);
-  deps.masker.add(secretValues);
+  const masker = deps.masker;
   const state: FlowRuntime['state'] = { scale: 1 };
   const layout = new LayoutSource(deps.client, box, state);
   const rt: FlowRuntime = {
@@ -181,10 +180,7 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
     state,
     boxState: lease.state,
     masker,
-    addSecrets: (values) => {
-      masker.add(values);
-      deps.masker.add(values);
-    },
+    addSecrets: (values) => void masker.add(values),
     loadFlow: deps.loadFlow,
     hooks: {
       stepBegin: (s) => void deps.reporter.onStepBegin(info, s),
@@ -241,6 +237,11 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
     steps,
     error,
   };
+}
+
+/** The values a flow names in `secrets:` (from its env, else the process environment). */
+function secretsOf(flow: Flow): (string | undefined)[] {
+  return flow.secrets.map((name) => flow.env[name] ?? process.env[name]);
 }
 
 function findFailed(steps: StepRecord[]): StepRecord | undefined {
