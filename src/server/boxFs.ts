@@ -24,6 +24,11 @@ export function boxPathOf(root: string, real: string): string | undefined {
   return `/${rel.split(sep).join('/')}`;
 }
 
+/** `text` with every absolute file path replaced, for messages a tenant may read. */
+export function hidePaths(text: string): string {
+  return text.replace(/(?<![\w:/.])\/[^\s'"(),:;]+/g, '<path>');
+}
+
 const isInside = (root: string, real: string) => boxPathOf(root, real) !== undefined;
 
 interface Checked {

@@ -5,13 +5,14 @@ import { accessSync, constants } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
-import { dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { IPty } from 'node-pty';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { BoxflowError } from '../errors.js';
 import type { BoxEntry } from './boxes.js';
+import { hidePaths } from './boxFs.js';
 import { asUser, boxEnv } from './boxUser.js';
 import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 import { kTerminalAssetPrefix, kTerminalScript, terminalPageHtml } from './terminalPage.js';
@@ -39,7 +40,7 @@ function loadPty(): Promise<PtyModule> {
   return (ptyLoad ??= import('node-pty').then(
     (m) => (m as { default?: PtyModule }).default ?? m,
     (err: unknown) => {
-      throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `the web terminal needs node-pty, which failed to load: ${firstLine(err)}`);
+      throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `the web terminal needs node-pty, which failed to load: ${hidePaths(firstLine(err))}`);
     },
   ));
 }
@@ -56,7 +57,7 @@ function loadAssets() {
         ['terminal.js', { type: 'text/javascript; charset=utf-8', body: kTerminalScript }],
       ]);
     } catch (err) {
-      throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `the web terminal needs @xterm/xterm, which could not be read: ${firstLine(err)}`);
+      throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `the web terminal needs @xterm/xterm, which could not be read: ${hidePaths(firstLine(err))}`);
     }
   })());
 }
@@ -148,7 +149,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
       const argv = entry.user ? [...asUser(entry.user), shell] : [shell];
       pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd, env });
     } catch (err) {
-      ws.close(1011, closeReason(`cannot start ${shell}: ${firstLine(err)}`));
+      ws.close(1011, closeReason(`cannot start ${basename(shell)}: ${hidePaths(firstLine(err))}`));
       return;
     }
     const pid = pty.pid;

@@ -252,3 +252,24 @@ test('without root the server says at start that boxes are not isolated', async 
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+test('a Chromium that cannot start fails the box without naming server paths', async () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'boxflow-isolation-nochrome-'));
+  const broken = await startServer({ port: 0, dataDir: scratch, secret, chromiumPath: join(scratch, 'no-chromium-here'), log: () => {} });
+  const client = new BoxClient({ baseUrl: broken.baseUrl, apiKey: await createApiKey(secret, 'carol'), maxRetries: 0 });
+  try {
+    const err = await client.createLinuxBox({}).then(
+      () => assert.fail('the box started without a Chromium'),
+      (e: unknown) => e as BoxApiError,
+    );
+    assert.equal(err.serverCode, 'BROWSER_ERROR', err.message);
+    assert.ok(!err.message.includes(scratch), err.message);
+    const [record] = (await client.listBoxes()).data;
+    assert.equal(record!.status, 'error');
+    assert.ok(!JSON.stringify(record).includes(scratch), JSON.stringify(record));
+  } finally {
+    await client.close();
+    await broken.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});

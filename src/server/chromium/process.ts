@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chown, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BoxflowError } from '../../errors.js';
+import { hidePaths } from '../boxFs.js';
 import { boxEnv, type BoxUser } from '../boxUser.js';
 
 export const kChromiumFlags = [
@@ -53,7 +54,8 @@ export async function launchChromium(opts: { executablePath: string; userDataDir
   // With a uid, libuv also drops the server's supplementary groups.
   const child = spawn(opts.executablePath, args, { cwd: opts.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: opts.env ?? boxEnv(opts.cwd), ...(user ? { uid: user.uid, gid: user.gid } : {}) });
   if (child.pid) opts.onSpawn?.(child.pid);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A child that could not be spawned (no such file) has no pid and never emits 'exit'.
+  const exited = child.pid ? new Promise<void>((resolve) => child.once('exit', () => resolve())) : Promise.resolve();
   const kill = async () => {
     if (child.exitCode === null && child.signalCode === null && child.pid) {
       try {
@@ -79,11 +81,11 @@ export async function launchChromium(opts: { executablePath: string; userDataDir
       child.stderr!.on('data', onData);
       child.once('error', (err) => {
         clearTimeout(timer);
-        reject(new BoxflowError('BROWSER_ERROR', `cannot start Chromium (${opts.executablePath}): ${err.message}`, { cause: err }));
+        reject(new BoxflowError('BROWSER_ERROR', `cannot start Chromium: ${hidePaths(err.message)}`, { cause: err }));
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        const tail = seen.trim().split('\n').slice(-3).join(' | ');
+        const tail = hidePaths(seen.trim().split('\n').slice(-3).join(' | '));
         reject(new BoxflowError('BROWSER_ERROR', `Chromium exited (${signal ?? code}) before it was ready${tail ? `: ${tail}` : ''}`));
       });
     });
