@@ -21,13 +21,21 @@ export function redactPresignedUrls(text: string): string {
   });
 }
 
+function uriEncoded(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return text; // a lone surrogate has no URI form
+  }
+}
+
 /** The forms a secret takes once written into JSON, a URL or markup. */
 function variants(secret: string): string[] {
   const xml = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return [
     secret,
     JSON.stringify(secret).slice(1, -1),
-    encodeURIComponent(secret),
+    uriEncoded(secret),
     xml,
     xml.replace(/"/g, '&quot;').replace(/'/g, '&#39;'),
     xml.replace(/"/g, '&quot;').replace(/'/g, '&apos;'),

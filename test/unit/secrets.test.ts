@@ -44,6 +44,10 @@ test('the forms a secret takes in JSON, a URL or markup are hidden too', () => {
   }
 });
 
+test('a secret with no URI form (a lone surrogate) is still a secret', () => {
+  assert.equal(m(['a\ud800b'], 'x a\ud800b y'), 'x *** y');
+});
+
 test('deep() masks every string of a JSON-like value and keeps its keys and other values', () => {
   const masker = new Masker(['hunter2']);
   assert.deepEqual(masker.deep({ text: 'hunter2', n: 5, list: ['x=hunter2', true, null], hunter2: 'key stays' }), { text: '***', n: 5, list: ['x=***', true, null], hunter2: 'key stays' });
