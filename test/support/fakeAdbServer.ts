@@ -481,6 +481,7 @@ export class FakeAdbServer {
         socket.write('OKAY');
         return await this.#sync(socket, reader, dev);
       }
+      if (service === 'shell:') return void this.#interactive(socket, reader, dev).catch(() => socket.destroy());
       if (!service.startsWith('shell:') && !service.startsWith('exec:')) return fail(`fake adb server: unknown device service: ${service}`);
       if (dev.stdinBytes(service)) {
         // A streaming install: the service opens (OKAY), then reads its -S bytes, then answers.
@@ -493,6 +494,28 @@ export class FakeAdbServer {
       socket.end(Buffer.concat([Buffer.from('OKAY'), Buffer.from(reply)]));
     } catch {
       socket.destroy();
+    }
+  }
+
+  /** `shell:` with no command: a prompt, then each line run like a `shell:<line>` request (recorded as `pty:<line>`). */
+  async #interactive(socket: Socket, reader: Reader, dev: FakeDevice): Promise<void> {
+    const prompt = `${dev.serial}:/ $ `;
+    socket.write(`OKAY${prompt}`);
+    let line = '';
+    for (;;) {
+      const c = (await reader.read(1)).toString('latin1');
+      if (c !== '\n' && c !== '\r') {
+        line += c;
+        continue;
+      }
+      const cmd = line.trim();
+      line = '';
+      if (!cmd) continue;
+      dev.services.push(`pty:${cmd}`);
+      if (cmd === 'exit') return void socket.end();
+      const reply = await dev.run(`shell:${cmd}`, Buffer.alloc(0));
+      const out = typeof reply === 'object' && 'fail' in reply ? `/system/bin/sh: ${cmd.split(' ')[0]}: inaccessible or not found\n` : Buffer.from(reply).toString('utf8');
+      socket.write(`${out.replaceAll('\n', '\r\n')}${prompt}`);
     }
   }
 
@@ -556,4 +579,40 @@ export class FakeAdbServer {
       }
     }
   }
+}
+
+/**
+ * TEST DOUBLE of the adb client for `adb -H HOST -P PORT -s SERIAL shell` (what the web terminal
+ * runs): writes an executable Node script into `dir` and returns its path (for BOXFLOW_ADB).
+ */
+export function writeFakeAdbClient(dir: string): string {
+  const file = join(dir, 'fake-adb');
+  writeFileSync(
+    file,
+    `#!/usr/bin/env node
+const net = require('node:net');
+const a = process.argv.slice(2);
+const opt = (f) => a[a.indexOf(f) + 1];
+if (a.at(-1) !== 'shell') { process.stderr.write('fake adb: only "shell" is supported\\n'); process.exit(1); }
+const frame = (s) => s.length.toString(16).padStart(4, '0') + s;
+const sock = net.connect(Number(opt('-P')), opt('-H'), () => sock.write(frame('host:transport:' + opt('-s'))));
+let stage = 0;
+let buf = Buffer.alloc(0);
+sock.on('data', (d) => {
+  if (stage === 2) return void process.stdout.write(d);
+  buf = Buffer.concat([buf, d]);
+  while (stage < 2 && buf.length >= 4) {
+    if (buf.subarray(0, 4).toString() !== 'OKAY') { process.stderr.write('error: ' + buf.subarray(8).toString() + '\\n'); process.exit(1); }
+    buf = buf.subarray(4);
+    stage++;
+    if (stage === 1) sock.write(frame('shell:'));
+  }
+  if (stage === 2 && buf.length) process.stdout.write(buf);
+});
+sock.on('close', () => process.exit(0));
+process.stdin.on('data', (d) => sock.write(d));
+`,
+    { mode: 0o755 },
+  );
+  return file;
 }

@@ -43,8 +43,11 @@ export class AndroidBox {
   #savedIme: string | undefined;
   #resized = false;
 
-  constructor(device: DeviceClient, info: DeviceInfo, boxId: string) {
+  readonly #adb: { host: string; port: number };
+
+  constructor(device: DeviceClient, info: DeviceInfo, boxId: string, adb: { host: string; port: number }) {
     this.#device = device;
+    this.#adb = adb;
     this.info = info;
     this.workDir = `/data/local/tmp/boxflow/${boxId}`;
   }
@@ -104,6 +107,20 @@ export class AndroidBox {
     steps.push(`rm -rf ${q(this.workDir)}`);
     for (const cmd of steps) await this.shell(cmd).catch(() => {});
     this.#opened.clear();
+  }
+
+  /**
+   * What the web terminal runs on a pty: the adb client's interactive shell on this device, against
+   * the same adb server, in a bare environment (nothing of the server's). `BOXFLOW_ADB` names the
+   * adb client, default `adb` on PATH.
+   */
+  terminalCommand(env: NodeJS.ProcessEnv = process.env): { file: string; args: string[]; env: Record<string, string> } {
+    const keep = Object.fromEntries(['PATH', 'HOME', 'LANG', 'LC_ALL'].filter((k) => env[k]).map((k) => [k, env[k]!]));
+    return {
+      file: env.BOXFLOW_ADB || 'adb',
+      args: ['-H', this.#adb.host, '-P', String(this.#adb.port), '-s', this.info.serial, 'shell'],
+      env: { ...keep, TERM: 'xterm-256color', COLORTERM: 'truecolor' },
+    };
   }
 
   // ---------------------------------------------------------------- screen

@@ -127,7 +127,7 @@ export class AdbBackend {
           this.#claims.delete(serial);
           continue;
         }
-        const box = new AndroidBox(this.#client.getDevice(serial), info, boxId);
+        const box = new AndroidBox(this.#client.getDevice(serial), info, boxId, this.address);
         this.#claims.get(serial)!.box = box;
         await box.prepare();
         return box;
@@ -165,14 +165,6 @@ export class AdbBackend {
       const claim = this.#claims.get(box.info.serial);
       if (claim?.box === box) this.#claims.delete(box.info.serial);
     }
-  }
-
-  /**
-   * The command the web terminal runs on a pty: the adb client's interactive shell on the box's
-   * device, against the same adb server. `BOXFLOW_ADB` names the adb client, default `adb` on PATH.
-   */
-  shellCommand(box: AndroidBox, env: NodeJS.ProcessEnv = process.env): { file: string; args: string[] } {
-    return { file: env.BOXFLOW_ADB || 'adb', args: ['-H', this.address.host, '-P', String(this.address.port), '-s', box.info.serial, 'shell'] };
   }
 
   close(): void {

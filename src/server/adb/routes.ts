@@ -12,7 +12,9 @@ import { BoxflowError } from '../../errors.js';
 import { formatDuration, parseDuration } from '../../api/duration.js';
 import { endpoints, kInstallMaxBytes, type Box, type DragBody, type EndpointName, type ListPackagesQuery, type Point, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../../api/schemas.js';
 import { screenshotPlan, withScreenshots, type ShotContext } from '../screenshots.js';
+import { presign } from '../secret.js';
 import type { ObjectStore } from '../storage.js';
+import { terminalPath, webTerminalReady } from '../terminal.js';
 import type { TraceOp } from '../trace.js';
 import type { TargetMatch } from '../chromium/linuxBox.js';
 import type { AndroidBox } from './androidBox.js';
@@ -50,6 +52,8 @@ export interface AndroidDeps {
   store: ObjectStore;
   /** routes.ts's body check (refuses foreign content types, names the JSON path). */
   validated: <S extends TSchema>(schema: S | undefined, body: unknown, where?: string) => unknown;
+  /** The server secret, to pre-sign web terminal URLs. */
+  secret: string;
   /** Where uploads and downloads are spooled before they stream to the device. */
   tmpDir?: string;
 }
@@ -163,6 +167,13 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       const body = validated(endpoints.setResolution.body, call.body) as Resolution;
       await entry.android.setResolution(body);
       return { status: 200, body: { width: body.width, height: body.height } };
+    },
+    webTerminalUrl: async (entry, call) => {
+      const body = validated(endpoints.webTerminalUrl.body, call.body) as { expiresIn?: string };
+      const expiresAt = Date.now() + parseDuration(body.expiresIn ?? '180m', '/expiresIn');
+      await webTerminalReady();
+      const path = terminalPath(entry.record.id);
+      return { status: 201, body: { url: `${call.origin}${path}?${presign(deps.secret, path, expiresAt)}` } };
     },
     renameFile: async (entry, call) => {
       const body = validated(endpoints.renameFile.body, call.body) as RenameBody;
