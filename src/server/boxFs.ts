@@ -1,10 +1,12 @@
 // Paths as a tenant sees them: the box's directory is its root "/", so `/work` is
 // <dataDir>/boxes/<id>/work. Every path the API takes or gives is such a box path; the server's
 // own paths never reach a tenant. fs/rename checks every component, symlinks included.
+import { spawn } from 'node:child_process';
 import { lstat, realpath, rename, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { BoxflowError } from '../errors.js';
 import type { FsEntry, RenameBody } from '../api/schemas.js';
+import type { BoxUser } from './boxUser.js';
 
 /** A box path (absolute from the box root, or relative to `base`), normalised: never above "/". */
 export function boxPath(base: string, p: string): string {
@@ -69,7 +71,7 @@ async function checkSide(realRoot: string, box: string, field: string, missingPa
  * POST /fs/rename for a box whose directory is `root` and whose working dir (a box path) is
  * `workingDir`. Refuses with FORBIDDEN anything that would touch a file outside the box.
  */
-export async function renameInBox(root: string, workingDir: string, body: RenameBody): Promise<FsEntry> {
+export async function renameInBox(root: string, workingDir: string, body: RenameBody, user?: BoxUser): Promise<FsEntry> {
   const realRoot = await realpath(root);
   const base = boxPath(workingDir, body.workingDir ?? '.');
   const from = await checkSide(realRoot, boxPath(base, body.oldPath), '/oldPath', 'the directory');
@@ -77,10 +79,11 @@ export async function renameInBox(root: string, workingDir: string, body: Rename
   if (!from.leaf) throw new BoxflowError('FILE_NOT_FOUND', `/oldPath: ${from.box} does not exist`);
   if (to.leaf) throw new BoxflowError('FILE_EXISTS', `/newPath: ${to.box} already exists`);
   try {
-    await rename(from.real, to.real);
+    await renameAs(user, from.real, to.real);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new BoxflowError('FILE_NOT_FOUND', `/oldPath: ${from.box} does not exist`);
+    if (code === 'EACCES' || code === 'EPERM') throw new BoxflowError('FORBIDDEN', `cannot rename ${from.box} to ${to.box}: the box's user may not (permission denied)`);
     throw new BoxflowError('UNPROCESSABLE', `cannot rename ${from.box} to ${to.box}: ${code ?? 'error'}`);
   }
   const st = await lstat(to.real);
@@ -88,6 +91,27 @@ export async function renameInBox(root: string, workingDir: string, body: Rename
   const shown = linkTarget ?? st;
   const common = { name: basename(to.box), path: boxPathOf(realRoot, to.real) ?? to.box, mode: modeString(shown.mode, shown.isDirectory()), lastModified: shown.mtime.toISOString() };
   return shown.isDirectory() ? { type: 'dir', ...common } : { type: 'file', size: humanSize(shown.size), ...common };
+}
+
+const kRenameScript = "try{require('fs').renameSync(process.argv[1],process.argv[2])}catch(e){process.stderr.write(String(e.code||'EIO'));process.exit(1)}";
+
+/**
+ * rename(2) as the box's user when there is one: a tenant with a shell could swap a checked
+ * directory for a symlink before the rename, and then only the kernel's permissions for the box's
+ * user stand between it and the server's files. Without a box user (or when that user cannot run
+ * node), the server renames.
+ */
+async function renameAs(user: BoxUser | undefined, from: string, to: string): Promise<void> {
+  if (!user) return rename(from, to);
+  const outcome = await new Promise<{ spawned: boolean; code: number | null; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['-e', kRenameScript, from, to], { uid: user.uid, gid: user.gid, env: {}, cwd: '/', stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-200)));
+    child.once('error', () => resolve({ spawned: false, code: null, stderr }));
+    child.once('close', (code) => resolve({ spawned: true, code, stderr }));
+  });
+  if (!outcome.spawned) return rename(from, to);
+  if (outcome.code !== 0) throw Object.assign(new Error('rename failed'), { code: /^E[A-Z]+$/.test(outcome.stderr.trim()) ? outcome.stderr.trim() : 'EIO' });
 }
 
 function modeString(mode: number, dir: boolean): string {

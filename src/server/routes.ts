@@ -307,7 +307,7 @@ export function createHandlers(deps: RouteDeps) {
     renameFile: (call) =>
       boxCall('renameFile', call, async (entry) => {
         const body = validated(endpoints.renameFile.body, call.body) as RenameBody;
-        return { status: 200, body: await renameInBox(entry.dir, entry.record.config.workingDir!, body) };
+        return { status: 200, body: await renameInBox(entry.dir, entry.record.config.workingDir!, body, entry.user) };
       }),
   };
   return handlers;

@@ -4,7 +4,7 @@
 // as its own user.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
@@ -213,6 +213,7 @@ test('fs/rename refuses every path that leads outside the box, through symlinks 
   symlinkSync('/nonexistent/boxflow', join(work, 'dangling'));
   symlinkSync('/etc/hostname', join(work, 'hostname-link'));
   mkdirSync(join(work, 'sub'));
+  chownSync(join(work, 'sub'), statSync(work).uid, statSync(work).gid);
   const hostname = readFileSync('/etc/hostname', 'utf8');
 
   await rejects(alice.renameFile(boxA.id, { oldPath: 'etc-link/hostname', newPath: 'stolen' }), 403, 'FORBIDDEN');
@@ -240,6 +241,13 @@ test('fs/rename refuses every path that leads outside the box, through symlinks 
   const back = await alice.renameFile(boxA.id, { oldPath: '/work/sub/b.txt', newPath: 'c.txt' });
   assert.equal(back.path, '/work/c.txt');
   await rejects(alice.renameFile(boxA.id, { oldPath: 'c.txt', newPath: 'nope/c.txt' }), 404, 'FILE_NOT_FOUND');
+
+  // The rename itself runs as the box's user, so the kernel has the last word even if a tenant
+  // swaps a checked directory for a symlink in between: a root-owned directory stays untouched.
+  mkdirSync(join(work, 'root-owned'));
+  writeFileSync(join(work, 'root-owned', 'keep.txt'), 'k');
+  await rejects(alice.renameFile(boxA.id, { oldPath: 'root-owned/keep.txt', newPath: 'taken.txt' }), 403, 'FORBIDDEN');
+  assert.ok(existsSync(join(work, 'root-owned', 'keep.txt')));
 });
 
 test('without root the server says at start that boxes are not isolated', async () => {
