@@ -54,16 +54,16 @@ interface ErrorReply {
   body: { code: string; message: string; details?: unknown };
 }
 
-const failure = (code: keyof typeof errorCodes, message: string): ErrorReply => ({ status: (errorCodes[code] as { status?: number }).status ?? 400, body: { code, message } });
+const refusal = (code: keyof typeof errorCodes, message: string): ErrorReply => ({ status: (errorCodes[code] as { status?: number }).status ?? 400, body: { code, message } });
 
 /** fastify's own 4xx errors, in this API's terms; their messages may quote the request, ours do not. */
 const kFastifyErrors: Record<string, () => ErrorReply> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: () => failure('BODY_TOO_LARGE', `the request body is over ${kBodyLimit / 2 ** 20} MiB`),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => failure('INVALID_REQUEST', 'the request has a body but no usable content-type; send content-type: application/json'),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => failure('INVALID_REQUEST', 'the content-length does not match the body'),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => failure('INVALID_REQUEST', 'the body is empty'),
-  FST_ERR_BAD_URL: () => failure('INVALID_REQUEST', 'the URL holds an invalid percent-encoding'),
-  FST_ERR_MAX_PARAM_LENGTH: () => failure('URI_TOO_LONG', 'a path parameter (e.g. the box id) is over 100 characters'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => refusal('BODY_TOO_LARGE', `the request body is over ${kBodyLimit / 2 ** 20} MiB`),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => refusal('INVALID_REQUEST', 'the request has a body but no usable content-type; send content-type: application/json'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => refusal('INVALID_REQUEST', 'the content-length does not match the body'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => refusal('INVALID_REQUEST', 'the body is empty'),
+  FST_ERR_BAD_URL: () => refusal('INVALID_REQUEST', 'the URL holds an invalid percent-encoding'),
+  FST_ERR_MAX_PARAM_LENGTH: () => refusal('URI_TOO_LONG', 'a path parameter (e.g. the box id) is over 100 characters'),
 };
 
 function errorReply(err: unknown): ErrorReply {
@@ -126,10 +126,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || socket.destroyed) return;
       const code = (err as NodeJS.ErrnoException).code;
       const r = code === 'HPE_HEADER_OVERFLOW'
-        ? failure('HEADERS_TOO_LARGE', 'the request line and headers are over 16 KiB')
+        ? refusal('HEADERS_TOO_LARGE', 'the request line and headers are over 16 KiB')
         : code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? { status: 408, body: { code: 'INVALID_REQUEST', message: 'the request did not arrive in time' } }
-          : failure('INVALID_REQUEST', 'the request is not valid HTTP/1.1');
+          : refusal('INVALID_REQUEST', 'the request is not valid HTTP/1.1');
       if (socket.writable) socket.end(socketReply(r));
       socket.destroySoon();
     },

@@ -84,7 +84,7 @@ export function createHandlers(deps: RouteDeps) {
     if (kAndroidOnly.has(name) && entry.record.type !== 'android') {
       throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${endpoints[name].method} ${endpoints[name].path} is for Android boxes; box ${entry.record.id} is a ${entry.record.type} box`);
     }
-    const crashed = () => entry.linux?.crashed && new BoxflowError('BOX_CRASHED', `box ${entry.record.id} is broken: ${entry.linux.crashed}; terminate it and create another`);
+    const crashed = () => entry.record.status !== 'terminated' && entry.linux?.crashed && new BoxflowError('BOX_CRASHED', `box ${entry.record.id} is broken: ${entry.linux.crashed}; terminate it and create another`);
     const refuse = () => {
       const err = crashed();
       if (err) throw err;
