@@ -1,10 +1,14 @@
 // The worker-scoped side of the `box` fixture: the Box API service (remote, as `boxflow test`
-// resolves it from config and environment, else the embedded server started once per worker)
+// resolves it from config and environment, else the embedded server started once per worker,
+// in a child process)
 // and the pools tests lease boxes from. Boxes the worker created are terminated at its end.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { BoxClient } from '../api/client.js';
 import { loadConfigFile, resolveConfig } from '../cli/config.js';
 import { BoxflowError } from '../errors.js';
@@ -28,6 +32,38 @@ export interface BoxWant {
   boxId?: string;
 }
 
+/** `boxflow serve` on loopback in a child process (see embeddedServer.ts), with a key for it. */
+async function startEmbedded(): Promise<{ baseUrl: string; apiKey: string; close: () => Promise<void> }> {
+  const { createApiKey } = await import('../server/index.js');
+  const dataDir = await mkdtemp(join(tmpdir(), 'boxflow-serve-'));
+  const secret = randomBytes(32).toString('hex');
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./embeddedServer.js', import.meta.url))], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  const stop = async () => {
+    child.stdin.end();
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(killer);
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  child.stdin.write(`${JSON.stringify({ dataDir, secret })}\n`);
+  const line = await new Promise<string | undefined>((resolve) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', resolve);
+    lines.once('close', () => resolve(undefined));
+  });
+  const baseUrl = line && (JSON.parse(line) as { baseUrl?: string }).baseUrl;
+  if (!baseUrl) {
+    await stop();
+    throw new BoxflowError('BOX_UNAVAILABLE', `the embedded box server did not start: ${stderr.trim() || 'it exited'}`);
+  }
+  return { baseUrl, apiKey: await createApiKey(secret, 'local', '1d'), close: stop };
+}
+
 export class BoxService {
   readonly #pools = new Map<string, Promise<BoxPool>>();
   readonly #cleanup: (() => Promise<void>)[] = [];
@@ -49,16 +85,10 @@ export class BoxService {
     if (baseUrl && !apiKey) throw new BoxflowError('CONFIG_INVALID', 'a remote base URL needs an API key: set BOXFLOW_API_KEY (or the config\'s apiKeyEnv)');
     const cleanup: (() => Promise<void>)[] = [];
     if (!baseUrl) {
-      const { startServer, createApiKey } = await import('../server/index.js');
-      const dataDir = await mkdtemp(join(tmpdir(), 'boxflow-serve-'));
-      const secret = randomBytes(32).toString('hex');
-      const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, secret, log: () => {} });
-      cleanup.push(async () => {
-        await server.close();
-        await rm(dataDir, { recursive: true, force: true });
-      });
-      baseUrl = server.baseUrl;
-      apiKey = await createApiKey(secret, 'local', '1d');
+      const embedded = await startEmbedded();
+      cleanup.push(embedded.close);
+      baseUrl = embedded.baseUrl;
+      apiKey = embedded.apiKey;
     }
     const client = new BoxClient({ baseUrl, apiKey: apiKey! });
     cleanup.push(() => client.close());
