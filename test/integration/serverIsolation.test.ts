@@ -3,6 +3,7 @@
 // fs/rename move files outside its box. The server runs as root here (as in CI), so every box runs
 // as its own user.
 import { test, before, after } from 'node:test';
+import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { BoxClient, BoxApiError } from '../../src/api/client.js';
 import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
 import { BoxRegistry } from '../../src/server/boxes.js';
+import { reapDataDir } from '../../src/server/reaper.js';
 
 const kCanaryEnv = 'BOXFLOW_ISOLATION_CANARY';
 const kCanary = 'server-env-canary-6f1d2c';
@@ -80,6 +82,23 @@ function chromiumPid(box: Box): number {
     }
   }
   assert.fail(`no Chromium runs with ${flag}`);
+}
+
+/** A live (non-zombie) process's group and start time, from /proc/<pid>/stat. */
+function procStat(pid: number): { pgrp: number; start: string } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return f[0] === 'Z' ? undefined : { pgrp: Number(f[2]), start: f[19]! };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Polls `ok`; fails only after a generous bound (something hangs), never on timing. */
+async function until(what: string, ok: () => boolean): Promise<void> {
+  for (const started = Date.now(); Date.now() - started < 30_000; await new Promise((r) => setTimeout(r, 50))) if (ok()) return;
+  assert.fail(`gave up waiting for ${what}`);
 }
 
 function uidOf(pid: number): number {
@@ -278,6 +297,44 @@ test('a Chromium that cannot start fails the box without naming server paths', a
   } finally {
     await client.close();
     await broken.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+test("reaping a dead server's ledger kills its process groups by pid and start time, never a recycled pid", async () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'boxflow-isolation-reap-'));
+  const group = spawn('sh', ['-c', 'sleep 300 & sleep 300'], { detached: true, stdio: 'ignore' });
+  const bystander = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+  try {
+    const start = (pid: number) => procStat(pid)!.start;
+    const alive = (pid: number) => procStat(pid) !== undefined;
+    const members = () => readdirSync('/proc').filter((n) => /^\d+$/.test(n) && procStat(Number(n))?.pgrp === group.pid);
+    await until('sh and its two sleeps to run', () => members().length === 3);
+    mkdirSync(join(scratch, 'procs'));
+    mkdirSync(join(scratch, 'boxes', 'dead-box'), { recursive: true });
+    const deadOwner = { pid: 999_999_999, start: '1' };
+    writeFileSync(
+      join(scratch, 'procs', 'dead-box.json'),
+      // The bystander's pid with another start time stands for a pid recycled since the ledger was written.
+      JSON.stringify({ boxId: 'dead-box', owner: deadOwner, uid: null, dir: join(scratch, 'boxes', 'dead-box'), procs: [{ pid: group.pid, start: start(group.pid!) }, { pid: bystander.pid, start: String(BigInt(start(bystander.pid!)) - 1n) }] }),
+    );
+    // A ledger whose server still lives (this process) is left alone.
+    writeFileSync(join(scratch, 'procs', 'live-box.json'), JSON.stringify({ boxId: 'live-box', owner: { pid: process.pid, start: start(process.pid) }, uid: null, dir: join(scratch, 'boxes', 'live-box'), procs: [{ pid: bystander.pid, start: start(bystander.pid!) }] }));
+
+    assert.equal(await reapDataDir(scratch), 1);
+    await until("the dead box's process group to go", () => members().length === 0);
+    assert.ok(alive(bystander.pid!), 'a recycled pid and a live server\'s box are not touched');
+    assert.ok(!existsSync(join(scratch, 'boxes', 'dead-box')));
+    assert.ok(!existsSync(join(scratch, 'procs', 'dead-box.json')));
+    assert.ok(existsSync(join(scratch, 'procs', 'live-box.json')));
+  } finally {
+    for (const p of [group, bystander]) {
+      try {
+        process.kill(-p.pid!, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
     rmSync(scratch, { recursive: true, force: true });
   }
 });
