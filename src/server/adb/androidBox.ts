@@ -19,6 +19,7 @@ const kClearPresses = 250; // DELs that clear a field on devices without `input 
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
 const kMediaRoots = ['/sdcard/DCIM', '/sdcard/Pictures', '/sdcard/Movies'];
+const kButtons: Record<string, number> = { power: 26, volumeUp: 24, volumeDown: 25, volumeMute: 164, home: 3, back: 4, menu: 82, appSwitch: 187 };
 
 /** One single-quoted word for the device's sh. */
 export const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
@@ -310,10 +311,49 @@ export class AndroidBox {
   }
 
   async openApp(packageName: string, className: string): Promise<void> {
+    if (!/^[\w.$]+$/.test(className)) throw new BoxflowError('INVALID_REQUEST', `"${className.slice(0, 100)}" is not an activity class name`);
     const out = await this.shell(`am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n ${packageName}/${className}`);
     const error = /^Error: (.*)$/m.exec(out);
     if (error) throw new BoxflowError('DEVICE_ERROR', `cannot open ${packageName}/${className}: ${error[1]}`);
     this.#opened.add(packageName);
+  }
+
+  /** Opens `activityName` (`.Main` or a full class name) of a package, else its launcher activity. */
+  async launch(packageName: string, activityName?: string): Promise<void> {
+    if (!activityName) {
+      const app = (await this.listApps()).find((a) => a.packageName === packageName);
+      if (!app) {
+        await this.#requireInstalled(packageName);
+        throw new BoxflowError('UNPROCESSABLE', `${packageName} has no launcher activity; name one in activityName`);
+      }
+      activityName = app.activityClassName;
+    }
+    await this.openApp(packageName, activityName.startsWith('.') ? packageName + activityName : activityName);
+  }
+
+  async closeApp(packageName: string): Promise<void> {
+    await this.#requireInstalled(packageName);
+    await this.shell(`am force-stop ${packageName}`);
+  }
+
+  async clearAppData(packageName: string): Promise<void> {
+    await this.#requireInstalled(packageName);
+    const out = (await this.shell(`pm clear ${packageName}`)).trim();
+    if (out !== 'Success') throw new BoxflowError('DEVICE_ERROR', `pm clear ${packageName} failed: ${out.split('\n')[0] || 'no output'}`);
+  }
+
+  async #requireInstalled(packageName: string): Promise<void> {
+    if (!/^[A-Za-z][\w]*(?:\.[A-Za-z_][\w]*)*$/.test(packageName)) throw new BoxflowError('INVALID_REQUEST', `"${packageName.slice(0, 100)}" is not a package name`);
+    const out = await this.shell(`pm path ${packageName}`);
+    if (!out.includes('package:')) throw new BoxflowError('PACKAGE_NOT_FOUND', `no package "${packageName}" is installed on device ${this.info.serial}`);
+  }
+
+  /** Hardware buttons: KEYCODEs of power, volume, home, back, menu and app switch. */
+  async pressButtons(buttons: readonly string[]): Promise<void> {
+    const codes = buttons.map((b) => kButtons[b]);
+    const unknown = buttons.filter((_, i) => codes[i] === undefined);
+    if (unknown.length) throw new BoxflowError('INVALID_REQUEST', `/buttons: no Android button ${unknown.map((b) => `"${b}"`).join(', ')}`);
+    await this.#quiet(`input keyevent ${codes.join(' ')}`);
   }
 
   /** Installs an APK, or every APK of a ZIP as one session, from a file on the server's disk. */
