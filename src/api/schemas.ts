@@ -15,7 +15,7 @@ const Duration = (options: { default?: string; maxDuration?: string; description
  */
 export const kLimits = {
   /** press-key `keys` (the spec names 110 keys: all of them fit in one request). */
-  keys: 1_000,
+  keys: 200,
   /** `type` text, in characters. */
   text: 100_000,
   /** A natural-language drag target. */

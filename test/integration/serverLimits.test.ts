@@ -87,7 +87,7 @@ test('oversized lists and strings are refused with 400 naming the field, never e
   const long = 'q'.repeat(1_500_000);
   const cases: Array<[string, string, unknown, RegExp]> = [
     ['one 1.5-million-character key', 'actions/press-key', { keys: [long] }, /\/keys\/0/],
-    ['1,001 keys', 'actions/press-key', { keys: Array(1_001).fill('a') }, /\/keys/],
+    ['201 keys', 'actions/press-key', { keys: Array(201).fill('a') }, /\/keys/],
     ['a text of 100,001 characters', 'actions/type', { text: 'x'.repeat(100_001) }, /\/text/],
     ['a URL of 1,000,001 characters', 'browser/tabs', { url: `data:text/html,${'a'.repeat(1_000_001 - 'data:text/html,'.length)}` }, /\/url/],
     ['a drag path of 1,001 points', 'actions/drag', { path: Array.from({ length: 1_001 }, (_, i) => ({ x: i % 500, y: 10 })) }, /\/path/],
