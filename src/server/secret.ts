@@ -1,6 +1,6 @@
 // The server's one secret signs API keys (HS256 JWTs) and pre-signed URLs (HMAC-SHA256).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { SignJWT, jwtVerify } from 'jose';
@@ -8,7 +8,7 @@ import { BoxflowError, errorCodes } from '../errors.js';
 
 const kSecretFile = 'server-secret';
 
-/** BOXFLOW_SERVER_SECRET, else the secret kept in `<dataDir>/server-secret` (created with mode 0600). */
+/** BOXFLOW_SERVER_SECRET, else the secret kept in `<dataDir>/server-secret` (mode 0600, also made so). */
 export async function resolveSecret(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const fromEnv = env.BOXFLOW_SERVER_SECRET?.trim();
   if (fromEnv) return fromEnv;
@@ -32,7 +32,10 @@ export async function resolveSecret(dataDir: string, env: NodeJS.ProcessEnv = pr
 
 async function readSecretFile(file: string): Promise<string | undefined> {
   try {
-    return (await readFile(file, 'utf8')).trim() || undefined;
+    const text = await readFile(file, 'utf8');
+    // Written by hand or by an older boxflow with a looser mode: only the server may read it.
+    if ((await stat(file)).mode & 0o077) await chmod(file, 0o600);
+    return text.trim() || undefined;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

@@ -114,6 +114,17 @@ test('the data dir holds the secret in a root-only file; box dirs belong to thei
   assert.equal(a.mode & 0o777, 0o700);
 });
 
+test('a secret file readable by others is made root-only when read', async () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'boxflow-isolation-secret-'));
+  try {
+    writeFileSync(join(scratch, 'server-secret'), 'hand-written-secret\n', { mode: 0o644 });
+    assert.equal(await resolveSecret(scratch, {}), 'hand-written-secret');
+    assert.equal(statSync(join(scratch, 'server-secret')).mode & 0o777, 0o600);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
 test('a file: URL to the server secret is refused, also through a symlink in the box', async () => {
   await rejects(alice.openTab(boxA.id, { url: `file://${join(dataDir, 'server-secret')}` }), 403, 'FORBIDDEN');
   await rejects(alice.openTab(boxA.id, { url: `file://${join(workDir(boxB), 'private.html')}` }), 403, 'FORBIDDEN');
