@@ -37,6 +37,7 @@ test('box steps', async ({ box, baseURL }) => {
   await box.type('someone@example.com');
   await box.run('flows/sign-in.flow.yaml', { env: { APP_URL: baseURL! } });
   await expect(box).toShow('/Welcome, .+/');
+  await expect(box).toHaveLayout({ selector: { css: '#result' }, text: 'Welcome, demo@example.com', attributes: { role: 'status' } });
 });
 
 test('a missing text fails toShow', async ({ box }) => {
