@@ -66,7 +66,7 @@ export class BoxRegistry {
     this.#isolate = opts.isolate ?? isolationAvailable();
     const log = (this.#log = opts.log ?? (() => {}));
     if (!this.#isolate) log({ level: 'warn', msg: 'boxes run as the server\'s own user: they are not isolated from the server or from each other (a box\'s browser or terminal can read the data dir, the secret included); run boxflow serve as root to give each box its own user' });
-    this.#ready = this.#prepare().catch((err: unknown) => log({ level: 'error', msg: 'preparing the data dir failed', error: (err as Error)?.stack ?? String(err) }));
+    this.#ready = this.#prepare();
   }
 
   /** Resolves once the data dir is prepared and a dead server's leftovers are reaped. */
@@ -80,27 +80,37 @@ export class BoxRegistry {
   }
 
   async #prepare(): Promise<void> {
-    await mkdir(this.#boxesDir, { recursive: true, mode: kRootOnly });
-    if (this.#isolate) {
-      // The data dir is searchable so a box user reaches boxes/<id>; all else in it is root-only.
-      await chmod(this.#dataDir, kSearchOnly);
-      await chmod(this.#boxesDir, kSearchOnly);
-      await mkdir(join(this.#dataDir, 'objects'), { recursive: true, mode: kRootOnly });
-      for (const name of await readdir(this.#dataDir)) {
-        if (name === 'boxes') continue;
-        const st = await stat(join(this.#dataDir, name)).catch(() => undefined);
-        if (st && st.mode & 0o077) await chmod(join(this.#dataDir, name), st.mode & kRootOnly);
-      }
+    try {
+      await mkdir(this.#boxesDir, { recursive: true, mode: kRootOnly });
+      if (this.#isolate) await this.#closeDataDir();
+    } catch (err) {
+      // Fail closed: no box starts in a data dir whose modes could not be set.
+      this.#unreachable = true;
+      this.#log({ level: 'error', msg: 'preparing the data dir failed; no box can start', error: (err as Error)?.stack ?? String(err) });
     }
-    if (this.#isolate) {
-      const blocked = await firstUnsearchableAncestor(this.#boxesDir);
-      if (blocked) {
-        this.#unreachable = true;
-        this.#log({ level: 'error', msg: `${blocked} is not searchable by other users, so no box user can reach its directory under ${this.#boxesDir}; choose a data dir whose parents are (mode o+x), e.g. under /var/lib or /srv` });
-      }
+    try {
+      await reapDataDir(this.#dataDir, (uid) => releaseBoxUser(uid));
+      if (this.#isolate) await reapUidClaims();
+    } catch (err) {
+      this.#log({ level: 'error', msg: "reaping a dead server's boxes failed", error: (err as Error)?.stack ?? String(err) });
     }
-    await reapDataDir(this.#dataDir, (uid) => releaseBoxUser(uid));
-    if (this.#isolate) await reapUidClaims();
+  }
+
+  /** The data dir is passable so a box user reaches boxes/<id>; all else in it is root-only. */
+  async #closeDataDir(): Promise<void> {
+    await chmod(this.#dataDir, kSearchOnly);
+    await chmod(this.#boxesDir, kSearchOnly);
+    await mkdir(join(this.#dataDir, 'objects'), { recursive: true, mode: kRootOnly });
+    for (const name of await readdir(this.#dataDir)) {
+      if (name === 'boxes') continue;
+      const st = await stat(join(this.#dataDir, name)).catch(() => undefined);
+      if (st && st.mode & 0o077) await chmod(join(this.#dataDir, name), st.mode & kRootOnly);
+    }
+    const blocked = await firstUnsearchableAncestor(this.#boxesDir);
+    if (blocked) {
+      this.#unreachable = true;
+      this.#log({ level: 'error', msg: `${blocked} is not searchable by other users, so no box user can reach its directory under ${this.#boxesDir}; choose a data dir whose parents are (mode o+x), e.g. under /var/lib or /srv` });
+    }
   }
 
   async create(tenant: string, type: 'linux', body: CreateBoxBody): Promise<BoxEntry> {

@@ -349,3 +349,20 @@ test("reaping a dead server's ledger kills its process groups by pid and start t
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+test('a data dir box users cannot pass into refuses boxes and says why in the log only', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'boxflow-isolation-closed-')); // mode 0700
+  const logs: Array<Record<string, unknown>> = [];
+  const closed = await startServer({ port: 0, dataDir: join(parent, 'data'), secret, log: (e) => logs.push(e) });
+  const client = new BoxClient({ baseUrl: closed.baseUrl, apiKey: await createApiKey(secret, 'dave'), maxRetries: 0 });
+  try {
+    const err = await rejects(client.createLinuxBox({}), 500, 'INTERNAL');
+    assert.ok(!err.message.includes(parent), err.message);
+    assert.ok(logs.some((e) => String(e.msg).includes(parent) && /not searchable/.test(String(e.msg))), JSON.stringify(logs));
+    assert.deepEqual(readdirSync(join(parent, 'data', 'boxes')), [], 'no box directory is left');
+  } finally {
+    await client.close();
+    await closed.close();
+    rmSync(parent, { recursive: true, force: true });
+  }
+});
