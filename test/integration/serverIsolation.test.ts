@@ -181,6 +181,25 @@ test('through its own CDP URL a tenant cannot read the secret or another box\'s 
   }
 });
 
+test("no page of a box reaches another box's DevTools, whose same-origin pages it would accept", async () => {
+  const argv = readFileSync(`/proc/${chromiumPid(boxB)}/cmdline`, 'utf8').split('\0');
+  const port = argv.find((a) => a.startsWith('--remote-debugging-port='))!.split('=')[1];
+  const url = `http://127.0.0.1:${port}/json/version`;
+  // It is there and answers (the server itself connects to it)…
+  assert.equal((await fetch(url)).status, 200);
+  const browser = await chromium.connectOverCDP(await alice.cdpUrl(boxA.id));
+  try {
+    // …but alice's browser cannot connect to it, under any name of the loopback host.
+    for (const target of [url, `http://localhost:${port}/json/version`, `http://0.0.0.0:${port}/json/version`, `http://[::ffff:7f00:1]:${port}/json/version`]) {
+      const page = await browser.contexts()[0]!.newPage();
+      await assert.rejects(page.goto(target), /ERR_CONNECTION_REFUSED|ERR_ADDRESS_INVALID|ERR_UNSAFE_PORT/, target);
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+});
+
 /** Runs `script` in the box's web terminal (a real pty) and answers what it printed. */
 async function inTerminal(client: BoxClient, box: Box, script: string): Promise<string> {
   const { url } = await client.webTerminalUrl(box.id);

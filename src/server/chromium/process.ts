@@ -1,6 +1,8 @@
 // One Chromium process per Linux box, started by us so that we own its lifetime and its
 // DevTools endpoint (which the pre-signed CDP URL proxies to).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { createServer as createNetServer } from 'node:net';
 import { chown, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BoxflowError } from '../../errors.js';
@@ -21,8 +23,16 @@ export const kChromiumFlags = [
   '--mute-audio',
   '--hide-scrollbars',
   '--remote-debugging-address=127.0.0.1',
-  '--remote-debugging-port=0',
 ];
+
+/**
+ * DevTools listens without authentication, and accepts a page of its own origin. So every box's
+ * DevTools port comes from one range, and every box's Chromium maps any host on that range to a
+ * closed port: no page of any box can open another box's (or its own) DevTools.
+ */
+export const kDevtoolsPorts = { first: 45100, last: 45299 } as const;
+const kNoDevtoolsRule = '--host-rules=MAP *:451?? 0.0.0.0:1, MAP *:452?? 0.0.0.0:1';
+const kPortAttempts = 5;
 
 export interface ChromiumProcess {
   wsEndpoint: string;
@@ -41,8 +51,40 @@ export interface LaunchIdentity {
   onSpawn?: (pid: number) => void;
 }
 
-export async function launchChromium(opts: { executablePath: string; userDataDir: string; cwd: string; width: number; height: number; env?: NodeJS.ProcessEnv } & LaunchIdentity): Promise<ChromiumProcess> {
-  const args = [...kChromiumFlags, `--user-data-dir=${opts.userDataDir}`, `--window-size=${opts.width},${opts.height}`, 'about:blank'];
+type LaunchOptions = { executablePath: string; userDataDir: string; cwd: string; width: number; height: number; env?: NodeJS.ProcessEnv } & LaunchIdentity;
+
+/** Thrown when another process took the DevTools port first: launch again on another. */
+class PortTaken extends Error {}
+
+export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchOnce(opts, await freeDevtoolsPort());
+    } catch (err) {
+      if (!(err instanceof PortTaken)) throw err;
+      if (attempt >= kPortAttempts) throw new BoxflowError('BROWSER_ERROR', 'no free DevTools port for Chromium');
+    }
+  }
+}
+
+/** A port of the DevTools range that nothing listens on right now (a race is caught by PortTaken). */
+async function freeDevtoolsPort(): Promise<number> {
+  const size = kDevtoolsPorts.last - kDevtoolsPorts.first + 1;
+  const offset = randomInt(size);
+  for (let i = 0; i < size; i++) {
+    const port = kDevtoolsPorts.first + ((offset + i) % size);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createNetServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new BoxflowError('BROWSER_ERROR', `every DevTools port (${kDevtoolsPorts.first}-${kDevtoolsPorts.last}) is in use`);
+}
+
+async function launchOnce(opts: LaunchOptions, port: number): Promise<ChromiumProcess> {
+  const args = [...kChromiumFlags, `--remote-debugging-port=${port}`, kNoDevtoolsRule, `--user-data-dir=${opts.userDataDir}`, `--window-size=${opts.width},${opts.height}`, 'about:blank'];
   // Downloads land in the box's working directory (where fs/rename sees them), without a prompt.
   const prefsDir = join(opts.userDataDir, 'Default');
   await mkdir(prefsDir, { recursive: true });
@@ -73,9 +115,10 @@ export async function launchChromium(opts: { executablePath: string; userDataDir
       const onData = (chunk: Buffer) => {
         seen = (seen + chunk.toString('utf8')).slice(-8192);
         const m = /DevTools listening on (ws:\/\/\S+)/.exec(seen);
-        if (m) {
+        if (m || /bind\(\) failed|Cannot start http server for devtools/i.test(seen)) {
           clearTimeout(timer);
-          resolve(m[1]!);
+          if (m && new URL(m[1]!).host === `127.0.0.1:${port}`) resolve(m[1]!);
+          else reject(new PortTaken());
         }
       };
       child.stderr!.on('data', onData);
