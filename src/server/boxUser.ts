@@ -19,7 +19,7 @@ export const kUidBase = 200_000;
 const kUidSpan = 100_000_000;
 const kClaimDir = '/run/boxflow/uids';
 const kDefaultPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-const kSetprivPaths = ['/usr/bin/setpriv', '/bin/setpriv'];
+const kUtilLinux = ['/usr/bin', '/bin'];
 
 /** Boxes get their own users only when the server can create them: as root on Linux. */
 export function isolationAvailable(): boolean {
@@ -82,25 +82,32 @@ export function boxEnv(home: string, envs: Record<string, string> = {}, extra: R
   return { ...env, ...extra, ...envs };
 }
 
-let setpriv: string | undefined | null = null;
-/** util-linux's setpriv: node-pty's own uid/gid switch keeps root's supplementary groups. */
-export function findSetpriv(): string | undefined {
-  if (setpriv === null) {
-    setpriv = kSetprivPaths.find((p) => {
-      try {
-        accessSync(p, constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    });
+const found = new Map<string, string | undefined>();
+function utilLinux(name: string): string {
+  if (!found.has(name)) {
+    found.set(
+      name,
+      kUtilLinux.map((d) => `${d}/${name}`).find((p) => {
+        try {
+          accessSync(p, constants.X_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      }),
+    );
   }
-  return setpriv;
+  const bin = found.get(name);
+  if (!bin) throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `isolated boxes need ${name} (util-linux) to start a shell as the box's user; install util-linux`);
+  return bin;
 }
 
-/** The argv prefix that runs a command as `user` with no supplementary groups and no way back up. */
-export function asUser(user: BoxUser): string[] {
-  const bin = findSetpriv();
-  if (!bin) throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', 'isolated boxes need setpriv (util-linux) to start a shell as the box\'s user; install util-linux');
-  return [bin, `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--'];
+/**
+ * The argv prefix that starts a box's shell: in a network namespace of its own (no network at all,
+ * so it cannot reach any box's unauthenticated DevTools port, nor the server), as `user`, with no
+ * supplementary groups and no way back up. Each step execs the next, so the pid stays the shell's.
+ * (node-pty's own uid/gid switch would keep root's supplementary groups.)
+ */
+export function isolatedShellPrefix(user: BoxUser): string[] {
+  return [utilLinux('unshare'), '--net', '--', utilLinux('setpriv'), `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--'];
 }

@@ -13,7 +13,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { BoxflowError } from '../errors.js';
 import type { BoxEntry } from './boxes.js';
 import { hidePaths } from './boxFs.js';
-import { asUser, boxEnv } from './boxUser.js';
+import { boxEnv, isolatedShellPrefix } from './boxUser.js';
 import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 import { kTerminalAssetPrefix, kTerminalScript, terminalPageHtml } from './terminalPage.js';
 
@@ -145,8 +145,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     const shell = pickShell(env);
     let pty: IPty;
     try {
-      // As the box's own user when boxes are isolated; setpriv execs the shell, keeping the pid.
-      const argv = entry.user ? [...asUser(entry.user), shell] : [shell];
+      const argv = entry.user ? [...isolatedShellPrefix(entry.user), shell] : [shell];
       pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd, env });
     } catch (err) {
       ws.close(1011, closeReason(`cannot start ${basename(shell)}: ${hidePaths(firstLine(err))}`));

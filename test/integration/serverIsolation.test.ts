@@ -101,6 +101,11 @@ async function until(what: string, ok: () => boolean): Promise<void> {
   assert.fail(`gave up waiting for ${what}`);
 }
 
+function devtoolsPort(box: Box): number {
+  const argv = readFileSync(`/proc/${chromiumPid(box)}/cmdline`, 'utf8').split('\0');
+  return Number(argv.find((a) => a.startsWith('--remote-debugging-port='))!.split('=')[1]);
+}
+
 function uidOf(pid: number): number {
   return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 }
@@ -182,8 +187,7 @@ test('through its own CDP URL a tenant cannot read the secret or another box\'s 
 });
 
 test("no page of a box reaches another box's DevTools, whose same-origin pages it would accept", async () => {
-  const argv = readFileSync(`/proc/${chromiumPid(boxB)}/cmdline`, 'utf8').split('\0');
-  const port = argv.find((a) => a.startsWith('--remote-debugging-port='))!.split('=')[1];
+  const port = devtoolsPort(boxB);
   const url = `http://127.0.0.1:${port}/json/version`;
   // It is there and answers (the server itself connects to it)…
   assert.equal((await fetch(url)).status, 200);
@@ -225,12 +229,18 @@ async function inTerminal(client: BoxClient, box: Box, script: string): Promise<
   }
 }
 
-test("the web terminal runs as the box's user: no secret, no other box, no server env", async () => {
+test("the web terminal runs as the box's user without network: no secret, no other box, no DevTools, no server env", async () => {
   const out = await inTerminal(alice, boxA, `id -u; cat ${join(dataDir, 'server-secret')}; cat ${join(workDir(boxB), 'private.html')}; env; cat page.html`);
   const uid = Number(out.trim().split(/\s+/)[0]);
   assert.equal(uid, statSync(boxDir(boxA)).uid);
   assert.ok(!out.includes(secret), 'the secret was printed');
   assert.ok(!out.includes('bob-private-7c1e'), "bob's file was printed");
+  // Not a browser, so --host-rules does not hold it back: the shell has no network instead.
+  const portB = devtoolsPort(boxB);
+  assert.equal((await fetch(`http://127.0.0.1:${portB}/json/version`)).status, 200, 'the port is open on the machine');
+  const reach = await inTerminal(alice, boxA, `for p in ${portB} ${new URL(server.baseUrl).port}; do (echo > /dev/tcp/127.0.0.1/$p) 2>/dev/null && echo "port $p: connected" || echo "port $p: no"; done`);
+  assert.match(reach, new RegExp(`port ${portB}: no`));
+  assert.doesNotMatch(reach, /connected/);
   const listing = await inTerminal(alice, boxA, `ls ${join(dataDir, 'boxes')}; ls ${dataDir}`);
   assert.ok(!listing.includes(boxB.id) && !listing.includes('server-secret'), `a listing was printed: ${listing}`);
   assert.ok(!out.includes(kCanary), 'the server env canary was printed');
