@@ -203,6 +203,12 @@ test('media: delete a file and an album, each followed by a media scan so the ga
   await assert.rejects(box.deleteAlbum('Nope'), (e: Error & { code?: string }) => e.code === 'FILE_NOT_FOUND');
 });
 
+test('a device command that never answers is a DEVICE_ERROR after its timeout, not a hung box', async () => {
+  dev.on(/^sleep forever$/, () => new Promise(() => {}));
+  await assert.rejects(box.shell('sleep forever', 100), (e: Error & { code?: string }) => e.code === 'DEVICE_ERROR' && /gave no answer within 0\.1 s/.test(e.message));
+  await box.pressKeys(['a'], false);
+});
+
 test('a second claim gets NO_DEVICE_AVAILABLE while the only device is held; a serial filter picks a device', async () => {
   await assert.rejects(backend.claim('box-2', {}, () => {}), (e: Error & { code?: string }) => e.code === 'NO_DEVICE_AVAILABLE' && /1 claimed/.test(e.message));
   fake.addDevice('R58M40ABCDE', (d) => (d.props['ro.kernel.qemu'] = '0'));

@@ -492,9 +492,15 @@ export class FakeAdbServer {
         const reply = await dev.run(service, await reader.read(dev.stdinBytes(service)));
         return void socket.end(typeof reply === 'object' && 'fail' in reply ? reply.fail : reply);
       }
-      const reply = await dev.run(service, Buffer.alloc(0));
-      if (typeof reply === 'object' && 'fail' in reply) return fail(reply.fail);
-      socket.end(Buffer.concat([Buffer.from('OKAY'), Buffer.from(reply)]));
+      // adbd answers OKAY as soon as the service starts, then the output; an unknown command FAILs.
+      const pending = dev.run(service, Buffer.alloc(0));
+      if (!(pending instanceof Promise)) {
+        if (typeof pending === 'object' && 'fail' in pending) return fail(pending.fail);
+        return void socket.end(Buffer.concat([Buffer.from('OKAY'), Buffer.from(pending)]));
+      }
+      socket.write('OKAY');
+      const reply = await pending;
+      socket.end(typeof reply === 'object' && 'fail' in reply ? reply.fail : reply);
     } catch {
       socket.destroy();
     }

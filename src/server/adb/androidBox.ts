@@ -2,6 +2,7 @@
 // line sent here is listed in docs/server.md ("Android backend"); their sources are in
 // shared/design/android-adb.md §2.
 import { posix } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { BoxflowError } from '../../errors.js';
@@ -14,10 +15,15 @@ import type { TargetResolution } from '../chromium/linuxBox.js';
 
 export const kAdbKeyboardIme = 'com.android.adbkeyboard/.AdbIME';
 const kPngMagic = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+/** Longest wait for one device command (a uiautomator dump on an animating screen takes ~10 s). */
+const kCommandTimeoutMs = 60_000;
+/** An install streams up to 512 MB to the device. */
+const kInstallTimeoutMs = 10 * 60_000;
 const kTypeChunk = 1000; // characters per broadcast: the v1 shell request is limited to 4 KiB
 const kClearPresses = 250; // DELs that clear a field on devices without `input keycombination`
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
+const kPackageName = /^[A-Za-z][\w]*(?:\.[A-Za-z_][\w]*)*$/;
 const kMediaRoots = ['/sdcard/DCIM', '/sdcard/Pictures', '/sdcard/Movies'];
 const kButtons: Record<string, number> = { power: 26, volumeUp: 24, volumeDown: 25, volumeMute: 164, home: 3, back: 4, menu: 82, appSwitch: 187 };
 
@@ -75,18 +81,48 @@ export class AndroidBox {
   }
 
   /** Runs a `shell:` command; its stdout+stderr as text. */
-  shell(cmd: string): Promise<string> {
-    return this.#call(cmd.split(' ').slice(0, 2).join(' '), async () => (await Adb.util.readAll(await this.#device.shell(cmd))).toString('utf8'));
+  shell(cmd: string, timeoutMs = kCommandTimeoutMs): Promise<string> {
+    return this.#call(cmd.split(' ').slice(0, 2).join(' '), () =>
+      this.#timed(cmd, timeoutMs, async (track) => (await Adb.util.readAll(track(await this.#device.shell(cmd)))).toString('utf8')),
+    );
   }
 
   /** Runs an `exec:` command (raw, binary-safe), optionally streaming `stdin` first. */
-  exec(cmd: string, stdin?: NodeJS.ReadableStream): Promise<Buffer> {
-    return this.#call(cmd.split(' ').slice(0, 3).join(' '), async () => {
-      const stream = await this.#device.openLocal(`exec:${cmd}`);
-      const out = Adb.util.readAll(stream);
-      if (stdin) stdin.pipe(stream, { end: false });
-      return out;
+  exec(cmd: string, stdin?: NodeJS.ReadableStream, timeoutMs = kCommandTimeoutMs): Promise<Buffer> {
+    return this.#call(cmd.split(' ').slice(0, 3).join(' '), () =>
+      this.#timed(cmd, timeoutMs, async (track) => {
+        const stream = track(await this.#device.openLocal(`exec:${cmd}`));
+        const out = Adb.util.readAll(stream);
+        if (stdin) stdin.pipe(stream, { end: false });
+        return out;
+      }),
+    );
+  }
+
+  /** A device that stops answering is an error after `ms`, not a hung box; its stream is closed. */
+  async #timed<T>(cmd: string, ms: number, run: (track: (s: Duplex) => Duplex) => Promise<T>): Promise<T> {
+    let stream: Duplex | undefined;
+    let expired = false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        expired = true;
+        stream?.destroy();
+        reject(new BoxflowError('DEVICE_ERROR', `\`${cmd.slice(0, 80)}\` gave no answer within ${ms / 1000} s on ${this.info.serial}`));
+      }, ms);
     });
+    const track = (s: Duplex) => {
+      stream = s;
+      if (expired) s.destroy();
+      return s;
+    };
+    const work = run(track);
+    work.catch(() => {});
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** A shell command that prints nothing on success; any output is the device's error. */
@@ -343,7 +379,7 @@ export class AndroidBox {
   }
 
   async #requireInstalled(packageName: string): Promise<void> {
-    if (!/^[A-Za-z][\w]*(?:\.[A-Za-z_][\w]*)*$/.test(packageName)) throw new BoxflowError('INVALID_REQUEST', `"${packageName.slice(0, 100)}" is not a package name`);
+    if (!kPackageName.test(packageName)) throw new BoxflowError('INVALID_REQUEST', `"${packageName.slice(0, 100)}" is not a package name`);
     const out = await this.shell(`pm path ${packageName}`);
     if (!out.includes('package:')) throw new BoxflowError('PACKAGE_NOT_FOUND', `no package "${packageName}" is installed on device ${this.info.serial}`);
   }
@@ -363,7 +399,7 @@ export class AndroidBox {
     try {
       if (set.apks.length === 1) {
         const apk = set.apks[0]!;
-        const out = (await this.exec(`cmd package install -S ${apk.size}`, apk.open())).toString('utf8').trim();
+        const out = (await this.exec(`cmd package install -S ${apk.size}`, apk.open(), kInstallTimeoutMs)).toString('utf8').trim();
         if (!out.startsWith('Success')) throw installError(out);
       } else {
         const total = set.apks.reduce((a, b) => a + b.size, 0);
@@ -372,10 +408,10 @@ export class AndroidBox {
         if (!created.startsWith('Success') || !id) throw installError(created.trim());
         try {
           for (const apk of set.apks) {
-            const out = (await this.exec(`cmd package install-write -S ${apk.size} ${id} ${apk.name} -`, apk.open())).toString('utf8').trim();
+            const out = (await this.exec(`cmd package install-write -S ${apk.size} ${id} ${apk.name} -`, apk.open(), kInstallTimeoutMs)).toString('utf8').trim();
             if (!out.startsWith('Success')) throw installError(out);
           }
-          const out = (await this.exec(`cmd package install-commit ${id}`)).toString('utf8').trim();
+          const out = (await this.exec(`cmd package install-commit ${id}`, undefined, kInstallTimeoutMs)).toString('utf8').trim();
           if (!out.startsWith('Success')) throw installError(out);
         } catch (err) {
           await this.exec(`cmd package install-abandon ${id}`).catch(() => {});
@@ -386,6 +422,7 @@ export class AndroidBox {
       await set.close();
     }
     const m = set.manifest;
+    if (!kPackageName.test(m.packageName)) throw new BoxflowError('INSTALL_FAILED', `the APK names an invalid package "${m.packageName.slice(0, 100)}"`);
     const path = (await this.shell(`pm path ${m.packageName}`)).split('\n').find((l) => l.startsWith('package:'));
     const launcher = m.activities.find((a) => a.isLauncher);
     if (open && launcher) await this.openApp(m.packageName, launcher.className);
