@@ -45,6 +45,16 @@ test('a missing text fails toShow', async ({ box }) => {
   await expect(box).toShow('No such text', { timeout: 1000 });
 });
 
+test.describe('a named box of a remote service', () => {
+  test.skip(!process.env.BOX_ID, 'runs with BOX_ID and BOXFLOW_BASE_URL set');
+  test.use({ boxId: process.env.BOX_ID });
+  test('named box', async ({ box }) => {
+    expect(box.info.id).toBe(process.env.BOX_ID);
+    await box.openTab('/login');
+    await expect(box).toShow('Sign in');
+  });
+});
+
 test('form screenshot', async ({ box }) => {
   await box.openTab('/login');
   await expect(box).toShow({ class: 'button', text: 'Sign in' });
@@ -79,8 +89,8 @@ function freePort(): Promise<number> {
 }
 
 /** `npx playwright test --reporter=json` in the example project, as a user runs it, with no remote service configured. */
-async function playwright(args: string[]): Promise<{ code: number | null; report: { suites: JsonSuite[] }; stderr: string }> {
-  const env = { DEMO_PORT: String(port), CI: '1', BOXFLOW_BASE_URL: undefined, BOXFLOW_API_KEY: undefined, GBOX_BASE_URL: undefined, GBOX_API_KEY: undefined };
+async function playwright(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; report: { suites: JsonSuite[] }; stderr: string }> {
+  const env = { DEMO_PORT: String(port), CI: '1', BOXFLOW_BASE_URL: undefined, BOXFLOW_API_KEY: undefined, GBOX_BASE_URL: undefined, GBOX_API_KEY: undefined, BOX_ID: undefined, ...extraEnv };
   const run = await sh('npx', ['playwright', 'test', '--reporter=json', ...args], exampleDir, env);
   let report: { suites: JsonSuite[] };
   try {
@@ -193,4 +203,41 @@ test('the packed boxflow/test runs the example project and reports box steps the
   assert.notDeepEqual(readFileSync(baseline), wrong, '--update-snapshots rewrote the baseline');
   const matches = results((await playwright(['checks.spec.ts', '-g', 'form screenshot'])).report).get('form screenshot')!;
   assert.equal(matches.status, 'passed', errorText(matches));
+});
+
+test('a remote service from the environment and a named box: the box is used and left running', { timeout: 300_000 }, async () => {
+  const cli = join(project, 'node_modules/boxflow/dist/src/cli/main.js');
+  // Under the system temp dir, as the embedded server's: the box users must reach it.
+  const dataDir = mkdtempSync(join(tmpdir(), 'boxflow-serve-'));
+  const serve = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const listening = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      serve.stdout.on('data', (d: Buffer) => {
+        out += d;
+        const line = out.split('\n').find((l) => l.includes('"listening"'));
+        if (line) resolve((JSON.parse(line) as { baseUrl: string }).baseUrl);
+      });
+      serve.once('exit', (code) => reject(new Error(`boxflow serve exited with ${code}`)));
+    });
+    const key = (await sh(process.execPath, [cli, 'key', '--sub', 'pw-e2e', '--ttl', '1h', '--data-dir', dataDir], project)).stdout.trim();
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const created = (await (await fetch(`${listening}/boxes/linux`, { method: 'POST', headers: auth, body: JSON.stringify({ wait: true }) })).json()) as { id: string };
+    assert.ok(created.id, `a box was created: ${JSON.stringify(created)}`);
+
+    const run = await playwright(['checks.spec.ts', '-g', 'named box'], { BOX_ID: created.id, BOXFLOW_BASE_URL: listening, BOXFLOW_API_KEY: key });
+    const named = results(run.report).get('named box')!;
+    assert.equal(named.status, 'passed', `${errorText(named)}\n${run.stderr.slice(-2000)}`);
+    assert.deepEqual(titles(named.steps), [`openTab http://127.0.0.1:${port}/login`]);
+    assert.ok(!JSON.stringify(run.report).includes(key), 'the API key is not in the report');
+    const box = (await (await fetch(`${listening}/boxes/${created.id}`, { headers: auth })).json()) as { status: string };
+    assert.equal(box.status, 'running', 'a box the user named is not terminated');
+  } finally {
+    if (serve.exitCode === null && serve.signalCode === null) {
+      const exited = new Promise((r) => serve.once('exit', r));
+      serve.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
