@@ -22,7 +22,7 @@ export function realOf(root: string, box: string): string {
 export function boxPathOf(root: string, real: string): string | undefined {
   const rel = relative(root, real);
   if (rel === '') return '/';
-  if (rel.startsWith('..') || isAbsolute(rel)) return undefined;
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
   return `/${rel.split(sep).join('/')}`;
 }
 

@@ -300,6 +300,10 @@ test('fs/rename refuses every path that leads outside the box, through symlinks 
   const back = await alice.renameFile(boxA.id, { oldPath: '/work/sub/b.txt', newPath: 'c.txt' });
   assert.equal(back.path, '/work/c.txt');
   await rejects(alice.renameFile(boxA.id, { oldPath: 'c.txt', newPath: 'nope/c.txt' }), 404, 'FILE_NOT_FOUND');
+  // A name that merely starts with ".." is inside the box.
+  mkdirSync(join(work, '..dots'));
+  chownSync(join(work, '..dots'), statSync(work).uid, statSync(work).gid);
+  assert.equal((await alice.renameFile(boxA.id, { oldPath: 'c.txt', newPath: '/work/..dots/c.txt' })).path, '/work/..dots/c.txt');
 
   // The rename itself runs as the box's user, so the kernel has the last word even if a tenant
   // swaps a checked directory for a symlink in between: a root-owned directory stays untouched.
