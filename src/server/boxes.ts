@@ -1,7 +1,7 @@
 // The box registry: records (api-facts §3.19), tenancy, per-box serialisation, lifetimes.
 import { randomUUID } from 'node:crypto';
-import { chmod, chown, mkdir, readdir, readFile, rm, stat, statfs } from 'node:fs/promises';
-import { availableParallelism, totalmem } from 'node:os';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, statfs } from 'node:fs/promises';
+import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
@@ -9,7 +9,7 @@ import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
 import { boxEnv, claimBoxUser, isolationAvailable, reapUidClaims, releaseBoxUser, type BoxUser } from './boxUser.js';
 import { LinuxBox } from './chromium/linuxBox.js';
-import { BoxLedger, reapDataDir } from './reaper.js';
+import { BoxLedger, kOutsideBoxesPrefix, reapDataDir } from './reaper.js';
 
 export const kDefaultResolution: Resolution = { width: 1280, height: 800 };
 /** The default working dir, as a box path: the box's directory is its root "/". */
@@ -47,7 +47,8 @@ interface HostInfo {
 
 export class BoxRegistry {
   readonly #dataDir: string;
-  readonly #boxesDir: string;
+  /** <dataDir>/boxes, or a passable directory under $TMPDIR when that is out of box users' reach. */
+  #boxesDir: string;
   readonly #executablePath: string;
   readonly #cdpTimeoutMs: number | undefined;
   readonly #entries = new Map<string, BoxEntry>();
@@ -107,10 +108,18 @@ export class BoxRegistry {
       if (st && st.mode & 0o077) await chmod(join(this.#dataDir, name), st.mode & kRootOnly);
     }
     const blocked = await firstUnsearchableAncestor(this.#boxesDir);
-    if (blocked) {
+    if (!blocked) return;
+    // Box users must pass through every parent of their directory; e.g. /root is closed to them.
+    const outside = await mkdtemp(join(tmpdir(), kOutsideBoxesPrefix));
+    await chmod(outside, kSearchOnly);
+    const alsoBlocked = await firstUnsearchableAncestor(outside);
+    if (alsoBlocked) {
       this.#unreachable = true;
-      this.#log({ level: 'error', msg: `${blocked} is not searchable by other users, so no box user can reach its directory under ${this.#boxesDir}; choose a data dir whose parents are (mode o+x), e.g. under /var/lib or /srv` });
+      this.#log({ level: 'error', msg: `neither ${blocked} nor ${alsoBlocked} is passable by other users (mode o+x), so no box user could reach its directory; choose a data dir under e.g. /var/lib or /srv` });
+      return;
     }
+    this.#boxesDir = outside;
+    this.#log({ level: 'info', msg: `${blocked} is not passable by other users: box directories live in ${outside} instead` });
   }
 
   async create(tenant: string, type: 'linux', body: CreateBoxBody): Promise<BoxEntry> {
@@ -257,6 +266,7 @@ export class BoxRegistry {
   async closeAll(): Promise<void> {
     await Promise.all([...this.#entries.values()].map((e) => this.terminate(e, 'server stopped')));
     await rm(this.#boxesDir, { recursive: true, force: true, maxRetries: 3 });
+    await rm(join(this.#dataDir, 'boxes'), { recursive: true, force: true, maxRetries: 3 });
   }
 
   #setStatus(entry: BoxEntry, status: BoxStatus, reason: string | null = null): void {

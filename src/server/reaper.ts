@@ -4,8 +4,9 @@
 // The next server on that data dir, and the next `boxflow test` (for the temporary data dirs of
 // earlier runs), kill what a dead server's boxes left and remove their directories.
 import { readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 
 /** A process as /proc knows it: a pid alone may name another process once the first has died. */
 export interface ProcessIdentity {
@@ -27,6 +28,8 @@ interface LedgerFile {
 }
 
 const kProcsDir = 'procs';
+/** Where box directories go when the data dir's parents are closed to box users ($TMPDIR/…). */
+export const kOutsideBoxesPrefix = 'boxflow-boxes-';
 const kOwnerFile = 'owner.json';
 const kMaxProcs = 64;
 /** A serve dir without an owner file yet may be one a run is creating right now. */
@@ -222,11 +225,20 @@ export async function reapDataDir(dataDir: string, release?: (uid: number) => Pr
       await killUid(ledger.uid);
       await release?.(ledger.uid);
     }
-    if (typeof ledger.dir === 'string' && ledger.dir.startsWith(join(dataDir, 'boxes'))) await rm(ledger.dir, { recursive: true, force: true, maxRetries: 3 });
+    if (typeof ledger.dir === 'string' && isBoxDir(dataDir, ledger.dir)) {
+      await rm(ledger.dir, { recursive: true, force: true, maxRetries: 3 });
+      if (dirname(ledger.dir) !== join(dataDir, 'boxes')) await rmdir(dirname(ledger.dir)).catch(() => {});
+    }
     await unlink(file).catch(() => {});
     reaped++;
   }
   return reaped;
+}
+
+/** A ledger names only directories of boxes: <dataDir>/boxes/<id> or $TMPDIR/boxflow-boxes-…/<id>. */
+function isBoxDir(dataDir: string, dir: string): boolean {
+  const parent = dirname(dir);
+  return parent === join(dataDir, 'boxes') || (dirname(parent) === tmpdir() && basename(parent).startsWith(kOutsideBoxesPrefix));
 }
 
 /** Marks `dir` (a temporary data dir) as this process's, for cleanStaleServeDirs. */

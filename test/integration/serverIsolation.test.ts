@@ -72,7 +72,11 @@ async function rejects(promise: Promise<unknown>, status: number, code: string):
 
 /** The box's Chromium browser process (not its renderers): found by its profile dir. */
 function chromiumPid(box: Box): number {
-  const flag = `--user-data-dir=${join(boxDir(box), 'profile')}`;
+  return chromiumPidIn(boxDir(box));
+}
+
+function chromiumPidIn(dir: string): number {
+  const flag = `--user-data-dir=${join(dir, 'profile')}`;
   for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
     try {
       const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
@@ -383,19 +387,27 @@ test("reaping a dead server's ledger kills its process groups by pid and start t
   }
 });
 
-test('a data dir box users cannot pass into refuses boxes and says why in the log only', async () => {
-  const parent = mkdtempSync(join(tmpdir(), 'boxflow-isolation-closed-')); // mode 0700
+test('when box users cannot pass into the data dir, box directories live under $TMPDIR instead', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'boxflow-isolation-closed-')); // mode 0700: closed to box users
   const logs: Array<Record<string, unknown>> = [];
   const closed = await startServer({ port: 0, dataDir: join(parent, 'data'), secret, log: (e) => logs.push(e) });
   const client = new BoxClient({ baseUrl: closed.baseUrl, apiKey: await createApiKey(secret, 'dave'), maxRetries: 0 });
+  let boxesDir: string | undefined;
   try {
-    const err = await rejects(client.createLinuxBox({}), 500, 'INTERNAL');
-    assert.ok(!err.message.includes(parent), err.message);
-    assert.ok(logs.some((e) => String(e.msg).includes(parent) && /not searchable/.test(String(e.msg))), JSON.stringify(logs));
-    assert.deepEqual(readdirSync(join(parent, 'data', 'boxes')), [], 'no box directory is left');
+    const box = await client.createLinuxBox({});
+    assert.equal(box.status, 'running');
+    boxesDir = readdirSync(tmpdir())
+      .filter((n) => n.startsWith('boxflow-boxes-'))
+      .map((n) => join(tmpdir(), n))
+      .find((d) => existsSync(join(d, box.id)));
+    assert.ok(boxesDir, 'the box directory is under $TMPDIR');
+    assert.equal(statSync(join(boxesDir, box.id)).uid, uidOf(chromiumPidIn(join(boxesDir, box.id))));
+    assert.ok(logs.some((e) => String(e.msg).includes(parent) && /not passable/.test(String(e.msg))), JSON.stringify(logs));
+    assert.ok(!JSON.stringify(box).includes(boxesDir));
   } finally {
     await client.close();
     await closed.close();
     rmSync(parent, { recursive: true, force: true });
   }
+  assert.ok(!existsSync(boxesDir!), 'closing the server removes it');
 });
