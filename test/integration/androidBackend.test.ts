@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { AdbBackend, adbAddress } from '../../src/server/adb/backend.js';
 import type { AndroidBox } from '../../src/server/adb/androidBox.js';
 import { extractHierarchy, resolveTargetInLayout } from '../../src/server/adb/layout.js';
+import { keyCode } from '../../src/server/adb/keys.js';
+import { kKeyNames } from '../../src/api/schemas.js';
 import { FakeAdbServer, fixture, packagesFromFixture, type FakeDevice } from '../support/fakeAdbServer.js';
 
 let fake: FakeAdbServer;
@@ -68,6 +70,13 @@ test('press-key: names map to KEYCODEs (tab 61); combinations use input keycombi
   await box.pressKeys(['control', 'c'], true);
   assert.deepEqual(since(dev, m), ['input keyevent 61 29 66 20 24 7 149', 'input keycombination 113 31']);
   await assert.rejects(box.pressKeys(['hyper'], false), (e: Error & { code?: string }) => e.code === 'INVALID_REQUEST' && /"hyper"/.test(e.message));
+});
+
+test('every one of the spec\'s 110 key names has a KEYCODE (KeyEvent.java values)', () => {
+  assert.equal(kKeyNames.length, 110);
+  assert.deepEqual(kKeyNames.filter((k) => keyCode(k) === undefined), []);
+  const sample = Object.fromEntries(['a', 'z', '0', '9', 'f1', 'f12', 'tab', 'space', 'delete', 'home', 'numpad0', 'numpadEnter', 'volumeMute', 'mediaPlayPause', '`', "'"].map((k) => [k, keyCode(k)]));
+  assert.deepEqual(sample, { a: 29, z: 54, 0: 7, 9: 16, f1: 131, f12: 142, tab: 61, space: 62, delete: 112, home: 122, numpad0: 144, numpadEnter: 160, volumeMute: 164, mediaPlayPause: 85, '`': 68, "'": 75 });
 });
 
 test('type: ASCII via input text (quoted, spaces as %s); Unicode arrives exactly through ADBKeyBoard; replace clears first', async () => {
