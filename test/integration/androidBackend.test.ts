@@ -121,6 +121,18 @@ test('screen-layout: the BOM, glued trailer and MIUI noise are stripped; an erro
   dev.layoutFixture = 'sharpadb_DumpScreen.txt';
 });
 
+test('screen-layout falls back to a dump file pulled over sync when the shell has no /dev/tty', async () => {
+  // constructed: the error a shell without a terminal gives; the file holds a real dump (homee_…)
+  dev.on(/^uiautomator dump \/dev\/tty$/, () => 'ERROR: could not open /dev/tty: No such device or address\n');
+  const m = dev.shellCommands.length;
+  const xml = await box.layout();
+  assert.ok(xml.includes('Log In'));
+  assert.ok(xml.endsWith('</hierarchy>'));
+  assert.deepEqual(since(dev, m), ['uiautomator dump /dev/tty', "uiautomator dump '/data/local/tmp/boxflow/box-1/window_dump.xml'", "rm -f '/data/local/tmp/boxflow/box-1/window_dump.xml'"]);
+  assert.ok(dev.syncRequests.includes('RECV /data/local/tmp/boxflow/box-1/window_dump.xml'));
+  dev.overrides.shift();
+});
+
 test('text targets resolve against uiautomator layouts like on Linux (exact, contains, ambiguous, none)', () => {
   // real: nora_compose-chat_cjk-text.xml has one "Send" button
   const nora = extractHierarchy(fixture('nora_compose-chat_cjk-text.xml'));

@@ -57,6 +57,8 @@ export class FakeDevice {
   };
   /** A `uiautomator dump /dev/tty` capture replayed byte for byte. */
   layoutFixture = 'sharpadb_DumpScreen.txt';
+  /** What `uiautomator dump <file>` writes into the file. */
+  layoutFileFixture = 'homee_welcome-login_two-windows_systemui.xml';
   /** PNG bytes `screencap -p` writes. Default: a real Chromium capture (no device PNG is licensed here). */
   screen: Buffer = fixture('../visual/base.png');
   physicalSize = { width: 1080, height: 2400 };
@@ -177,6 +179,8 @@ export class FakeDevice {
     [/^getprop$/, (_m, d) => Object.entries(d.props).map(([k, v]) => `[${k}]: [${v}]`).join('\n') + '\n'],
     // real: AdvancedSharpAdbClient's `uiautomator dump /dev/tty` captures, replayed byte for byte
     [/^uiautomator dump \/dev\/tty$/, (_m, d) => fixture(d.layoutFixture)],
+    // a dump to a file writes the document there (a file capture: homee_… by default)
+    [/^uiautomator dump '([^']+)'$/, (m, d) => (d.writeFile(m[1]!, fixture(d.layoutFileFixture)), `UI hierchary dumped to: ${m[1]}\n`)],
     [/^input tap (-?[\d.]+) (-?[\d.]+)$/, () => ''],
     [/^input swipe (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (\d+)$/, () => ''],
     [/^input motionevent (DOWN|MOVE|UP) (-?[\d.]+) (-?[\d.]+)$/, () => ''],

@@ -175,8 +175,23 @@ export class AndroidBox {
     return canvas.encode('png');
   }
 
+  /**
+   * `uiautomator dump /dev/tty` (the XML on stdout, as captured in the fixtures). Where the shell
+   * has no terminal to open, the dump goes to a file in the working dir and comes back over sync.
+   */
   async layout(): Promise<string> {
-    return extractHierarchy(await this.shell('uiautomator dump /dev/tty'));
+    const out = await this.shell('uiautomator dump /dev/tty');
+    try {
+      return extractHierarchy(out);
+    } catch (err) {
+      if (!/\/dev\/tty/.test(out)) throw err;
+    }
+    const file = `${this.workDir}/window_dump.xml`;
+    const said = await this.shell(`uiautomator dump ${q(file)}`);
+    if (!(await this.#stat(file))) return extractHierarchy(said);
+    const xml = await this.#call(`pull ${file}`, () => this.#timed(`pull ${file}`, kCommandTimeoutMs, async (track) => Adb.util.readAll(track(await this.#device.pull(file)))));
+    await this.shell(`rm -f ${q(file)}`);
+    return extractHierarchy(xml);
   }
 
   async resolveTarget(target: string): Promise<TargetResolution> {
