@@ -266,3 +266,17 @@ test('no adb server: ANDROID_UNAVAILABLE says how to start one', async () => {
   dead.close();
 });
 
+
+test('the adb server going away marks every claimed device gone; the next claim says how to start one', async () => {
+  const other = await FakeAdbServer.start();
+  other.addDevice('emulator-5560');
+  const b = new AdbBackend({ address: adbAddress(other.socketSpec, {}) });
+  const reasons: string[] = [];
+  const held = await b.claim('box-x', {}, (r) => reasons.push(r));
+  await other.close();
+  for (let i = 0; i < 100 && !reasons.length; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(reasons, [`device emulator-5560 is unreachable: the adb server at 127.0.0.1:${other.port} went away`]);
+  await assert.rejects(held.pressKeys(['a'], false), (e: Error & { code?: string }) => e.code === 'DEVICE_OFFLINE');
+  await assert.rejects(b.claim('box-y', {}, () => {}), (e: Error & { code?: string }) => e.code === 'ANDROID_UNAVAILABLE');
+  b.close();
+});
