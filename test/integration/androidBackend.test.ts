@@ -280,3 +280,21 @@ test('the adb server going away marks every claimed device gone; the next claim 
   await assert.rejects(b.claim('box-y', {}, () => {}), (e: Error & { code?: string }) => e.code === 'ANDROID_UNAVAILABLE');
   b.close();
 });
+
+test('a ZIP whose .apk is not an APK is refused as bad input, without the server\'s temporary path', async () => {
+  const { tmpdir } = await import('node:os');
+  const { createWriteStream } = await import('node:fs');
+  const { once } = await import('node:events');
+  const { readApk } = await import('../../src/server/adb/apk.js');
+  const yazl = (await import('yazl')).default;
+  const zipPath = join(tmpdir(), `boxflow-bad-${process.pid}.zip`);
+  const zip = new yazl.ZipFile();
+  zip.addBuffer(Buffer.from('not an apk at all'), 'base.apk');
+  zip.end();
+  await once(zip.outputStream.pipe(createWriteStream(zipPath)), 'close');
+  try {
+    await assert.rejects(readApk(zipPath), (e: Error & { code?: string }) => e.code === 'INVALID_REQUEST' && /base\.apk is not a readable APK/.test(e.message) && !e.message.includes(tmpdir()));
+  } finally {
+    (await import('node:fs')).rmSync(zipPath, { force: true });
+  }
+});

@@ -41,6 +41,8 @@ export interface DeviceInfo {
 
 export class AndroidBox {
   readonly #device: DeviceClient;
+  /** The adb server the device is on (the web terminal's adb client talks to it too). */
+  readonly #adb: { host: string; port: number };
   readonly info: DeviceInfo;
   /** The box's working directory on the device. */
   readonly workDir: string;
@@ -49,8 +51,6 @@ export class AndroidBox {
   readonly #opened = new Set<string>();
   #savedIme: string | undefined;
   #resized = false;
-
-  readonly #adb: { host: string; port: number };
 
   constructor(device: DeviceClient, info: DeviceInfo, boxId: string, adb: { host: string; port: number }) {
     this.#device = device;

@@ -40,7 +40,9 @@ async function manifestOf(file: string): Promise<Manifest> {
   try {
     return (await (await ApkReader.open(file)).readManifest()) as Manifest;
   } catch (err) {
-    throw new BoxflowError('INVALID_REQUEST', `/apk: ${basename(file)} is not a readable APK: ${(err as Error).message}`);
+    // Never the server's temporary path in a message.
+    const why = String((err as Error)?.message ?? err).split(file).join(basename(file)).split('\n')[0];
+    throw new BoxflowError('INVALID_REQUEST', `/apk: ${basename(file)} is not a readable APK: ${why}`);
   }
 }
 
@@ -84,7 +86,7 @@ export async function readApk(file: string): Promise<ApkSet> {
     list = await entries(zip);
   } catch (err) {
     zip.close();
-    throw new BoxflowError('INVALID_REQUEST', `/apk is a broken ZIP: ${(err as Error).message}`);
+    throw new BoxflowError('INVALID_REQUEST', `/apk is a broken ZIP: ${String((err as Error)?.message ?? err).split(file).join('upload')}`);
   }
   if (list.some((e) => e.fileName === 'AndroidManifest.xml')) {
     zip.close();
