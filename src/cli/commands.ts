@@ -77,10 +77,9 @@ export async function runTest(flags: CliFlags): Promise<number> {
     let { baseUrl, apiKey } = r;
     if (!baseUrl) {
       const { startServer, createApiKey } = await import('../server/index.js');
-      const { claimServeDir, cleanStaleServeDirs } = await import('../server/reaper.js');
+      const { cleanStaleServeDirs } = await import('../server/reaper.js');
       const { releaseBoxUser } = await import('../server/boxUser.js');
       const dataDir = await mkdtemp(join(tmpdir(), kServeDirPrefix));
-      await claimServeDir(dataDir);
       // Runs killed without cleaning up (SIGKILL, OOM) left their Chromiums and data dirs behind.
       await cleanStaleServeDirs(tmpdir(), kServeDirPrefix, releaseBoxUser);
       const secret = randomBytes(32).toString('hex');

@@ -9,7 +9,7 @@ import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
 import { boxEnv, claimBoxUser, isolationAvailable, reapUidClaims, releaseBoxUser, type BoxUser } from './boxUser.js';
 import { LinuxBox } from './chromium/linuxBox.js';
-import { BoxLedger, kOutsideBoxesPrefix, reapDataDir } from './reaper.js';
+import { BoxLedger, claimDataDir, kOutsideBoxesPrefix, reapDataDir } from './reaper.js';
 
 export const kDefaultResolution: Resolution = { width: 1280, height: 800 };
 /** The default working dir, as a box path: the box's directory is its root "/". */
@@ -90,6 +90,7 @@ export class BoxRegistry {
       this.#log({ level: 'error', msg: 'preparing the data dir failed; no box can start', error: (err as Error)?.stack ?? String(err) });
     }
     try {
+      await claimDataDir(this.#dataDir);
       await reapDataDir(this.#dataDir, (uid) => releaseBoxUser(uid));
       if (this.#isolate) await reapUidClaims();
     } catch (err) {

@@ -32,8 +32,6 @@ const kProcsDir = 'procs';
 export const kOutsideBoxesPrefix = 'boxflow-boxes-';
 const kOwnerFile = 'owner.json';
 const kMaxProcs = 64;
-/** A serve dir without an owner file yet may be one a run is creating right now. */
-const kOwnerlessGraceMs = 60_000;
 
 interface ProcStat {
   state: string;
@@ -241,14 +239,15 @@ function isBoxDir(dataDir: string, dir: string): boolean {
   return parent === join(dataDir, 'boxes') || (dirname(parent) === tmpdir() && basename(parent).startsWith(kOutsideBoxesPrefix));
 }
 
-/** Marks `dir` (a temporary data dir) as this process's, for cleanStaleServeDirs. */
-export async function claimServeDir(dir: string): Promise<void> {
+/** Marks a data dir as served by this process (for cleanStaleServeDirs). */
+export async function claimDataDir(dir: string): Promise<void> {
   await writeFile(join(dir, kOwnerFile), JSON.stringify(selfIdentity()), { mode: 0o600 });
 }
 
 /**
  * Removes `<parent>/<prefix>*` directories (the embedded server's temporary data dirs) whose
- * owning process is dead, after reaping the processes their boxes left running.
+ * server process is dead, after reaping the processes their boxes left running. A dir that names
+ * no server (yet) is left alone: it may be one being set up right now.
  */
 export async function cleanStaleServeDirs(parent: string, prefix: string, release?: (uid: number) => Promise<void>): Promise<string[]> {
   let names: string[];
@@ -263,13 +262,13 @@ export async function cleanStaleServeDirs(parent: string, prefix: string, releas
     try {
       const st = await stat(dir);
       if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
-      let owner: ProcessIdentity | undefined;
+      let owner: ProcessIdentity;
       try {
         owner = JSON.parse(await readFile(join(dir, kOwnerFile), 'utf8')) as ProcessIdentity;
       } catch {
-        if (Date.now() - st.mtimeMs < kOwnerlessGraceMs) continue;
+        continue;
       }
-      if (owner && (await isAlive(owner))) continue;
+      if (await isAlive(owner)) continue;
       await reapDataDir(dir, release);
       await rm(dir, { recursive: true, force: true, maxRetries: 3 });
       removed.push(name);

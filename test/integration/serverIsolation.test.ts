@@ -14,7 +14,7 @@ import { BoxClient, BoxApiError } from '../../src/api/client.js';
 import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
 import { BoxRegistry } from '../../src/server/boxes.js';
-import { reapDataDir } from '../../src/server/reaper.js';
+import { cleanStaleServeDirs, reapDataDir } from '../../src/server/reaper.js';
 
 const kCanaryEnv = 'BOXFLOW_ISOLATION_CANARY';
 const kCanary = 'server-env-canary-6f1d2c';
@@ -410,4 +410,35 @@ test('when box users cannot pass into the data dir, box directories live under $
     rmSync(parent, { recursive: true, force: true });
   }
   assert.ok(!existsSync(boxesDir!), 'closing the server removes it');
+});
+
+test('stale serve dirs: only those whose server is dead are reaped and removed', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'boxflow-isolation-stale-'));
+  const orphan = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+  try {
+    await until('the orphan to run', () => procStat(orphan.pid!) !== undefined);
+    const me = { pid: process.pid, start: procStat(process.pid)!.start };
+    const make = (name: string, owner?: object) => {
+      mkdirSync(join(parent, name, 'procs'), { recursive: true });
+      if (owner) writeFileSync(join(parent, name, 'owner.json'), JSON.stringify(owner));
+      return join(parent, name);
+    };
+    const live = make('serve-live', me);
+    const settingUp = make('serve-new');
+    const dead = make('serve-dead', { pid: 999_999_999, start: '1' });
+    writeFileSync(join(dead, 'procs', 'b.json'), JSON.stringify({ boxId: 'b', owner: { pid: 999_999_999, start: '1' }, uid: null, dir: join(dead, 'boxes', 'b'), procs: [{ pid: orphan.pid, start: procStat(orphan.pid!)!.start }] }));
+    const other = make('unrelated', { pid: 999_999_999, start: '1' });
+
+    assert.deepEqual(await cleanStaleServeDirs(parent, 'serve-'), ['serve-dead']);
+    assert.ok(!existsSync(dead));
+    assert.ok(existsSync(live) && existsSync(settingUp) && existsSync(other));
+    await until('the dead run\'s process to go', () => procStat(orphan.pid!) === undefined);
+  } finally {
+    try {
+      process.kill(-orphan.pid!, 'SIGKILL');
+    } catch {
+      // reaped
+    }
+    rmSync(parent, { recursive: true, force: true });
+  }
 });
