@@ -1,6 +1,8 @@
 // A Linux box: one Chromium process, driven over CDP. The screen is the active tab's viewport.
 // Input goes straight to CDP (Input.dispatch*), as Playwright itself does, through a cached
 // CDP session per page, so an action costs the same round trips as a direct Playwright call.
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { BoxflowError } from '../../errors.js';
@@ -139,7 +141,19 @@ export class LinuxBox {
     this.#proc = undefined;
     if (browser) await this.#bounded('close', browser.close()).catch(() => {});
     if (proc) await proc.kill();
-    if (browser || proc) this.onBrowserGone?.();
+    if (browser || proc) {
+      await this.#clearProfile();
+      this.onBrowserGone?.();
+    }
+  }
+
+  /**
+   * A closed browser leaves nothing behind: cookies, storage and cache go with it, so the next
+   * browser (the next flow's) starts as a new box's would. The directory itself stays, with its owner.
+   */
+  async #clearProfile(): Promise<void> {
+    const names = await readdir(this.#userDataDir).catch(() => [] as string[]);
+    await Promise.all(names.map((n) => rm(join(this.#userDataDir, n), { recursive: true, force: true, maxRetries: 3 })));
   }
 
   #throwIfCrashed(): void {
