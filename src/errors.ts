@@ -16,7 +16,7 @@ export const errorCodes = {
   // Box API, client side and wire (status-mapped)
   INVALID_REQUEST: { status: 400, exit: 2, summary: 'The request failed validation; the message names the JSON path.' },
   UNAUTHORIZED: { status: 401, exit: 3, summary: 'The API key is missing, malformed, badly signed or expired.' },
-  FORBIDDEN: { status: 403, exit: 3, summary: 'The API key may not do this.' },
+  FORBIDDEN: { status: 403, exit: 3, summary: 'Not allowed: the API key may not do this, or a path or URL leads outside the box.' },
   NOT_FOUND: { status: 404, exit: 3, summary: 'No such route or resource (for boxes: see BOX_NOT_FOUND).' },
   BOX_NOT_FOUND: { status: 404, exit: 3, summary: 'No box with this id belongs to the caller\'s tenant.' },
   CONFLICT: { status: 409, exit: 3, summary: 'The resource is in a state that does not allow this request.' },
