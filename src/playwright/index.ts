@@ -25,6 +25,11 @@ export interface BoxflowTestOptions {
   boxType: 'linux' | 'android';
   /** An existing box to run on (not terminated at the end). */
   boxId: string | undefined;
+  /**
+   * Names of environment variables whose values are secrets, as a flow's `secrets:`: hidden as
+   * `***` in step titles, messages and errors, and typed without a readable trace image.
+   */
+  boxSecrets: string[];
 }
 
 export interface BoxflowWorkerOptions {
@@ -43,6 +48,7 @@ interface WorkerFixtures extends BoxflowWorkerOptions {
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   boxType: ['linux', { option: true }],
   boxId: [undefined, { option: true }],
+  boxSecrets: [[], { option: true }],
   baseUrl: [undefined, { option: true, scope: 'worker' }],
   boxflowService: [
     async ({ baseUrl }, use, workerInfo) => {
@@ -57,9 +63,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker', timeout: 60_000, title: 'boxflow service' },
   ],
   box: [
-    async ({ boxflowService, boxType, boxId, baseURL }, use, testInfo) => {
+    async ({ boxflowService, boxType, boxId, boxSecrets, baseURL }, use, testInfo) => {
       const rootDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : process.cwd();
-      const session = await BoxSession.open(boxflowService, { boxType, boxId }, testInfo, { rootDir, baseURL });
+      const secrets = boxSecrets.map((name) => process.env[name]);
+      const session = await BoxSession.open(boxflowService, { boxType, boxId }, testInfo, { rootDir, baseURL, secrets });
       try {
         await use(session.box);
       } finally {

@@ -109,7 +109,7 @@ export class BoxSession {
     kSessions.set(this.box, this);
   }
 
-  static async open(service: BoxService, want: BoxWant, testInfo: TestInfo, opts: { rootDir: string; baseURL?: string }): Promise<BoxSession> {
+  static async open(service: BoxService, want: BoxWant, testInfo: TestInfo, opts: { rootDir: string; baseURL?: string; secrets?: (string | undefined)[] }): Promise<BoxSession> {
     const { lease, pool } = await service.acquire(want);
     try {
       const options: RunOptions = { ...service.options, rootDir: opts.rootDir, outputDir: testInfo.outputPath('boxflow') };
@@ -127,7 +127,7 @@ export class BoxSession {
       const box: BoxInfo = lease.box;
       const state: FlowRuntime['state'] = { scale: 1 };
       state.scale = (await service.client.getSettings(box.id).catch(() => ({ scale: 1 }))).scale;
-      const masker = new Masker(service.secrets);
+      const masker = new Masker([...service.secrets, ...(opts.secrets ?? [])]);
       const subFlows = new Map<string, Promise<Flow>>();
       const rt: FlowRuntime = {
         client: service.client,

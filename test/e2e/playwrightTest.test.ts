@@ -40,6 +40,16 @@ test('box steps', async ({ box, baseURL }) => {
   await expect(box).toHaveLayout({ selector: { css: '#result' }, text: 'Welcome, demo@example.com', attributes: { role: 'status' } });
 });
 
+test.describe('a secret from the environment', () => {
+  test.use({ boxSecrets: ['DEMO_SECRET'] });
+  test('typed secret', async ({ box }) => {
+    await box.openTab('/login');
+    await box.tap({ id: 'password' });
+    await box.type(process.env.DEMO_SECRET!);
+    await expect(box).toShow({ css: 'h1', text: 'Sign in' });
+  });
+});
+
 test('a missing text fails toShow', async ({ box }) => {
   await box.openTab('/login');
   await expect(box).toShow('No such text', { timeout: 1000 });
@@ -67,6 +77,7 @@ test('form screenshot', async ({ box }) => {
 });
 `;
 
+const kSecret = 'sesame-4711';
 let project = '';
 let exampleDir = '';
 let port = 0;
@@ -95,7 +106,7 @@ function freePort(): Promise<number> {
 
 /** `npx playwright test --reporter=json` in the example project, as a user runs it, with no remote service configured. */
 async function playwright(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; report: { suites: JsonSuite[] }; stderr: string }> {
-  const env = { DEMO_PORT: String(port), CI: '1', BOXFLOW_BASE_URL: undefined, BOXFLOW_API_KEY: undefined, GBOX_BASE_URL: undefined, GBOX_API_KEY: undefined, BOX_ID: undefined, ...extraEnv };
+  const env = { DEMO_PORT: String(port), CI: '1', BOXFLOW_BASE_URL: undefined, BOXFLOW_API_KEY: undefined, GBOX_BASE_URL: undefined, GBOX_API_KEY: undefined, BOX_ID: undefined, DEMO_SECRET: kSecret, ...extraEnv };
   const run = await sh('npx', ['playwright', 'test', '--reporter=json', ...args], exampleDir, env);
   let report: { suites: JsonSuite[] };
   try {
@@ -174,6 +185,12 @@ test('the packed boxflow/test runs the example project and reports box steps the
   assert.deepEqual(titles(flow.steps![0]!.steps), ['openTab ${APP_URL}/login', 'assertVisible {text: "Sign in", class: "button"}']);
   assert.match(titles(flow.steps![4]!.steps).join(), /^actionId act_/);
   assert.ok(!JSON.stringify(steps).includes('hunter2'), 'the flow\'s secret is not in the report');
+
+  // boxSecrets: the typed value shows as *** in the step, nowhere in clear.
+  const secret = byTitle.get('typed secret')!;
+  assert.equal(secret.status, 'passed', errorText(secret));
+  assert.deepEqual(titles(secret.steps).slice(1), ['tap {id: "password"}', 'type "***"']);
+  assert.ok(!JSON.stringify(run.report).includes(kSecret), 'the secret is nowhere in the report');
 
   // A failing toShow fails the test with the matcher's message and keeps the layout it searched.
   const missing = byTitle.get('a missing text fails toShow')!;
