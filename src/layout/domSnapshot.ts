@@ -1,5 +1,5 @@
 // CDP `DOMSnapshot.captureSnapshot` output → LayoutTree with real geometry. Call it with
-// computedStyles ['display', 'visibility', 'opacity'] (in that order) and includeDOMRects true.
+// computedStyles ['display', 'visibility', 'opacity', 'white-space'] (in that order; white-space may be left out) and includeDOMRects true.
 import { BoxflowError } from '../errors.js';
 import type { Bounds, LayoutTree } from './types.js';
 import { HtmlTreeBuilder, kHiddenTags, type LiveState } from './html.js';
@@ -113,9 +113,9 @@ export function fromDomSnapshot(snapshot: DomSnapshot, viewport: Viewport): Layo
         const attrs: Record<string, string> = {};
         const flat = dn.attributes?.[c] ?? [];
         for (let k = 0; k + 1 < flat.length; k += 2) attrs[s(flat[k]).toLowerCase()] = s(flat[k + 1]);
-        const node = b.open(s(dn.nodeName?.[c]), attrs);
-        nodeOf.set(node.order, c);
         const st = style[c];
+        const node = b.open(s(dn.nodeName?.[c]), attrs, false, st ? { display: s(st[0]), ...(st[3] !== undefined ? { whiteSpace: s(st[3]) } : {}) } : {});
+        nodeOf.set(node.order, c);
         hasBox[node.order] = box[c] !== undefined;
         opacityZero[node.order] = (st !== undefined && Number(s(st[2])) === 0) || opacityZero[node.parent!.order]!;
         cssHidden[node.order] = st !== undefined && (s(st[0]) === 'none' || s(st[1]) === 'hidden' || s(st[1]) === 'collapse');

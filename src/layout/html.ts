@@ -44,10 +44,51 @@ function collapse(s: string): string {
   return s.replace(/[ \t\n\r\f]+/g, ' ').trim();
 }
 
+// Rendered text follows the innerText rules (HTML spec, "rendered text collection steps"). While
+// the tree is built each element gathers a stream: text with collapsible whitespace already folded
+// to single spaces, and these markers, resolved once per element by `renderedText`.
+const kBreak1 = '\u0001'; // one required line break (block-level box boundary)
+const kBreak2 = '\u0002'; // two required line breaks (<p>)
+const kPreSpace = '\u0003'; // a preserved space (white-space: pre*)
+const kHardBreak = '\u0004'; // a forced line break (<br>, a newline in preformatted text)
+const kTab = '\u0005'; // between table cells
+
+/** innerText of a stream: markers resolved, collapsible spaces at line edges dropped. */
+export function renderedText(stream: string): string {
+  return stream
+    .replace(/ {2,}/g, ' ')
+    .replace(/ *([\u0001\u0002\u0004\u0005]) */g, '$1')
+    .replace(/\u0005(?=[\u0001\u0002]|$)/g, '')
+    .replace(/^[ \u0001\u0002]+|[ \u0001\u0002]+$/g, '')
+    .replace(/[\u0001\u0002]+/g, (run) => (run.includes(kBreak2) ? '\n\n' : '\n'))
+    .replace(/\u0003/g, ' ')
+    .replace(/\u0004/g, '\n')
+    .replace(/\u0005/g, '\t');
+}
+
+/** How an element takes part in rendered text: its computed (or, for markup, default) display. */
+export interface TextStyle {
+  display?: string;
+  whiteSpace?: string;
+}
+
+const kInlineDisplays = new Set(['inline', 'inline-block', 'inline-flex', 'inline-grid', 'inline-table', 'contents', 'ruby', 'ruby-text']);
+
+function defaultDisplay(tag: string): string {
+  if (tag === 'td' || tag === 'th') return 'table-cell';
+  if (tag === 'tr') return 'table-row';
+  if (tag === 'li') return 'list-item';
+  return kBlockTags.has(tag) && !kFormTags.has(tag) ? 'block' : 'inline';
+}
+const kFormTags = new Set(['button', 'select', 'textarea', 'input', 'img']);
+
 interface Frame {
   node: LayoutNode;
   pieces: string[];
   selfHidden: boolean;
+  display: string;
+  /** white-space: pre* keeps spaces and newlines; pre-line keeps newlines only. */
+  preserve: false | 'all' | 'lines';
 }
 
 /** Live form state a snapshot knows and markup does not. */
@@ -67,24 +108,28 @@ export class HtmlTreeBuilder {
 
   constructor(rootAttributes: Record<string, string> = {}) {
     this.root = makeNode('#document', rootAttributes, null);
-    this._push(this.root);
+    this._push(this.root, 'block', false);
   }
 
-  private _push(node: LayoutNode): void {
+  private _push(node: LayoutNode, display: string, preserve: Frame['preserve']): void {
     node.order = this.nodes.length;
     this.nodes.push(node);
     this.end.push(node.order);
-    this._stack.push({ node, pieces: [], selfHidden: false });
+    this._stack.push({ node, pieces: [], selfHidden: false, display, preserve });
   }
 
   get depth(): number {
     return this._stack.length;
   }
 
-  /** `selfHidden` may be given here (markup) or when closing (computed from the subtree). */
-  open(rawTag: string, attributes: Record<string, string>, selfHidden = false): LayoutNode {
+  /**
+   * `selfHidden` may be given here (markup) or when closing (computed from the subtree). `style`:
+   * the element's computed display and white-space; without it the tag's defaults apply.
+   */
+  open(rawTag: string, attributes: Record<string, string>, selfHidden = false, style: TextStyle = {}): LayoutNode {
     const tag = rawTag.toLowerCase();
-    const parent = this._stack[this._stack.length - 1]!.node;
+    const parentFrame = this._stack[this._stack.length - 1]!;
+    const parent = parentFrame.node;
     if (isPasswordInput(tag, attributes) && attributes.value) attributes.value = maskSecret(attributes.value);
     const node = makeNode(tag, attributes, parent);
     parent.children.push(node);
@@ -104,13 +149,20 @@ export class HtmlTreeBuilder {
         attributes.onclick !== undefined ||
         (role !== undefined && kClickableRoles.has(role)),
     };
-    this._push(node);
+    const ws = style.whiteSpace;
+    const preserve: Frame['preserve'] =
+      ws === undefined ? (tag === 'pre' || tag === 'textarea' ? 'all' : parentFrame.preserve) : ws === 'pre-line' ? 'lines' : ws.startsWith('pre') || ws === 'break-spaces' ? 'all' : false;
+    this._push(node, style.display || defaultDisplay(tag), preserve);
     this._stack[this._stack.length - 1]!.selfHidden = selfHidden;
     return node;
   }
 
   text(data: string): void {
-    this._stack[this._stack.length - 1]!.pieces.push(data);
+    const frame = this._stack[this._stack.length - 1]!;
+    const lf = data.replace(/\r\n?/g, '\n');
+    if (frame.preserve === 'all') frame.pieces.push(lf.replace(/[ \t]/g, kPreSpace).replace(/\n/g, kHardBreak));
+    else if (frame.preserve === 'lines') frame.pieces.push(lf.replace(/[ \t\f]+/g, ' ').replace(/\n/g, kHardBreak));
+    else frame.pieces.push(lf.replace(/[ \t\n\f]+/g, ' '));
   }
 
   /**
@@ -127,22 +179,26 @@ export class HtmlTreeBuilder {
     if (live?.selected !== undefined) node.state.selected = live.selected;
     if (live?.clickable) node.state.clickable = true;
 
-    let text: string;
-    if (tag === 'script' || tag === 'style') text = '';
-    else if (tag === 'input') {
+    // Form controls show their value, not their content: that is their text, and (unlike
+    // innerText, which leaves controls out) what their ancestors' text holds, as a reader sees it.
+    let control: string | undefined;
+    if (tag === 'input') {
       const type = (node.attributes.type ?? '').toLowerCase();
       const value = live?.value ?? node.attributes.value ?? '';
-      text = !kValueInputs.has(type) ? '' : type === 'password' ? maskSecret(value) : collapse(value);
-    } else if (tag === 'textarea') text = collapse(live?.value ?? frame.pieces.join(''));
-    else if (tag === 'select') text = this._selectText(node);
-    else text = collapse(frame.pieces.join(''));
-    node.text = text;
+      control = !kValueInputs.has(type) ? '' : type === 'password' ? maskSecret(value) : collapse(value);
+    } else if (tag === 'textarea') control = collapse(live?.value ?? renderedText(frame.pieces.join('')));
+    else if (tag === 'select') control = this._selectText(node);
+    const stream = tag === 'script' || tag === 'style' ? '' : control !== undefined ? ` ${control} ` : frame.pieces.join('');
+    node.text = control ?? renderedText(stream);
 
     const parent = this._stack[this._stack.length - 1];
     if (parent && !hidden) {
-      if (tag === 'br') parent.pieces.push('\n');
-      else if (text) parent.pieces.push(kBlockTags.has(tag) ? ` ${text} ` : text);
-      else if (frame.pieces.length) parent.pieces.push(' ');
+      const d = frame.display;
+      if (tag === 'br') parent.pieces.push(kHardBreak);
+      else if (d === 'table-cell') parent.pieces.push(stream, kTab);
+      else if (tag === 'p' && !kInlineDisplays.has(d)) parent.pieces.push(kBreak2, stream, kBreak2);
+      else if (!kInlineDisplays.has(d)) parent.pieces.push(kBreak1, stream, kBreak1);
+      else parent.pieces.push(stream);
     }
     return node;
   }
@@ -162,7 +218,7 @@ export class HtmlTreeBuilder {
   finish(): { root: LayoutNode; nodes: LayoutNode[]; end: number[] } {
     while (this._stack.length > 1) this.close();
     const rootFrame = this._stack[0]!;
-    this.root.text = collapse(rootFrame.pieces.join(''));
+    this.root.text = renderedText(rootFrame.pieces.join(''));
     this.end[0] = this.nodes.length - 1;
     return { root: this.root, nodes: this.nodes, end: this.end };
   }

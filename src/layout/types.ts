@@ -21,7 +21,7 @@ export interface NodeState {
 export interface LayoutNode {
   /** Android class (`android.widget.Button`) or lower-case HTML tag (`button`). */
   tag: string;
-  /** Android `text`; HTML: the node's rendered text (descendants' text, whitespace collapsed). */
+  /** Android `text`; HTML: the rendered text as innerText gives it (line breaks between blocks; form controls: their value). */
   text: string;
   /** Android `resource-id`; HTML `id`. Empty when absent. */
   id: string;

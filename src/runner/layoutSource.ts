@@ -125,7 +125,7 @@ async function activePage(browser: Browser, tabId: string | undefined): Promise<
 
 async function snapshotTree(cdp: CDPSession): Promise<LayoutTree> {
   const [snapshot, metrics] = await Promise.all([
-    cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: ['display', 'visibility', 'opacity'], includeDOMRects: true }),
+    cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: ['display', 'visibility', 'opacity', 'white-space'], includeDOMRects: true }),
     cdp.send('Page.getLayoutMetrics'),
   ]);
   const vp = metrics.cssVisualViewport;

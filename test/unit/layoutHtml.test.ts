@@ -49,7 +49,7 @@ test('HTML is detected and parsed without geometry; tags are lower-case', () => 
 test('text is the rendered text: descendants, whitespace collapsed, hidden parts and scripts left out', () => {
   assert.equal(query(t, { css: 'h1' })[0]!.text, 'Sign in');
   assert.equal(query(t, { id: 'go' })[0]!.text, 'Log in');
-  assert.equal(query(t, { css: 'main > p' })[0]!.text, 'Hello world, how are you?');
+  assert.equal(query(t, { css: 'main > p' })[0]!.text, 'Hello\nworld, how are you?', 'innerText: <br> is a line break');
   assert.equal(query(t, { css: 'a.brand' })[0]!.text, 'Acme\u00a0Shop');
   assert.deepEqual(query(t, 'Acme Shop').map((n) => n.tag), ['a'], 'NBSP matches a typed space');
   const main = query(t, { css: 'main' })[0]!;

@@ -1,6 +1,6 @@
 // Layout assertions: poll the layout until the condition holds or the step times out.
 import { BoxflowError } from '../../errors.js';
-import { describeSelector, query } from '../../layout/index.js';
+import { describeSelector, normaliseText, query } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree } from '../../layout/types.js';
 import type { StepHandler } from '../executor.js';
 import { pollUntil } from '../poll.js';
@@ -66,7 +66,7 @@ function check(nodes: LayoutNode[], want: { count?: number; text?: string; attri
 
 function textMatches(actual: string, want: string): boolean {
   const m = /^\/(.*)\/([a-z]*)$/s.exec(want);
-  return m ? new RegExp(m[1]!, m[2]).test(actual) : actual.trim() === want.trim();
+  return m ? new RegExp(m[1]!, m[2]).test(actual) : normaliseText(actual) === normaliseText(want);
 }
 
 function label(n: LayoutNode): string {
