@@ -14,6 +14,8 @@ import type { ReporterSpec } from '../runner/reporterHost.js';
 export interface Config {
   /** Remote service, ending in /api/v1. Default: BOXFLOW_BASE_URL, else the embedded local server. */
   baseUrl?: string;
+  /** The application under test: `openTab: /login` opens `<appBaseUrl>/login`. Default: webServer.url. */
+  appBaseUrl?: string;
   /** Read it from the environment (`process.env.X`) in a TS config; never write a key into a file. */
   apiKey?: string;
   /** Name of the environment variable holding the API key. Default BOXFLOW_API_KEY. */
@@ -63,7 +65,7 @@ export interface Resolved {
 }
 
 const kConfigNames = ['boxflow.config.ts', 'boxflow.config.mjs', 'boxflow.config.js', 'boxflow.config.json', 'boxflow.config.yaml', 'boxflow.config.yml'];
-const kKnownKeys = new Set(['baseUrl', 'apiKey', 'apiKeyEnv', 'flows', 'boxes', 'workers', 'retries', 'timeouts', 'screenshots', 'outputDir', 'reporters', 'webServer', 'baselines']);
+const kKnownKeys = new Set(['baseUrl', 'appBaseUrl', 'apiKey', 'apiKeyEnv', 'flows', 'boxes', 'workers', 'retries', 'timeouts', 'screenshots', 'outputDir', 'reporters', 'webServer', 'baselines']);
 
 export async function loadConfigFile(cwd: string, explicit?: string): Promise<{ config: Config; file?: string }> {
   const file = explicit ? resolve(cwd, explicit) : kConfigNames.map((n) => resolve(cwd, n)).find((f) => existsSync(f));
@@ -150,6 +152,8 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
   const baseUrl = take(flags.baseUrl, config.baseUrl, env.BOXFLOW_BASE_URL, env.GBOX_BASE_URL);
   const web = config.webServer;
   if (web && (typeof web.command !== 'string' || typeof web.url !== 'string')) throw new BoxflowError('CONFIG_INVALID', 'webServer needs a command and a url');
+  const appBaseUrl = config.appBaseUrl ?? web?.url;
+  if (appBaseUrl !== undefined && !URL.canParse(appBaseUrl)) throw new BoxflowError('CONFIG_INVALID', `appBaseUrl must be an absolute URL such as http://127.0.0.1:3000, got ${JSON.stringify(appBaseUrl)}`);
 
   return {
     configFile,
@@ -166,6 +170,7 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
     },
     options: {
       rootDir,
+      ...(appBaseUrl ? { appBaseUrl } : {}),
       outputDir: resolve(flags.output ? cwd : rootDir, take(flags.output, config.outputDir) ?? 'boxflow-results'),
       workers,
       retries: take(int(flags.retries, '--retries', 0), int(config.retries, 'retries', 0)) ?? 0,

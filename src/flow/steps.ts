@@ -157,6 +157,94 @@ export const stepDefs = {
       duration: (isPlainObject(a) ? ms(a.duration as string | undefined) : undefined) ?? 1000,
     }),
   },
+  doubleTap: {
+    description: 'Double-tap an element or a point: on Linux boxes a real double click (dblclick).',
+    example: '- doubleTap: { css: ".todo label" }',
+    arg: ref('target'),
+    normalize: (a, ctx) => ({ kind: 'doubleTap', target: toTarget(a, ctx) }),
+  },
+  hover: {
+    description: 'Move the mouse over an element or a point and leave it there (Linux boxes).',
+    example: '- hover: { text: Products }',
+    arg: ref('target'),
+    normalize: (a, ctx) => ({ kind: 'hover', target: toTarget(a, ctx) }),
+  },
+  selectOption: {
+    description: 'Choose the option of a <select> (Linux boxes) by its label (the text shown) or its value.',
+    example: '- selectOption: { css: "#country", label: France }',
+    arg: {
+      type: 'object',
+      title: 'selector keys with label or value',
+      properties: { ...kSelectorProps, label: str('The option\'s text as shown.'), value: str('The option\'s value attribute.') },
+      additionalProperties: false,
+    },
+    normalize: (a, ctx) => {
+      if ((a.label === undefined) === (a.value === undefined)) ctx.fail([], a.label === undefined ? 'needs label or value' : 'takes label or value, not both');
+      const by: { label: string } | { value: string } = a.label !== undefined ? { label: a.label } : { value: a.value };
+      return { kind: 'selectOption', selector: pickSelector(a, ctx), ...by };
+    },
+  },
+  fill: {
+    description: 'Set the value of an input or textarea as typing would (Linux boxes), including date, time and number inputs.',
+    example: '- fill: { css: "#birthday", value: 2024-02-29 }',
+    arg: {
+      type: 'object',
+      title: 'selector keys with value',
+      properties: { ...kSelectorProps, value: { type: ['string', 'number'], description: 'The new value (date: YYYY-MM-DD, time: HH:MM).' } },
+      required: ['value'],
+      additionalProperties: false,
+    },
+    normalize: (a, ctx) => ({ kind: 'fill', selector: pickSelector(a, ctx), value: String(a.value) }),
+  },
+  check: {
+    description: 'Make a checkbox (or radio, switch) checked: taps it only when it is not, then waits until it is.',
+    example: '- check: { id: terms }',
+    arg: ref('selector'),
+    normalize: (a, ctx) => ({ kind: 'check', selector: checkSelector(a, ctx, []) }),
+  },
+  uncheck: {
+    description: 'Make a checkbox (or switch) unchecked: taps it only when it is checked, then waits until it is not.',
+    example: '- uncheck: { id: newsletter }',
+    arg: ref('selector'),
+    normalize: (a, ctx) => ({ kind: 'uncheck', selector: checkSelector(a, ctx, []) }),
+  },
+  uploadFile: {
+    description: 'Give files (relative to this flow file) to an <input type=file> (Linux boxes); the page sees a user\'s choice.',
+    example: '- uploadFile: { css: "input[type=file]", file: fixtures/avatar.png }',
+    arg: {
+      type: 'object',
+      title: 'selector keys with file or files',
+      properties: {
+        ...kSelectorProps,
+        file: str('Path relative to this flow file.'),
+        files: { type: 'array', items: str(), minItems: 1, description: 'Several paths (a multiple input).' },
+      },
+      additionalProperties: false,
+    },
+    normalize: (a, ctx) => {
+      if ((a.file === undefined) === (a.files === undefined)) ctx.fail([], a.file === undefined ? 'needs file or files' : 'takes file or files, not both');
+      const files = (a.file !== undefined ? [a.file] : a.files) as string[];
+      return { kind: 'uploadFile', selector: pickSelector(a, ctx), files: files.map((f) => resolveFile(f, ctx)) };
+    },
+  },
+  assertUrl: {
+    description: 'Wait until the active tab\'s URL is this (exact, or /regex/ searched) (Linux boxes).',
+    example: '- assertUrl: /\\/welcome$/',
+    arg: str('Exact URL or /regex/flags.'),
+    normalize: (a, ctx) => {
+      checkRegex(a, ctx, []);
+      return { kind: 'assertUrl', url: a };
+    },
+  },
+  assertTitle: {
+    description: 'Wait until the active tab\'s title is this (exact, or /regex/ searched) (Linux boxes).',
+    example: '- assertTitle: Welcome',
+    arg: str('Exact title or /regex/flags.'),
+    normalize: (a, ctx) => {
+      checkRegex(a, ctx, []);
+      return { kind: 'assertTitle', title: a };
+    },
+  },
   swipe: {
     description: 'Swipe up/down/left/right across the middle 60% of the screen (or of `on`), or from one target to another.',
     example: '- swipe: up',
@@ -368,14 +456,14 @@ export const stepDefs = {
     normalize: (a) => (typeof a === 'string' ? { kind: 'assertPackage', package: a } : { kind: 'assertPackage', ...a }),
   },
   openTab: {
-    description: 'Open a browser tab (Linux boxes), optionally checking its title / URL.',
+    description: 'Open a browser tab (Linux boxes), optionally checking its title / URL. A path (/login) is relative to the config\'s appBaseUrl.',
     example: '- openTab: http://127.0.0.1:4173/login',
     arg: {
       title: 'a URL or {url, expect}',
-      anyOf: [str('Absolute URL.'), {
+      anyOf: [str('Absolute URL, or a path relative to appBaseUrl.'), {
         type: 'object',
         properties: {
-          url: str('Absolute URL.'),
+          url: str('Absolute URL, or a path relative to appBaseUrl.'),
           expect: {
             type: 'object',
             properties: { title: { type: 'string' }, url: { type: 'string' } },

@@ -35,6 +35,15 @@ export interface StepCommon {
 export type StepBody =
   | { kind: 'tap'; target: Target }
   | { kind: 'longPress'; target: Target; duration: number /* ms, default 1000 */ }
+  | { kind: 'doubleTap'; target: Target }
+  | { kind: 'hover'; target: Target }
+  | { kind: 'selectOption'; selector: Selector; label?: string; value?: string }
+  | { kind: 'fill'; selector: Selector; value: string }
+  | { kind: 'check'; selector: Selector }
+  | { kind: 'uncheck'; selector: Selector }
+  | { kind: 'uploadFile'; selector: Selector; files: string[] }
+  | { kind: 'assertUrl'; url: string }
+  | { kind: 'assertTitle'; title: string }
   | { kind: 'swipe'; direction?: 'up' | 'down' | 'left' | 'right'; on?: Selector; from?: Target; to?: Target; duration?: number }
   | { kind: 'drag'; from?: Target; to?: Target; duration?: number; path?: { x: number; y: number }[]; interval?: number }
   | { kind: 'scrollUntilVisible'; selector: Selector; direction: 'up' | 'down' | 'left' | 'right'; maxSwipes: number }

@@ -3,6 +3,6 @@ export type { Bounds, LayoutNode, LayoutTree, NodeState, Selector, SelectorObjec
 export { parseLayout, detectFormat, type ParseOptions } from './parse.js';
 export { parseAndroid, parseBounds, cleanAndroidXml } from './android.js';
 export { parseHtml } from './html.js';
-export { fromDomSnapshot, type DomSnapshot, type Viewport } from './domSnapshot.js';
+export { fromDomSnapshot, domRef, kSnapshotStyles, type DomSnapshot, type DomRef, type FrameSnapshot, type Viewport } from './domSnapshot.js';
 export { query, centre, describeSelector, describeNode, nearMatches, toSelectorObject, selectorKeys, type QueryOptions } from './query.js';
 export { parseRegexLiteral, normaliseText, matchText, textMatcher, containsMatcher, type TextMatcher } from './text.js';

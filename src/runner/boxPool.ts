@@ -93,7 +93,7 @@ export class BoxPool {
         return lease;
       }
       const type = want === 'android' ? 'android' : want === undefined || want === 'linux' ? 'linux' : undefined;
-      const mayCreate = !this.options.boxes.ids.length && type && this.#slots.filter((s) => !s.dead && s.created && s.box.type === type).length + this.#creating < this.#limit;
+      const mayCreate = !this.options.boxes.ids.length && type && this.#slots.filter((s) => !s.dead && s.created && s.box.type === type).length + this.#creating < this.#limitOf(type);
       if (mayCreate) {
         this.#creating++;
         try {
@@ -128,6 +128,12 @@ export class BoxPool {
     const results = await Promise.allSettled(created.map((s) => this.client.terminateBox(s.box.id, {})));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed && !created.every((s) => s.dead)) throw failed.reason;
+  }
+
+  /** config `boxes: {linux: n, android: m}` sizes the pool; without it, one box per worker. */
+  #limitOf(type: 'linux' | 'android'): number {
+    const n = type === 'linux' ? this.options.boxes.createLinux : this.options.boxes.createAndroid;
+    return n > 0 ? n : this.#limit;
   }
 
   async #create(type: 'linux' | 'android'): Promise<Box> {

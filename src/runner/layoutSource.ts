@@ -1,11 +1,11 @@
 // Where a step's view of the screen comes from. Android boxes: the screen-layout XML (it has
 // bounds). Linux boxes: the HTML has no geometry, so element boxes come from the box's own
 // browser through the pre-signed CDP URL (one DOMSnapshot.captureSnapshot call per look).
-import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
+import { chromium, type Browser, type CDPSession, type Frame, type Page } from 'playwright-core';
 import type { BoxClient } from '../api/client.js';
 import { BoxflowError } from '../errors.js';
-import { fromDomSnapshot, parseLayout } from '../layout/index.js';
-import type { LayoutTree } from '../layout/types.js';
+import { domRef, fromDomSnapshot, kSnapshotStyles, parseLayout, type DomSnapshot, type FrameSnapshot } from '../layout/index.js';
+import type { LayoutNode, LayoutTree } from '../layout/types.js';
 import type { BoxInfo } from './types.js';
 
 export class LayoutSource {
@@ -29,16 +29,28 @@ export class LayoutSource {
       });
       if (session) {
         try {
-          return await snapshotTree(session.cdp);
+          return await snapshotTree(session);
         } catch {
           // The page went away (navigation, closed browser): look again once.
           this.#session = undefined;
-          const again = await this.#cdp();
-          return snapshotTree(again.cdp);
+          return snapshotTree(await this.#cdp());
         }
       }
     }
     return parseLayout((await this.client.screenLayout(this.box.id, { signal })).content);
+  }
+
+  /**
+   * The browser node behind a node of a tree this source built on a Linux box, with the CDP session
+   * of its frame (cross-origin iframes have their own), for steps a drag cannot do.
+   */
+  dom(node: LayoutNode): { cdp: CDPSession; backendNodeId: number } {
+    let root = node;
+    while (root.parent) root = root.parent;
+    const ref = domRef(node);
+    const cdp = ref && kTreeSessions.get(root)?.[ref.snapshot];
+    if (!ref || !cdp) throw new BoxflowError('GEOMETRY_UNAVAILABLE', `box ${this.box.id} gives no browser access to ${node.tag} (CDP${this.#cdpUnavailable ? `: ${this.#cdpUnavailable}` : ' is only used on Linux boxes'})`);
+    return { cdp, backendNodeId: ref.backendNodeId };
   }
 
   /** Raw screen-layout content, kept as evidence when a step fails. */
@@ -123,11 +135,43 @@ async function activePage(browser: Browser, tabId: string | undefined): Promise<
   return pages.at(-1)!;
 }
 
-async function snapshotTree(cdp: CDPSession): Promise<LayoutTree> {
-  const [snapshot, metrics] = await Promise.all([
-    cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: ['display', 'visibility', 'opacity', 'white-space'], includeDOMRects: true }),
-    cdp.send('Page.getLayoutMetrics'),
-  ]);
+const kTreeSessions = new WeakMap<LayoutNode, CDPSession[]>(); // by tree root
+// Sessions of out-of-process frames (cross-origin iframes); null: the frame is in its parent's process.
+const kFrameSessions = new WeakMap<Frame, Promise<CDPSession | null>>();
+
+function frameSession(page: Page, frame: Frame): Promise<CDPSession | null> {
+  let s = kFrameSessions.get(frame);
+  if (!s) {
+    s = page.context().newCDPSession(frame).catch(() => null);
+    kFrameSessions.set(frame, s);
+  }
+  return s;
+}
+
+const capture = (cdp: CDPSession) =>
+  cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: kSnapshotStyles, includeDOMRects: true }) as unknown as Promise<DomSnapshot>;
+
+async function snapshotTree({ page, cdp }: { page: Page; cdp: CDPSession }): Promise<LayoutTree> {
+  const [snapshot, metrics] = await Promise.all([capture(cdp), cdp.send('Page.getLayoutMetrics')]);
+  // Cross-origin iframes run in their own process: each is captured through its own session and
+  // placed in its <iframe>, which the main frame's session names (frames nested in them are not).
+  const sessions: CDPSession[] = [cdp];
+  const frames: FrameSnapshot[] = [];
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame() || frame.parentFrame() !== page.mainFrame()) continue;
+    const session = await frameSession(page, frame);
+    if (!session) continue;
+    try {
+      const { frameTree } = await session.send('Page.getFrameTree');
+      const { backendNodeId } = await cdp.send('DOM.getFrameOwner', { frameId: frameTree.frame.id });
+      frames.push({ snapshot: await capture(session), ownerBackendNodeId: backendNodeId });
+      sessions.push(session);
+    } catch {
+      // The frame went away between the listing and the capture.
+    }
+  }
   const vp = metrics.cssVisualViewport;
-  return fromDomSnapshot(snapshot, { width: vp.clientWidth, height: vp.clientHeight, scrollX: vp.pageX, scrollY: vp.pageY });
+  const tree = fromDomSnapshot(snapshot, { width: vp.clientWidth, height: vp.clientHeight, scrollX: vp.pageX, scrollY: vp.pageY }, frames);
+  kTreeSessions.set(tree.root, sessions);
+  return tree;
 }

@@ -5,6 +5,8 @@ export type UpdateBaselines = 'missing' | 'changed' | 'all' | 'none';
 
 export interface RunOptions {
   rootDir: string;
+  /** Relative openTab URLs resolve against it (config appBaseUrl, else webServer.url). */
+  appBaseUrl?: string;
   outputDir: string;
   workers: number;
   retries: number;

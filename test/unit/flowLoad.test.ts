@@ -102,7 +102,7 @@ test('every step and shorthand normalises to the expected Step', async () => {
     },
     { kind: 'retry', times: 2, steps: [{ kind: 'tap', target: { selector: 'Reload' } }] },
     { kind: 'tap', target: { selector: 'Submit' }, label: 'Send the form', optional: true, timeout: 10_000, screenshots: ['before', 'trace'] },
-    { kind: 'tap', target: { selector: 'Quiet' }, screenshots: false },
+    { kind: 'tap', target: { selector: 'Quiet' }, screenshots: false }, ...webSteps(),
   ]);
   const kinds = new Set(f.steps.map((s) => s.kind));
   const { kStepNames } = await import('../../src/flow/index.js');
@@ -257,3 +257,21 @@ test('stepTimeout sets the default timeout of a flow\'s steps; a step\'s own tim
   assert.equal(flow.steps[0]!.timeout, undefined);
   assert.equal(flow.steps[1]!.timeout, 2_000);
 });
+
+// The web interaction steps at the end of all_steps.flow.yaml.
+function webSteps() {
+  return [
+    { kind: 'doubleTap', target: { selector: { css: '.todo label' } } },
+    { kind: 'hover', target: { selector: 'Products' } },
+    { kind: 'selectOption', selector: { id: 'country' }, label: 'France' },
+    { kind: 'selectOption', selector: { id: 'country' }, value: 'jp' },
+    { kind: 'fill', selector: { id: 'when' }, value: '2024-02-29' },
+    { kind: 'fill', selector: { id: 'qty' }, value: '3' },
+    { kind: 'check', selector: { id: 'terms' } },
+    { kind: 'uncheck', selector: 'Newsletter' },
+    { kind: 'uploadFile', selector: { id: 'avatar' }, files: [join(kGood, 'fixtures/a.png')] },
+    { kind: 'uploadFile', selector: { css: 'input[type=file]' }, files: [join(kGood, 'a.txt'), '/tmp/b.txt'] },
+    { kind: 'assertUrl', url: '/\\/welcome$/' },
+    { kind: 'assertTitle', title: 'Welcome' },
+  ];
+}

@@ -1,7 +1,7 @@
 // UI, browser and utility steps: each is one Box API call (waits only where a target is looked up).
 import { formatDuration } from '../../api/duration.js';
 import { BoxflowError } from '../../errors.js';
-import { query } from '../../layout/index.js';
+import { describeSelector, query } from '../../layout/index.js';
 import type { StepHandler, StepRun } from '../executor.js';
 import { pngSize } from '../../visual/index.js';
 import { delay } from '../poll.js';
@@ -51,6 +51,7 @@ async function directionPoints(run: StepRun, direction: 'up' | 'down' | 'left' |
 
 export const swipe: StepHandler<'swipe'> = async (step, run) => {
   const duration = step.duration ?? 300;
+  if (step.direction && run.rt.box.type === 'linux') return wheelSwipe(run, step.direction, step.on);
   if (step.direction) {
     const { from, to } = await directionPoints(run, step.direction, step.on);
     return dragSimple(run, from, to, duration, step);
@@ -58,6 +59,49 @@ export const swipe: StepHandler<'swipe'> = async (step, run) => {
   if (!step.from || !step.to) throw new BoxflowError('FLOW_SCHEMA', 'swipe needs a direction or both from and to');
   await dragSimple(run, await resolveTarget(run, step.from), await resolveTarget(run, step.to), duration, step);
 };
+
+/**
+ * A desktop browser does not scroll on a mouse drag: a direction swipe on a Linux box turns the
+ * mouse wheel over the middle of the screen (or of `on`), as far as the swipe would move a finger,
+ * and says what moved; a swipe that scrolls nothing says so.
+ */
+async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'right', on?: Parameters<typeof findVisible>[1]) {
+  let box: { left: number; top: number; right: number; bottom: number };
+  if (on) box = (await findVisible(run, run.resolve(on), { needGeometry: true })).bounds!;
+  else {
+    const s = await screenSize(run);
+    box = { left: 0, top: 0, right: s.width, bottom: s.height };
+  }
+  const x = (box.left + box.right) / 2;
+  const y = (box.top + box.bottom) / 2;
+  const dx = (box.right - box.left) * 0.6;
+  const dy = (box.bottom - box.top) * 0.6;
+  // A finger moving up scrolls the content down.
+  const delta = { up: [0, dy], down: [0, -dy], left: [dx, 0], right: [-dx, 0] }[direction] as [number, number];
+  const page = await run.rt.layout.page();
+  const offsets = () =>
+    page.evaluate(({ x, y }) => {
+      const out: string[] = [];
+      for (let el = document.elementFromPoint(x, y); el; el = el.parentElement) out.push(`${el.scrollLeft},${el.scrollTop}`);
+      out.push(`${window.scrollX},${window.scrollY}`);
+      return out.join(';');
+    }, { x, y });
+  const before = await offsets();
+  await page.mouse.move(x, y);
+  await page.mouse.wheel(delta[0], delta[1]);
+  // The wheel scrolls asynchronously (and may animate): wait until the offsets settle.
+  let after = before;
+  for (let i = 0; i < 20; i++) {
+    await delay(50, run.signal);
+    const now = await offsets();
+    if (now === after && now !== before) break;
+    after = now;
+  }
+  const where = on ? describeSelector(run.resolve(on)) : 'the page';
+  run.record.message = after === before
+    ? `nothing moved: swiping ${direction} over ${where} scrolled nothing (already at the end, or nothing there scrolls)`
+    : `scrolled ${where} (swipe ${direction})`;
+}
 
 export const drag: StepHandler<'drag'> = async (step, run) => {
   if (step.path) {
@@ -152,7 +196,7 @@ export const setResolution: StepHandler<'setResolution'> = async (step, run) => 
 };
 
 export const openTab: StepHandler<'openTab'> = async (step, run) => {
-  const url = run.resolve(step.url);
+  const url = absoluteUrl(run.resolve(step.url), run.rt.options.appBaseUrl);
   const tab = await run.rt.client.openTab(run.rt.box.id, { url }, { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 30_000) });
   run.rt.state.tabId = tab.id;
   run.record.message = `opened "${tab.title}" at ${tab.url}`;
@@ -164,6 +208,12 @@ export const openTab: StepHandler<'openTab'> = async (step, run) => {
     }
   }
 };
+
+function absoluteUrl(url: string, base: string | undefined): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return url;
+  if (!base) throw new BoxflowError('INVALID_URL', `openTab ${JSON.stringify(url)} is not an absolute URL: set appBaseUrl (or webServer.url) in boxflow.config to open paths of your app`);
+  return new URL(url, base).href;
+}
 
 function textMatches(actual: string, want: string): boolean {
   const m = /^\/(.*)\/([a-z]*)$/s.exec(want);

@@ -5,6 +5,7 @@ import * as android from './android.js';
 import * as asserts from './asserts.js';
 import * as control from './control.js';
 import * as visual from './visual.js';
+import * as web from './web.js';
 
 /** One handler per step kind; the compiler checks none is missing. */
 export const handlers: { [K in Step['kind']]: StepHandler<K> } = {
@@ -13,4 +14,5 @@ export const handlers: { [K in Step['kind']]: StepHandler<K> } = {
   ...asserts,
   ...control,
   ...visual,
+  ...web,
 };
