@@ -113,6 +113,7 @@ export function stepImages(step: StepRecord): { label: string; path: string }[] 
   if (s?.before) out.push({ label: 'before', path: s.before });
   if (s?.after) out.push({ label: 'after', path: s.after });
   if (s?.trace) out.push({ label: 'trace', path: s.trace });
+  if (s?.failure) out.push({ label: 'at failure', path: s.failure });
   const v = step.visual;
   if (v?.expected) out.push({ label: 'expected', path: v.expected });
   if (v?.actual) out.push({ label: 'actual', path: v.actual });

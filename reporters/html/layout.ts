@@ -3,7 +3,7 @@
 import { parseDocument } from 'htmlparser2';
 import { isTag, isText } from 'domhandler';
 import type { ChildNode, Element } from 'domhandler';
-import type { LayoutEvidence } from '../../src/runner/types.js';
+import type { LayoutEvidence, SerializedTree } from '../../src/runner/types.js';
 
 export interface PrettyLayout {
   format: 'android' | 'html';
@@ -61,7 +61,30 @@ function quote(v: string): string {
   return `"${clip(v).replace(/"/g, '&quot;')}"`;
 }
 
+/** The tree the runner searched (runner/steps/target.ts): candidates are marked by their exact node. */
+function prettySearched(tree: SerializedTree, evidence: Pick<LayoutEvidence, 'format' | 'selector' | 'candidates'>): PrettyLayout {
+  const mark = new Map(evidence.candidates.map((c, i) => [c.order, i + 1]));
+  const nodes = tree.nodes.slice(0, kMaxLines);
+  const lines: PrettyLayout['lines'] = nodes.map((n) => {
+    const parts = [tree.format === 'html' ? `<${n.tag}>` : n.tag];
+    if (n.id) parts.push(`id=${quote(n.id)}`);
+    for (const [k, v] of Object.entries(n.attributes ?? {})) parts.push(`${k}=${quote(v)}`);
+    if (n.desc) parts.push(`desc=${quote(n.desc)}`);
+    if (n.text) parts.push(`text=${quote(collapse(n.text))}`);
+    for (const s of n.state ?? []) parts.push(s);
+    if (n.bounds) parts.push(`[${[n.bounds.left, n.bounds.top].map(Math.round).join(',')}][${[n.bounds.right, n.bounds.bottom].map(Math.round).join(',')}]`);
+    if (!n.visible) parts.push('(not visible)');
+    const m = mark.get(n.order);
+    return m ? [n.depth, parts.join(' '), m] : [n.depth, parts.join(' ')];
+  });
+  return { format: tree.format, selector: evidence.selector, candidates: evidence.candidates, lines, truncated: tree.nodes.length > kMaxLines };
+}
+
 export function prettyLayout(content: string, evidence: Pick<LayoutEvidence, 'format' | 'selector' | 'candidates'>): PrettyLayout {
+  if (content.startsWith('{')) {
+    const tree = JSON.parse(content) as SerializedTree;
+    if (tree.kind === 'boxflow-layout') return prettySearched(tree, evidence);
+  }
   const { format } = evidence;
   const doc = parseDocument(content, { xmlMode: format === 'android', decodeEntities: true });
   const lines: PrettyLayout['lines'] = [];

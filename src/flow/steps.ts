@@ -180,8 +180,8 @@ export const stepDefs = {
     },
     normalize: (a, ctx) => {
       if ((a.label === undefined) === (a.value === undefined)) ctx.fail([], a.label === undefined ? 'needs label or value' : 'takes label or value, not both');
-      const by: { label: string } | { value: string } = a.label !== undefined ? { label: a.label } : { value: a.value };
-      return { kind: 'selectOption', selector: pickSelector(a, ctx), ...by };
+      // `by` and `option`, not `label`: a step's own `label` is its title in reports.
+      return { kind: 'selectOption', selector: pickSelector(a, ctx), by: a.label !== undefined ? 'label' : 'value', option: a.label ?? a.value };
     },
   },
   fill: {

@@ -37,7 +37,7 @@ export type StepBody =
   | { kind: 'longPress'; target: Target; duration: number /* ms, default 1000 */ }
   | { kind: 'doubleTap'; target: Target }
   | { kind: 'hover'; target: Target }
-  | { kind: 'selectOption'; selector: Selector; label?: string; value?: string }
+  | { kind: 'selectOption'; selector: Selector; by: 'label' | 'value'; option: string }
   | { kind: 'fill'; selector: Selector; value: string }
   | { kind: 'check'; selector: Selector }
   | { kind: 'uncheck'; selector: Selector }

@@ -6,3 +6,4 @@ export { parseHtml } from './html.js';
 export { fromDomSnapshot, domRef, kSnapshotStyles, type DomSnapshot, type DomRef, type FrameSnapshot, type Viewport } from './domSnapshot.js';
 export { query, centre, describeSelector, describeNode, nearMatches, toSelectorObject, selectorKeys, type QueryOptions } from './query.js';
 export { parseRegexLiteral, normaliseText, matchText, textMatcher, containsMatcher, type TextMatcher } from './text.js';
+export { serializeTree, type SerializedTree, type SerializedNode } from './serialize.js';

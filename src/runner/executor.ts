@@ -11,6 +11,8 @@ import type { ArtifactStore } from './artifacts.js';
 import type { LayoutSource } from './layoutSource.js';
 import type { RunOptions } from './options.js';
 import { handlers } from './steps/index.js';
+import { captureOnce } from './steps/visual.js';
+import { stepLabel } from './label.js';
 import type { BoxState } from './boxPool.js';
 import type { BoxInfo, ErrorInfo, FlowInfo, StepRecord } from './types.js';
 
@@ -148,6 +150,7 @@ export class Executor {
       if (step.source) info.snippet = await snippet(step.source);
       record.error = info;
       record.status = step.optional ? 'warned' : 'failed';
+      await failureScreenshot(run, step, err, this.signal);
       if (record.children?.some((c) => c.status === 'failed') && !record.message) record.message = info.message;
     }
     record.durationMs = Math.round(performance.now() - started);
@@ -238,6 +241,22 @@ function screenshotOptions(step: Step, options: RunOptions) {
   return { screenshot: { phases: [...phases], delay: options.screenshots.delay, outputFormat: 'base64' as const } };
 }
 
+const kContainers = new Set(['runFlow', 'repeat', 'retry']);
+
+/** The screen at the moment a step failed, kept on its record; best effort, never a second error. */
+async function failureScreenshot(run: StepRun, step: Step, err: unknown, flowSignal: AbortSignal): Promise<void> {
+  // Containers show their failing child's screenshot; a dead box or a run being stopped has none.
+  if (kContainers.has(step.kind) || err instanceof StepFailure || flowSignal.aborted) return;
+  if (BoxflowError.is(err) && ['BOX_UNAVAILABLE', 'BOX_NOT_FOUND', 'BOX_NOT_RUNNING', 'BOX_CRASHED', 'UNAUTHORIZED'].includes(err.code)) return;
+  const signal = AbortSignal.any([flowSignal, AbortSignal.timeout(15_000)]);
+  try {
+    const png = await captureOnce({ ...run, signal });
+    run.record.screenshots = { ...run.record.screenshots, failure: await run.rt.artifacts.put(png, 'png') };
+  } catch {
+    // The step's own error is what the report must show.
+  }
+}
+
 async function storeImage(rt: FlowRuntime, entry: { uri: string; presignedUrl?: string }): Promise<string> {
   if (entry.uri.startsWith('data:')) return rt.artifacts.putDataUri(entry.uri);
   if (entry.presignedUrl) return rt.artifacts.put(await rt.client.fetchObject(entry.presignedUrl), 'png');
@@ -251,14 +270,7 @@ export function stepArgs(step: Step): unknown {
 }
 
 function defaultLabel(step: Step): string {
-  const args = stepArgs(step);
-  const text = args && typeof args === 'object' && Object.keys(args).length ? ` ${short(args)}` : '';
-  return `${step.kind}${text}`;
-}
-
-function short(value: unknown): string {
-  const s = JSON.stringify(value) ?? '';
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+  return stepLabel(step);
 }
 
 /**

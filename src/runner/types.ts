@@ -17,7 +17,12 @@ export interface StepImages {
   before?: string;
   after?: string;
   trace?: string;
+  /** The screen when the step failed (every failed step that is not a container of steps). */
+  failure?: string;
 }
+
+/** The JSON of a `layout.snapshot` written by this version: the tree the step searched. */
+export type { SerializedTree } from '../layout/index.js';
 
 export interface VisualRecord {
   name: string;
@@ -38,7 +43,10 @@ export interface VisualRecord {
 }
 
 export interface LayoutEvidence {
-  /** Path (in the output dir) of the layout snapshot the failing step searched. */
+  /**
+   * Path (in the output dir) of the layout the failing step searched: JSON of that very tree
+   * (SerializedTree), or the box's raw XML/HTML when there was no tree.
+   */
   snapshot: string;
   format: 'android' | 'html';
   /** Human-readable description of the selector. */

@@ -263,8 +263,8 @@ function webSteps() {
   return [
     { kind: 'doubleTap', target: { selector: { css: '.todo label' } } },
     { kind: 'hover', target: { selector: 'Products' } },
-    { kind: 'selectOption', selector: { id: 'country' }, label: 'France' },
-    { kind: 'selectOption', selector: { id: 'country' }, value: 'jp' },
+    { kind: 'selectOption', selector: { id: 'country' }, by: 'label', option: 'France' },
+    { kind: 'selectOption', selector: { id: 'country' }, by: 'value', option: 'jp' },
     { kind: 'fill', selector: { id: 'when' }, value: '2024-02-29' },
     { kind: 'fill', selector: { id: 'qty' }, value: '3' },
     { kind: 'check', selector: { id: 'terms' } },

@@ -326,6 +326,7 @@
     var items = [];
     var sc = s.screenshots || {};
     ['before', 'after', 'trace'].forEach(function (k) { if (sc[k]) items.push(thumb(k, sc[k])); });
+    if (sc.failure) items.push(thumb('at failure', sc.failure));
     (s.attachments || []).forEach(function (a) { if (/^image\//.test(a.contentType)) items.push(thumb(a.name, a.path)); });
     return items.length ? h('div', { class: 'thumbs' }, items) : null;
   }

@@ -2,7 +2,7 @@
 // a point in the box's action space (real pixels × scale), or a natural-language string.
 import { BoxflowError } from '../../errors.js';
 import type { Target } from '../../flow/types.js';
-import { centre, describeSelector, nearMatches, query } from '../../layout/index.js';
+import { centre, describeSelector, nearMatches, query, serializeTree } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
 import type { StepRun } from '../executor.js';
 import { pollUntil } from '../poll.js';
@@ -46,19 +46,20 @@ export async function screenSize(run: StepRun): Promise<{ width: number; height:
   throw new BoxflowError('GEOMETRY_UNAVAILABLE', `${run.record.command}: the box's layout does not give the screen size; use pixel points`);
 }
 
-/** Keeps the searched layout and the near matches on the record, for the report. */
+/**
+ * Keeps the tree the step searched (as the runner saw it, secrets masked) and the near matches
+ * found in it, for the report. Without a tree (the box gave none), the box's raw layout instead.
+ */
 export async function attachEvidence(run: StepRun, selector: Selector, tree: LayoutTree | undefined): Promise<void> {
   try {
-    const content = await run.rt.layout.content(run.signal);
-    const ext = tree?.format === 'android' || content.trimStart().startsWith('<?xml') || content.includes('<hierarchy') ? 'xml' : 'html';
-    // The snapshot is kept as the box gave it, less the secrets (an input's value, a text).
-    const snapshot = await run.rt.artifacts.put(Buffer.from(run.rt.masker.markup(content)), ext);
-    run.record.layout = {
-      snapshot,
-      format: ext === 'xml' ? 'android' : 'html',
-      selector: describeSelector(selector),
-      candidates: tree ? nearMatches(tree, selector, 5).map((n) => ({ text: n.text, id: n.id, desc: n.desc, tag: n.tag, order: n.order })) : [],
-    };
+    const candidates = tree ? nearMatches(tree, selector, 5).map((n) => ({ text: n.text, id: n.id, desc: n.desc, tag: n.tag, order: n.order })) : [];
+    let snapshot: string;
+    if (tree) snapshot = await run.rt.artifacts.put(Buffer.from(JSON.stringify(run.rt.masker.deep(serializeTree(tree)))), 'json');
+    else {
+      const content = await run.rt.layout.content(run.signal);
+      snapshot = await run.rt.artifacts.put(Buffer.from(run.rt.masker.markup(content)), content.trimStart().startsWith('<?xml') || content.includes('<hierarchy') ? 'xml' : 'html');
+    }
+    run.record.layout = { snapshot, format: tree?.format ?? (snapshot.endsWith('.xml') ? 'android' : 'html'), selector: describeSelector(selector), candidates };
   } catch {
     // Evidence is best effort: the step's own error is what matters.
   }

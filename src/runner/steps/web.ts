@@ -80,8 +80,8 @@ async function element(run: StepRun, selector: Selector): Promise<LayoutNode> {
 export const selectOption: StepHandler<'selectOption'> = async (step, run) => {
   requireLinux(run, 'selectOption');
   const node = await element(run, step.selector);
-  const by = step.label !== undefined ? 'label' : 'value';
-  const want = run.resolve(step.label ?? step.value!);
+  const by = step.by;
+  const want = run.resolve(step.option);
   const r = await onElement<{ ok?: string; error?: string; options?: string[] }>(run, node, `function (by, want) {
     if (this.localName !== 'select') return { error: 'is a <' + this.localName + '>, not a <select>' };
     const opts = [...this.options];

@@ -1,0 +1,101 @@
+// Web interactions and failure evidence, run by the built CLI on the embedded local box against
+// the demo app (flows/app): a select, a date input, a hover menu, iframes, a file input and a
+// scroll container (flows/app/public/widgets.html).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StepRecord } from '../../src/runner/types.js';
+import { readResults, runCli, startDemoApp, tempProject } from './helpers.js';
+
+let app: Awaited<ReturnType<typeof startDemoApp>>;
+before(async () => (app = await startDemoApp()));
+after(() => app?.close());
+
+const walk = (steps: StepRecord[]): StepRecord[] => steps.flatMap((s) => [s, ...walk(s.children ?? [])]);
+
+test('web steps work on a real page; failures carry a screenshot, the searched tree and readable labels', async () => {
+  const dir = tempProject({
+    'boxflow.config.json': JSON.stringify({ appBaseUrl: app.url, reporters: ['json'], screenshots: false }),
+    'upload.txt': 'picked file\n',
+    'widgets.flow.yaml': `name: widgets
+steps:
+  - openTab: /widgets
+  - assertTitle: /Widgets/
+  - hover: { id: menu-title }
+  - assertVisible: Laptops
+  - doubleTap: Buy milk
+  - assertVisible: { id: todo-edit }
+  - selectOption: { id: country, label: Japan }
+  - assertVisible: "Country: jp"
+  - fill: { id: when, value: 2030-12-31 }
+  - assertVisible: "Date: 2030-12-31"
+  - check: { id: terms }
+  - assertVisible: Agreed
+  - uploadFile: { id: avatar, file: upload.txt }
+  - assertVisible: "Uploaded upload.txt (picked file)"
+  - tap: Press cross-origin
+  - assertVisible: Pressed in cross-origin frame
+  - swipe: { direction: up, on: { id: scroller } }
+  - swipe: { direction: down, on: { id: scroller } }
+  - swipe: { direction: down, on: { id: scroller } }
+  - selectOption: { id: country, label: Atlantis }
+    optional: true
+  - fill: { id: when, value: "31/12/2030" }
+    optional: true
+  - assertVisible: { text: Row 3, below: { id: summary } }
+    optional: true
+  - assertVisible: Nothing like this
+`,
+  });
+  const out = join(dir, 'out');
+  const run = await runCli(['test', '-o', out], { cwd: dir });
+  assert.equal(run.code, 1, run.stderr);
+  const flow = readResults(out).flows[0]!;
+  const steps = walk(flow.attempts.at(-1)!.steps);
+  const byLabel = (l: string) => steps.find((s) => s.label === l) ?? assert.fail(`no step labelled ${l}: ${steps.map((s) => s.label).join(' | ')}`);
+
+  const passedUntil = steps.findIndex((s) => s.label === 'swipe up on #scroller');
+  assert.deepEqual(steps.slice(0, passedUntil + 1).filter((s) => s.status !== 'passed').map((s) => `${s.label}: ${s.error?.message}`), []);
+  assert.match(byLabel('swipe up on #scroller').message ?? '', /^scrolled/);
+  assert.match(steps[passedUntil + 1]!.message ?? '', /^scrolled/, 'back down');
+  assert.match(steps[passedUntil + 2]!.message ?? '', /nothing moved/, 'a swipe that changes nothing says so');
+
+  const atlantis = byLabel('selectOption #country "Atlantis"');
+  assert.equal(atlantis.status, 'warned');
+  assert.equal(atlantis.error?.code, 'ELEMENT_NOT_FOUND');
+  assert.match(atlantis.error!.message, /no option with label "Atlantis"; options: "Choose…", "France", "Japan"/);
+  const badDate = byLabel('fill #when "31/12/2030"');
+  assert.equal(badDate.error?.code, 'UNPROCESSABLE');
+  assert.match(badDate.error!.message, /type date does not take "31\/12\/2030" \(write YYYY-MM-DD\)/);
+
+  const failed = byLabel('assertVisible "Nothing like this"');
+  assert.equal(failed.status, 'failed');
+  assert.equal(failed.error?.code, 'ASSERT_LAYOUT');
+  for (const s of [failed, atlantis, badDate]) {
+    const shot = s.screenshots?.failure;
+    assert.ok(shot, `${s.label} has a screenshot at failure`);
+    assert.deepEqual([...readFileSync(join(out, shot)).subarray(1, 4)].map((c) => String.fromCharCode(c)).join(''), 'PNG');
+  }
+
+  // The evidence is the tree the runner searched: node for node, with the candidates it found.
+  const relative = byLabel('assertVisible "Row 3" below #summary');
+  assert.equal(relative.status, 'warned');
+  const tree = JSON.parse(readFileSync(join(out, relative.layout!.snapshot), 'utf8')) as { kind: string; nodes: { order: number; text?: string; id?: string; bounds?: unknown; visible: boolean }[] };
+  assert.equal(tree.kind, 'boxflow-layout');
+  assert.ok(tree.nodes.find((n) => n.id === 'scroller')?.bounds, 'geometry of the searched tree');
+  const cands = relative.layout!.candidates;
+  assert.ok(cands.length > 0);
+  for (const c of cands) {
+    const node = tree.nodes.find((n) => n.order === c.order);
+    assert.ok(node, `candidate ${c.order} is a node of the searched tree`);
+    assert.equal(node.id ?? '', c.id);
+  }
+  assert.ok(cands.some((c) => c.text === 'Row 3'));
+  assert.ok(existsSync(join(out, failed.layout!.snapshot)));
+});
+
+test('a frame nested in a cross-origin frame is not searched, as docs/flows.md says', () => {
+  const doc = readFileSync(new URL('../../docs/flows.md', import.meta.url), 'utf8');
+  assert.match(doc, /cross-origin/);
+});
