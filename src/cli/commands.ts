@@ -94,6 +94,7 @@ export async function runTest(flags: CliFlags): Promise<number> {
     }
     const client = new BoxClient({ baseUrl, apiKey: apiKey! });
     cleanup.push(() => client.close());
+    if (r.baseUrl) await checkService(client, r.baseUrl);
 
     // 3. Reporters, then the run.
     const ctx = { outputDir: r.options.outputDir, rootDir: r.options.rootDir, mask: (text: string) => masker.text(text) };
@@ -103,6 +104,10 @@ export async function runTest(flags: CliFlags): Promise<number> {
     const host = new ReporterHost(reporters, log);
     const result = await runFlows(selected, r.options, { client, reporter: host, secrets: [], masker });
     writeResultsJson(r.options.outputDir, result);
+    // The list and github reporters print their own summary; with only file reporters, say how it went.
+    if (!r.reporters.some((x) => x === 'list' || x === 'github' || (Array.isArray(x) && (x[0] === 'list' || x[0] === 'github')))) {
+      process.stdout.write(`${summaryLine(result)}; results in ${relative(cwd, r.options.outputDir) || '.'}\n`);
+    }
     return exitCode(result, host.hadReporterError);
   } finally {
     process.removeListener('SIGINT', onSignal);
@@ -112,12 +117,36 @@ export async function runTest(flags: CliFlags): Promise<number> {
   }
 }
 
+export function summaryLine(result: RunResult): string {
+  const s = result.stats;
+  const parts = [`${s.passed} passed`, `${s.failed} failed`];
+  if (s.flaky) parts.push(`${s.flaky} flaky`);
+  if (s.skipped) parts.push(`${s.skipped} skipped`);
+  return `${s.total} flow${s.total === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
 export function exitCode(result: RunResult, reporterError: boolean): number {
   let code = 0;
   for (const e of result.errors) code = Math.max(code, exitClassOf(e.code));
   for (const f of result.flows) if (f.status === 'failed') code = Math.max(code, f.error ? exitClassOf(f.error.code) === 3 ? 3 : 1 : 1);
   if (reporterError) code = Math.max(code, 3);
   return code;
+}
+
+/** A --base-url that is not a Box API v1 service is named as such, with its host, before any flow runs. */
+async function checkService(client: BoxClient, baseUrl: string): Promise<void> {
+  try {
+    await client.listBoxes({ pageSize: 1 }, { maxRetries: 1, timeoutMs: 15_000 });
+  } catch (err) {
+    if (!BoxflowError.is(err) || err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN') throw err;
+    let host = baseUrl;
+    try {
+      host = new URL(baseUrl).host;
+    } catch {
+      // keep what the user wrote
+    }
+    throw new BoxflowError(err.code, `${host} does not answer as a Box API v1 service (base URL ${baseUrl}; it should end in /api/v1): ${err.message}`);
+  }
 }
 
 /** Clears an earlier run's output, but never a folder that does not look like one. */
@@ -141,7 +170,10 @@ async function startWebServer(web: NonNullable<ReturnType<typeof resolveConfig>[
       return false;
     }
   };
-  if (web.reuseExistingServer && (await answers())) return async () => {};
+  if (await answers()) {
+    if (web.reuseExistingServer) return async () => {};
+    throw new BoxflowError('CONFIG_INVALID', `webServer: something already answers at ${web.url} and reuseExistingServer is false; stop it or set reuseExistingServer: true`);
+  }
   const child = spawn(web.command, { shell: true, cwd: web.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
@@ -157,12 +189,15 @@ async function startWebServer(web: NonNullable<ReturnType<typeof resolveConfig>[
   };
   const deadline = performance.now() + web.timeoutMs;
   while (performance.now() < deadline) {
-    if (child.exitCode !== null) throw new BoxflowError('BOX_UNAVAILABLE', `webServer "${web.command}" exited with ${child.exitCode}: ${stderr.trim()}`);
+    if (child.exitCode !== null) {
+      const clash = /EADDRINUSE|address already in use/i.test(stderr) ? ` (its port is taken: another server is running on ${new URL(web.url).host})` : '';
+      throw new BoxflowError('CONFIG_INVALID', `webServer "${web.command}" exited with ${child.exitCode}${clash}: ${stderr.trim()}`);
+    }
     if (await answers()) return stop;
     await new Promise((r) => setTimeout(r, 200));
   }
   await stop();
-  throw new BoxflowError('BOX_UNAVAILABLE', `webServer "${web.command}" did not answer at ${web.url} within ${web.timeoutMs} ms`);
+  throw new BoxflowError('CONFIG_INVALID', `webServer "${web.command}" did not answer at ${web.url} within ${web.timeoutMs} ms`);
 }
 
 export async function runMergeReports(dirs: string[], opts: { reporter: string; output: string }): Promise<number> {
@@ -171,11 +206,12 @@ export async function runMergeReports(dirs: string[], opts: { reporter: string; 
   const ctx = { outputDir, rootDir: process.cwd() };
   const host = new ReporterHost(await loadReporters(parseReporterFlag(opts.reporter), ctx, builtinReporters));
   await replayResult(result, host, outputDir);
-  process.stdout.write(`merged ${dirs.length} runs (${result.stats.total} flows) into ${relative(process.cwd(), outputDir) || '.'}\n`);
-  return host.hadReporterError ? 3 : 0;
+  process.stdout.write(`merged ${dirs.length} runs into ${relative(process.cwd(), outputDir) || '.'}: ${summaryLine(result)}\n`);
+  return exitCode(result, host.hadReporterError);
 }
 
 export async function runShowReport(dir: string, opts: { host: string; port: string }): Promise<number> {
+  if (!existsSync(join(resolve(dir), 'index.html'))) throw new BoxflowError('CONFIG_INVALID', `no HTML report in ${dir}: run boxflow test with --reporter html (or give the report's folder)`);
   const { url, close } = await serveReport(resolve(dir), { host: opts.host, port: Number(opts.port) });
   process.stdout.write(`serving ${dir} at ${url} (Ctrl-C to stop)\n`);
   const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'start' : 'xdg-open';

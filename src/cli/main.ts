@@ -2,7 +2,8 @@
 // The boxflow command line. The only place that exits: 0 passed, 1 a flow failed, 2 bad input,
 // 3 infrastructure.
 import { Command, Option } from 'commander';
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BoxflowError, exitClassOf, type ExitClass } from '../errors.js';
 import { runTest, runValidate, runMergeReports, runShowReport, printError } from './commands.js';
@@ -32,7 +33,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option('-o, --output <dir>', 'output folder (default boxflow-results)')
     .option('--base-url <url>', 'a remote Box API service (ends in /api/v1); the key comes from BOXFLOW_API_KEY')
     .option('--box <id...>', 'run on these existing boxes')
-    .addOption(new Option('--update-baselines [mode]', 'write screenshot baselines: missing (default), changed, all, none').choices(['missing', 'changed', 'all', 'none']))
+    .addOption(new Option('--update-baselines [mode]', 'write screenshot baselines: missing, changed (also writes missing ones), all or none; the flag alone means changed, no flag means missing').choices(['missing', 'changed', 'all', 'none']))
     .action((paths: string[], opts: Record<string, unknown>) => done(runTest({ ...opts, paths })));
 
   program
@@ -72,6 +73,9 @@ export function buildProgram(exit: (code: number) => void): Command {
       done(
         (async () => {
           const { resolveSecret, createApiKey } = await import('../server/index.js');
+          if (!process.env.BOXFLOW_SERVER_SECRET?.trim() && !existsSync(join(opts.dataDir, 'server-secret'))) {
+            process.stderr.write(`warning: ${opts.dataDir} holds no server secret yet, so a new one is made there: this key will not match a running server that uses another data dir (pass its --data-dir)\n`);
+          }
           process.stdout.write(`${await createApiKey(await resolveSecret(opts.dataDir), opts.sub, opts.ttl)}\n`);
           return 0;
         })(),

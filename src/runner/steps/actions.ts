@@ -66,11 +66,12 @@ export const swipe: StepHandler<'swipe'> = async (step, run) => {
  * and says what moved; a swipe that scrolls nothing says so.
  */
 async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'right', on?: Parameters<typeof findVisible>[1]) {
-  let box: { left: number; top: number; right: number; bottom: number };
-  if (on) box = (await findVisible(run, run.resolve(on), { needGeometry: true })).bounds!;
-  else {
-    const s = await screenSize(run);
-    box = { left: 0, top: 0, right: s.width, bottom: s.height };
+  const s = await screenSize(run);
+  let box = { left: 0, top: 0, right: s.width, bottom: s.height };
+  if (on) {
+    // Only the part of the element on screen can be under the mouse.
+    const b = (await findVisible(run, run.resolve(on), { needGeometry: true })).bounds!;
+    box = { left: Math.max(b.left, 0), top: Math.max(b.top, 0), right: Math.min(b.right, s.width), bottom: Math.min(b.bottom, s.height) };
   }
   const x = (box.left + box.right) / 2;
   const y = (box.top + box.bottom) / 2;
