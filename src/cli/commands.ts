@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { BoxClient } from '../api/client.js';
 import { BoxflowError, exitClassOf } from '../errors.js';
-import { loadFlows } from '../flow/index.js';
+import { loadFlows, undefinedVariables } from '../flow/index.js';
 import { Masker } from '../mask.js';
 import { EventLog, writeResultsJson, mergeRunDirs } from '../runner/events.js';
 import { loadReporters, ReporterHost, replayResult, parseReporterFlag } from '../runner/reporterHost.js';
@@ -25,20 +25,24 @@ export function printError(err: unknown): void {
   const e = err as { code?: string; message?: string; details?: { frame?: string; snippet?: string } };
   const code = BoxflowError.is(err) ? `${err.code}: ` : '';
   const frame = e?.details?.frame ?? e?.details?.snippet;
-  process.stderr.write(`${masker.text(`error ${code}${e?.message ?? String(err)}`)}\n${frame ? `${masker.text(frame)}\n` : ''}`);
+  // A located error's message already holds its code frame: print each frame once.
+  const extra = frame && !(e?.message ?? '').includes(frame) ? frame : undefined;
+  process.stderr.write(`${masker.text(`error ${code}${e?.message ?? String(err)}`)}\n${extra ? `${masker.text(extra)}\n` : ''}`);
 }
 
-async function loadOrReport(paths: string[]) {
+async function loadOrReport(paths: string[], configEnv?: Record<string, string>) {
   const { flows, errors } = await loadFlows(paths);
+  for (const flow of flows) errors.push(...undefinedVariables(flow, configEnv));
   for (const err of errors) printError(err);
-  return { flows, errors };
+  const bad = new Set(errors.map((e) => (e.details as { file?: string } | undefined)?.file ?? e.message));
+  return { flows, errors: [...bad] };
 }
 
 export async function runValidate(paths: string[], opts: { config?: string }): Promise<number> {
   const cwd = process.cwd();
   const { config, file } = await loadConfigFile(cwd, opts.config);
   const r = resolveConfig({ paths }, config, file, cwd);
-  const { flows, errors } = await loadOrReport(r.paths);
+  const { flows, errors } = await loadOrReport(r.paths, r.options.env);
   if (errors.length) {
     process.stderr.write(`${errors.length} flow file${errors.length === 1 ? '' : 's'} invalid\n`);
     return 2;
@@ -54,7 +58,7 @@ export async function runTest(flags: CliFlags): Promise<number> {
   masker.add([r.apiKey]);
 
   // 1. Every selected flow is valid before any runs.
-  const { flows, errors } = await loadOrReport(r.paths);
+  const { flows, errors } = await loadOrReport(r.paths, r.options.env);
   if (errors.length) {
     process.stderr.write(`${errors.length} flow file${errors.length === 1 ? '' : 's'} invalid: nothing was run\n`);
     return 2;

@@ -1,8 +1,8 @@
 // boxflow.config.{ts,json,yaml}: what users write (Config), and the one place where flags,
 // the config file and defaults are merged (resolveConfig): flag, else file, else default.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 import { isDuration, parseDuration } from '../api/duration.js';
@@ -10,10 +10,13 @@ import type { Phase } from '../api/schemas.js';
 import { BoxflowError } from '../errors.js';
 import type { RunOptions, UpdateBaselines } from '../runner/options.js';
 import type { ReporterSpec } from '../runner/reporterHost.js';
+import { checkConfig } from './configSchema.js';
 
 export interface Config {
   /** Remote service, ending in /api/v1. Default: BOXFLOW_BASE_URL, else the embedded local server. */
   baseUrl?: string;
+  /** Variables every flow sees as `${NAME}` (a flow's own env: wins). */
+  env?: Record<string, string | number | boolean>;
   /** The application under test: `openTab: /login` opens `<appBaseUrl>/login`. Default: webServer.url. */
   appBaseUrl?: string;
   /** Read it from the environment (`process.env.X`) in a TS config; never write a key into a file. */
@@ -65,7 +68,6 @@ export interface Resolved {
 }
 
 const kConfigNames = ['boxflow.config.ts', 'boxflow.config.mjs', 'boxflow.config.js', 'boxflow.config.json', 'boxflow.config.yaml', 'boxflow.config.yml'];
-const kKnownKeys = new Set(['baseUrl', 'appBaseUrl', 'apiKey', 'apiKeyEnv', 'flows', 'boxes', 'workers', 'retries', 'timeouts', 'screenshots', 'outputDir', 'reporters', 'webServer', 'baselines']);
 
 export async function loadConfigFile(cwd: string, explicit?: string): Promise<{ config: Config; file?: string }> {
   const file = explicit ? resolve(cwd, explicit) : kConfigNames.map((n) => resolve(cwd, n)).find((f) => existsSync(f));
@@ -74,8 +76,7 @@ export async function loadConfigFile(cwd: string, explicit?: string): Promise<{ 
   let config: unknown;
   try {
     if (/\.(ts|mts|mjs|js)$/.test(file)) {
-      const { tsImport } = await import('tsx/esm/api');
-      const mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
+      const mod = (await importConfig(file)) as { default?: unknown };
       config = mod.default;
       // A CommonJS-compiled config (no "type": "module" nearby) nests its default export once more.
       if (config && typeof config === 'object' && 'default' in config && Object.keys(config).every((k) => k === 'default' || k === '__esModule')) {
@@ -93,10 +94,28 @@ export async function loadConfigFile(cwd: string, explicit?: string): Promise<{ 
     throw new BoxflowError('CONFIG_INVALID', `${file}: cannot load: ${(err as Error).message}`);
   }
   if (!config || typeof config !== 'object') throw new BoxflowError('CONFIG_INVALID', `${file}: must export an object (use defineConfig({...}))`);
-  for (const key of Object.keys(config)) {
-    if (!kKnownKeys.has(key)) throw new BoxflowError('CONFIG_INVALID', `${file}: unknown key "${key}"; known keys: ${[...kKnownKeys].join(', ')}`);
-  }
+  checkConfig(config, basename(file));
   return { config: config as Config, file };
+}
+
+/**
+ * Imports a TS/JS config. One written with import/export is loaded as an ES module whatever the
+ * project's "type": compiled to CommonJS, its `import { defineConfig } from 'boxflow'` would load a
+ * second copy of boxflow (and its HTTP client) beside the CLI's own, which fails ("Illegal
+ * constructor"). So it is imported from a sibling .mts/.mjs copy, removed right after.
+ */
+async function importConfig(file: string): Promise<unknown> {
+  const { tsImport } = await import('tsx/esm/api');
+  const source = await readFile(file, 'utf8');
+  const esmSyntax = /^\s*(import|export)\s/m.test(source) && !/\b(require\s*\(|module\.exports|__dirname|__filename)/.test(source);
+  if (!esmSyntax || /\.m[tj]s$/.test(file)) return tsImport(pathToFileURL(file).href, import.meta.url);
+  const copy = join(dirname(file), `.${basename(file).replace(/\.[tj]s$/, '')}.${process.pid}-${Date.now()}.${file.endsWith('.ts') ? 'mts' : 'mjs'}`);
+  await writeFile(copy, source);
+  try {
+    return await tsImport(pathToFileURL(copy).href, import.meta.url);
+  } finally {
+    await rm(copy, { force: true });
+  }
 }
 
 function int(value: unknown, what: string, min: number): number | undefined {
@@ -171,6 +190,7 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
     options: {
       rootDir,
       ...(appBaseUrl ? { appBaseUrl } : {}),
+      ...(config.env ? { env: Object.fromEntries(Object.entries(config.env).map(([k, v]) => [k, String(v)])) } : {}),
       outputDir: resolve(flags.output ? cwd : rootDir, take(flags.output, config.outputDir) ?? 'boxflow-results'),
       workers,
       retries: take(int(flags.retries, '--retries', 0), int(config.retries, 'retries', 0)) ?? 0,

@@ -4,6 +4,10 @@ export { stepDefs, kStepNames, kBareStepNames, type StepDef, type StepName } fro
 export { parseFlowYaml } from './yaml.js';
 export { discoverFlows, loadFlowFile, loadFlows, normalizeStep, type LoadedFlows } from './load.js';
 export { flow, isFlowDefinition, callerLocation, type FlowDefinition, type FlowDefinitionOptions, type DeclarativeFlow, type RawStep } from './tsFlow.js';
-export { interpolate } from './interpolate.js';
+export { interpolate, variableRefs } from './interpolate.js';
+export { explain } from './explain.js';
+export { undefinedVariables } from './variables.js';
+export { didYouMean, hint } from './suggest.js';
+export { formatPath } from './validate.js';
 export { codeFrame } from './codeFrame.js';
 export type { FlowErrorDetails } from './located.js';

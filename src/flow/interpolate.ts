@@ -54,3 +54,12 @@ export function interpolate<T>(value: T, vars: Record<string, string>, env: Reco
   }
   return value;
 }
+
+/** Every `${NAME}` / `${env.NAME}` reference in the strings of `value` (deeply), for load-time checks. */
+export function variableRefs(value: unknown, out: { name: string; env: boolean }[] = []): { name: string; env: boolean }[] {
+  if (typeof value === 'string') {
+    for (const m of value.matchAll(/(?<!\$)\$\{\s*(env\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\}/g)) out.push({ name: m[2]!, env: m[1] !== undefined });
+  } else if (Array.isArray(value)) value.forEach((v) => variableRefs(v, out));
+  else if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) Object.values(value).forEach((v) => variableRefs(v, out));
+  return out;
+}

@@ -4,8 +4,8 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BoxflowError } from '../errors.js';
-import { FlowIssue } from './parts.js';
-import { issueError, locatedError } from './located.js';
+import { FlowIssue, FlowIssues } from './parts.js';
+import { combinedError, issueError, locatedError } from './located.js';
 import { buildFlow, buildStep } from './validate.js';
 import { parseFlowYaml } from './yaml.js';
 import { isFlowDefinition, stackLocations } from './tsFlow.js';
@@ -138,6 +138,7 @@ class Loader {
       return flow;
     } catch (err) {
       if (err instanceof FlowIssue) throw issueError(err, at, text);
+      if (err instanceof FlowIssues) throw combinedError(err.issues.map((i) => issueError(i, at, text)));
       throw err;
     }
   }

@@ -43,3 +43,12 @@ export function issueError(issue: FlowIssue, at: SourceLocation, text: string | 
     ...(issue.options.suggestion !== undefined ? { suggestion: issue.options.suggestion } : {}),
   });
 }
+
+/** One error for several located issues of a file: each with its own location and code frame. */
+export function combinedError(errors: BoxflowError[]): BoxflowError {
+  if (errors.length === 1) return errors[0]!;
+  const details = errors.map((e) => e.details as FlowErrorDetails);
+  return new BoxflowError(errors[0]!.code, `${errors.length} problems:\n\n${errors.map((e) => e.message).join('\n\n')}`, {
+    details: { ...details[0], frame: undefined, issues: details },
+  });
+}

@@ -28,6 +28,13 @@ export class FlowIssue extends Error {
   }
 }
 
+/** Several independent issues of one document (one per bad step), reported together. */
+export class FlowIssues extends Error {
+  constructor(readonly issues: FlowIssue[]) {
+    super(issues.map((i) => i.message).join('; '));
+  }
+}
+
 export const kDirections = ['up', 'down', 'left', 'right'] as const;
 export const kPhases = ['before', 'after', 'trace'] as const;
 export const kVarNamePattern = '^[A-Za-z_][A-Za-z0-9_]*$';

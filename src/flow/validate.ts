@@ -8,7 +8,7 @@ import { BoxflowError } from '../errors.js';
 import { explain, describeValue } from './explain.js';
 import { flowSchema, kTopLevelProps } from './schema.js';
 import { didYouMean, hint } from './suggest.js';
-import { FlowIssue, kCommonKeys, kCommonProps, kDefinitions, type JsonSchema, type Path } from './parts.js';
+import { FlowIssue, FlowIssues, kCommonKeys, kCommonProps, kDefinitions, type JsonSchema, type Path } from './parts.js';
 import { envValues, kBareStepNames, kStepNames, stepDef, type NormalizeCtx } from './steps.js';
 import type { Flow, SourceLocation, Step, StepBody, StepCommon } from './types.js';
 
@@ -137,11 +137,6 @@ function schemaKeys(schema: JsonSchema): string[] {
   return Object.keys((s.properties ?? {}) as object);
 }
 
-function stepList(value: unknown, path: Path, ctx: DocContext, checked: boolean): Step[] {
-  if (!checked) firstIssue({ type: 'array', minItems: 1, title: 'a list of steps' }, value, path);
-  return (value as unknown[]).map((raw, i) => processStep(raw, [...path, i], ctx, checked));
-}
-
 export function defaultFlowName(file: string): string {
   return basename(file).replace(/(\.flow)?\.(ya?ml|[cm]?ts)$/i, '');
 }
@@ -176,9 +171,23 @@ export function buildFlow(doc: unknown, ctx: DocContext, options: BuildOptions =
     if (!options.functionFlow && doc.steps === undefined) throw new FlowIssue([], 'missing required key "steps" (the list of steps)');
   }
   const lists: Record<'onStart' | 'onFinish' | 'steps', Step[]> = { onStart: [], onFinish: [], steps: [] };
+  // Each step is judged on its own, so one bad step does not hide the next one's problem.
+  const issues: FlowIssue[] = [];
   for (const key of ['onStart', 'steps', 'onFinish'] as const) {
-    if (doc[key] !== undefined) lists[key] = stepList(doc[key], [key], ctx, checked);
+    if (doc[key] === undefined) continue;
+    if (!checked) firstIssue({ type: 'array', minItems: 1, title: 'a list of steps' }, doc[key], [key]);
+    lists[key] = (doc[key] as unknown[]).flatMap((raw, i) => {
+      try {
+        return [processStep(raw, [key, i], ctx, checked)];
+      } catch (err) {
+        if (!(err instanceof FlowIssue)) throw err;
+        issues.push(err);
+        return [];
+      }
+    });
   }
+  if (issues.length === 1) throw issues[0]!;
+  if (issues.length > 1) throw new FlowIssues(issues);
   if (!checked) throw fromAjv(validateDocument.errors, []);
   const flow: Flow = {
     name: (doc.name as string | undefined) ?? defaultFlowName(ctx.file),

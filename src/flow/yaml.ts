@@ -1,7 +1,7 @@
 import { LineCounter, isMap, isScalar, parseDocument, type Document, type Node } from 'yaml';
-import { FlowIssue, type Path } from './parts.js';
+import { FlowIssue, FlowIssues, type Path } from './parts.js';
 import { buildFlow, type DocContext } from './validate.js';
-import { issueError, locatedError } from './located.js';
+import { combinedError, issueError, locatedError } from './located.js';
 import type { Flow, SourceLocation } from './types.js';
 
 function nodeAt(doc: Document, path: Path): Node | null | undefined {
@@ -64,6 +64,7 @@ export function parseFlowYaml(text: string, file: string): Flow {
     return buildFlow(data, { ...ctx, locate: (path, atKey) => (path.length === 0 && !atKey ? { file, line: 1, column: 1 } : ctx.locate(path, atKey)) });
   } catch (err) {
     if (err instanceof FlowIssue) throw issueError(withFlowMapHint(doc, err), ctx.locate(err.path, err.options.atKey), text);
+    if (err instanceof FlowIssues) throw combinedError(err.issues.map((i) => issueError(withFlowMapHint(doc, i), ctx.locate(i.path, i.options.atKey), text)));
     throw err;
   }
 }

@@ -5,6 +5,8 @@ export type UpdateBaselines = 'missing' | 'changed' | 'all' | 'none';
 
 export interface RunOptions {
   rootDir: string;
+  /** Variables every flow sees (config `env`); a flow's own env: wins. */
+  env?: Record<string, string>;
   /** Relative openTab URLs resolve against it (config appBaseUrl, else webServer.url). */
   appBaseUrl?: string;
   outputDir: string;

@@ -165,7 +165,7 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const box = lease.box;
-  const vars: Record<string, string> = { ...flow.env };
+  const vars: Record<string, string> = { ...deps.options.env, ...flow.env };
   const masker = deps.masker;
   const state: FlowRuntime['state'] = { scale: 1 };
   const layout = new LayoutSource(deps.client, box, state);
