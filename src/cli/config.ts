@@ -1,13 +1,13 @@
 // boxflow.config.{ts,json,yaml}: what users write (Config), and the one place where flags,
 // the config file and defaults are merged (resolveConfig): flag, else file, else default.
 import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import YAML from 'yaml';
 import { isDuration, parseDuration } from '../api/duration.js';
 import type { Phase } from '../api/schemas.js';
 import { BoxflowError } from '../errors.js';
+import { importTs } from '../flow/index.js';
 import type { RunOptions, UpdateBaselines } from '../runner/options.js';
 import type { ReporterSpec } from '../runner/reporterHost.js';
 import { checkConfig } from './configSchema.js';
@@ -76,7 +76,7 @@ export async function loadConfigFile(cwd: string, explicit?: string): Promise<{ 
   let config: unknown;
   try {
     if (/\.(ts|mts|mjs|js)$/.test(file)) {
-      const mod = (await importConfig(file)) as { default?: unknown };
+      const mod = (await importTs(file)) as { default?: unknown };
       config = mod.default;
       // A CommonJS-compiled config (no "type": "module" nearby) nests its default export once more.
       if (config && typeof config === 'object' && 'default' in config && Object.keys(config).every((k) => k === 'default' || k === '__esModule')) {
@@ -96,26 +96,6 @@ export async function loadConfigFile(cwd: string, explicit?: string): Promise<{ 
   if (!config || typeof config !== 'object') throw new BoxflowError('CONFIG_INVALID', `${file}: must export an object (use defineConfig({...}))`);
   checkConfig(config, basename(file));
   return { config: config as Config, file };
-}
-
-/**
- * Imports a TS/JS config. One written with import/export is loaded as an ES module whatever the
- * project's "type": compiled to CommonJS, its `import { defineConfig } from 'boxflow'` would load a
- * second copy of boxflow (and its HTTP client) beside the CLI's own, which fails ("Illegal
- * constructor"). So it is imported from a sibling .mts/.mjs copy, removed right after.
- */
-async function importConfig(file: string): Promise<unknown> {
-  const { tsImport } = await import('tsx/esm/api');
-  const source = await readFile(file, 'utf8');
-  const esmSyntax = /^\s*(import|export)\s/m.test(source) && !/\b(require\s*\(|module\.exports|__dirname|__filename)/.test(source);
-  if (!esmSyntax || /\.m[tj]s$/.test(file)) return tsImport(pathToFileURL(file).href, import.meta.url);
-  const copy = join(dirname(file), `.${basename(file).replace(/\.[tj]s$/, '')}.${process.pid}-${Date.now()}.${file.endsWith('.ts') ? 'mts' : 'mjs'}`);
-  await writeFile(copy, source);
-  try {
-    return await tsImport(pathToFileURL(copy).href, import.meta.url);
-  } finally {
-    await rm(copy, { force: true });
-  }
 }
 
 function int(value: unknown, what: string, min: number): number | undefined {

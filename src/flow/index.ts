@@ -6,6 +6,8 @@ export { discoverFlows, loadFlowFile, loadFlows, normalizeStep, type LoadedFlows
 export { flow, isFlowDefinition, callerLocation, type FlowDefinition, type FlowDefinitionOptions, type DeclarativeFlow, type RawStep } from './tsFlow.js';
 export { interpolate, variableRefs } from './interpolate.js';
 export { explain } from './explain.js';
+export { importTs } from './importTs.js';
+export { stackLocations } from './tsFlow.js';
 export { undefinedVariables } from './variables.js';
 export { didYouMean, hint } from './suggest.js';
 export { formatPath } from './validate.js';

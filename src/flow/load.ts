@@ -2,7 +2,6 @@
 // sub-flow must exist and be valid at load time, and no chain of runFlow may come back on itself.
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { BoxflowError } from '../errors.js';
 import { FlowIssue, FlowIssues } from './parts.js';
 import { combinedError, issueError, locatedError } from './located.js';
@@ -10,6 +9,7 @@ import { buildFlow, buildStep } from './validate.js';
 import { parseFlowYaml } from './yaml.js';
 import { isFlowDefinition, stackLocations } from './tsFlow.js';
 import type { Flow, SourceLocation, Step } from './types.js';
+import { importTs } from './importTs.js';
 
 const kFlowFile = /\.flow\.(ya?ml|ts)$/i;
 const isTs = (file: string) => /\.[cm]?ts$/i.test(file);
@@ -121,8 +121,7 @@ class Loader {
     this.texts.set(file, text);
     let mod: Record<string, unknown>;
     try {
-      const { tsImport } = await import('tsx/esm/api');
-      mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
+      mod = (await importTs(file, text)) as Record<string, unknown>;
     } catch (err) {
       throw tsLoadError(file, text, err);
     }

@@ -1,6 +1,7 @@
 // Runs one attempt of one flow on one box: onStart, the steps (or a TS flow's function),
 // onFinish (always), each step recorded. Step behaviour lives in runner/steps/, one handler
 // per kind; this file only sequences, times and records.
+import { isAbsolute, relative, sep } from 'node:path';
 import type { ActionResult } from '../api/schemas.js';
 import type { BoxClient } from '../api/client.js';
 import { BoxflowError, type ErrorCode } from '../errors.js';
@@ -83,7 +84,8 @@ export class Executor {
     const out: StepRecord[] = [];
     let failed = false;
     for (const [i, step] of steps.entries()) {
-      const id = parentId ? `${parentId}.${i + 1}` : String(++this.#counter);
+      // Each round of a repeat/retry has ids of its own: 5.2.1 is step 1 of round 2 of step 5.
+      const id = parentId ? (attempt !== undefined ? `${parentId}.${attempt}.${i + 1}` : `${parentId}.${i + 1}`) : String(++this.#counter);
       if (failed) {
         out.push(this.#skipped(step, id, i));
         continue;
@@ -108,7 +110,7 @@ export class Executor {
       label,
       command,
       args: stepArgs(step),
-      source: step.source,
+      source: relativeSource(step.source, this.rt.options.rootDir),
       status: 'passed',
       attempts: 1,
       startedAt: new Date().toISOString(),
@@ -221,7 +223,7 @@ export class Executor {
       label: step.label ?? defaultLabel(step),
       command: step.kind,
       args: stepArgs(step),
-      source: step.source,
+      source: relativeSource(step.source, this.rt.options.rootDir),
       status: 'skipped',
       attempts: 0,
       startedAt: new Date().toISOString(),
@@ -239,6 +241,13 @@ function screenshotOptions(step: Step, options: RunOptions) {
   const phases = step.screenshots === undefined ? options.screenshots.phases : step.screenshots === true ? (['before', 'after', 'trace'] as const) : step.screenshots === false ? [] : step.screenshots;
   if (!phases.length) return { screenshot: false as const };
   return { screenshot: { phases: [...phases], delay: options.screenshots.delay, outputFormat: 'base64' as const } };
+}
+
+/** Paths in records are relative to the project root: reports and GitHub annotations need that. */
+export function relativeSource(source: SourceLocation, rootDir: string): SourceLocation {
+  if (!source?.file || !isAbsolute(source.file)) return source;
+  const rel = relative(rootDir, source.file);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? { ...source, file: rel.split(sep).join('/') } : source;
 }
 
 const kContainers = new Set(['runFlow', 'repeat', 'retry']);

@@ -1,15 +1,16 @@
 // The run: select flows (grep, tags, shard), schedule them over N workers (each on its own
 // box), retry failed flows, stream events to reporters, and build the RunResult.
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { BoxClient } from '../api/client.js';
 import { BoxflowError, exitClassOf } from '../errors.js';
-import { loadFlowFile } from '../flow/index.js';
+import { codeFrame, loadFlowFile, stackLocations } from '../flow/index.js';
 import type { Flow } from '../flow/types.js';
 import { Masker } from '../mask.js';
 import { ArtifactStore } from './artifacts.js';
 import { BoxPool, type Lease } from './boxPool.js';
-import { Executor, maskError, toErrorInfo, type FlowRuntime } from './executor.js';
+import { Executor, maskError, relativeSource, toErrorInfo, type FlowRuntime } from './executor.js';
 import { LayoutSource } from './layoutSource.js';
 import type { RunOptions } from './options.js';
 import type { ErrorInfo, FlowAttempt, FlowInfo, FlowResult, Reporter, RunResult, StepRecord } from './types.js';
@@ -204,7 +205,7 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
         try {
           await flow.fn({ box: flowBox, expect, env: vars });
         } catch (err) {
-          if (!exec.records.some((r) => r.status === 'failed')) error = toErrorInfo(err, deadline.signal, masker);
+          if (!exec.records.some((r) => r.status === 'failed')) error = await withFlowLocation(toErrorInfo(err, deadline.signal, masker), err, flow.file, deps.options.rootDir);
         }
         steps.push(...exec.records);
       } else {
@@ -237,6 +238,17 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
     steps,
     error,
   };
+}
+
+/** An error thrown by a TS flow's own code names the line of the flow file it came from, with a frame. */
+async function withFlowLocation(info: ErrorInfo, err: unknown, file: string, rootDir: string): Promise<ErrorInfo> {
+  const at = stackLocations((err as Error)?.stack ?? '').find((l) => l.file === file);
+  if (at) {
+    const rel = relativeSource(at, rootDir);
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    return { ...info, message: `${info.message} (at ${rel.file}:${at.line}:${at.column})`, ...(text ? { snippet: codeFrame(text, at.line, at.column) } : {}) };
+  }
+  return info;
 }
 
 /** The values a flow names in `secrets:` (from its env, else the process environment). */

@@ -46,8 +46,8 @@ test('the summary shows the counts, the boxes and the shard', async ({ page }) =
 test('expanding the failed flow shows its actionId, error, code frame and marked layout; a trace image opens full size', async ({ page }) => {
   await open(page);
   const failed = flow(page, produced.expect.failedFlow);
-  await expect(failed.getByTestId('steps')).toHaveCount(0);
-  await failed.getByTestId('flow-head').click();
+  await expect(failed.getByTestId('flow-head')).toHaveAttribute('aria-expanded', 'true'); // failed flows open by themselves
+  await expand(failed);
   const step = failed.locator('[data-testid=step][data-status=failed]');
   await expect(step.getByTestId('action-id')).toHaveText(produced.expect.failedActionId);
   await step.getByTestId('copy-action-id').click();
@@ -70,7 +70,7 @@ test('expanding the failed flow shows its actionId, error, code frame and marked
 test('a visual failure switches between side-by-side, slider and diff views', async ({ page }) => {
   await open(page);
   const visual = flow(page, produced.expect.visualFlow);
-  await visual.getByTestId('flow-head').click();
+  await expand(visual);
   const view = visual.getByTestId('visual-view');
   await expect(view).toHaveAttribute('data-mode', 'sbs');
   await expect(view.locator('img')).toHaveCount(3);
@@ -95,7 +95,7 @@ test('a visual failure switches between side-by-side, slider and diff views', as
 test('retries show each attempt', async ({ page }) => {
   await open(page);
   const flaky = flow(page, 'Search finds a product');
-  await flaky.getByTestId('flow-head').click();
+  await expand(flaky);
   const tabs = flaky.getByTestId('attempt-tab');
   await expect(tabs).toHaveCount(2);
   await expect(flaky.locator('[data-testid=step][data-status=failed] [data-testid=error-code]')).toHaveText(['ELEMENT_NOT_FOUND']);
@@ -123,10 +123,16 @@ test('flows filter by status, tag and text; the report is kept as a screenshot',
   await page.getByTestId('filter-text').fill('');
   await expect(page.getByTestId('flow')).toHaveCount(produced.expect.counts.total);
 
-  await flow(page, produced.expect.failedFlow).getByTestId('flow-head').click();
-  await flow(page, produced.expect.visualFlow).getByTestId('flow-head').click();
+  await expand(flow(page, produced.expect.failedFlow));
+  await expand(flow(page, produced.expect.visualFlow));
   const shot = await page.screenshot({ fullPage: true });
   writeFileSync(testInfo.outputPath('report.png'), shot);
   await testInfo.attach('report', { body: shot, contentType: 'image/png' });
   expect(pageErrors).toEqual([]);
 });
+
+/** Opens a flow's row unless it is open already (failed flows open by themselves). */
+async function expand(flowRow: import('@playwright/test').Locator): Promise<void> {
+  const head = flowRow.getByTestId('flow-head');
+  if ((await head.getAttribute('aria-expanded')) !== 'true') await head.click();
+}

@@ -57,20 +57,20 @@ test('a real run: counts, the failed step\'s actionId, a trace image, the diff v
   await expect(page.getByTestId('flow')).toHaveCount(4);
 
   const failed = flow(page, 'Drag to the trash');
-  await failed.getByTestId('flow-head').click();
+  await expand(failed);
   const step = failed.locator('[data-testid=step][data-status=failed]');
   await expect(step.getByTestId('action-id')).toHaveText(failedActionId);
   await expect(step.getByTestId('error-code')).toHaveText('UNPROCESSABLE');
 
   const passed = flow(page, 'Home shows a welcome');
-  await passed.getByTestId('flow-head').click();
+  await expand(passed);
   await passed.locator('[data-testid=thumb][data-label=trace]').first().click();
   const img = page.getByTestId('lightbox-img');
   await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBeGreaterThan(100);
   await page.keyboard.press('Escape');
 
   const visual = flow(page, 'Banner looks right');
-  await visual.getByTestId('flow-head').click();
+  await expand(visual);
   const view = visual.getByTestId('visual-view');
   await expect(view.locator('img')).toHaveCount(3);
   await expect.poll(() => view.locator('img[data-kind=diff]').evaluate((el: HTMLImageElement) => el.naturalWidth)).toBe(640);
@@ -94,3 +94,9 @@ test('a real run: counts, the failed step\'s actionId, a trace image, the diff v
   expect(errors).toEqual([]);
   expect(readFileSync(join(dir, 'report', 'index.html'), 'utf8')).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
 });
+
+/** Opens a flow's row unless it is open already (failed flows open by themselves). */
+async function expand(flowRow: import('@playwright/test').Locator): Promise<void> {
+  const head = flowRow.getByTestId('flow-head');
+  if ((await head.getAttribute('aria-expanded')) !== 'true') await head.click();
+}

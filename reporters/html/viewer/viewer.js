@@ -200,8 +200,16 @@
     return true;
   }
 
+  // Failed flows first (then flaky), each group in run order; the first failed ones open by themselves.
+  var kRank = { failed: 0, flaky: 1 };
+  var kOpenFailed = 20;
   function renderList() {
-    var flows = R.flows.filter(matchesFilter);
+    var flows = R.flows.filter(matchesFilter).map(function (f, i) { return [f, i]; }).sort(function (a, b) {
+      var ra = kRank[a[0].status] === undefined ? 2 : kRank[a[0].status];
+      var rb = kRank[b[0].status] === undefined ? 2 : kRank[b[0].status];
+      return ra - rb || a[1] - b[1];
+    }).map(function (p) { return p[0]; });
+    var opened = 0;
     listEl.textContent = '';
     listInfo.textContent = flows.length === R.flows.length ? flows.length + ' flows' : flows.length + ' of ' + R.flows.length + ' flows';
     if (!flows.length) {
@@ -212,7 +220,11 @@
     function more() {
       var end = Math.min(flows.length, shown + kFlowChunk);
       var frag = document.createDocumentFragment();
-      for (; shown < end; shown++) frag.appendChild(flowRow(flows[shown]));
+      for (; shown < end; shown++) {
+        var row = flowRow(flows[shown]);
+        if (flows[shown].status === 'failed' && opened < kOpenFailed) { opened++; row.querySelector('.flow-head').click(); }
+        frag.appendChild(row);
+      }
       var old = listEl.querySelector('.sentinel');
       if (old) { if (observer) observer.unobserve(old); old.remove(); }
       listEl.appendChild(frag);

@@ -135,6 +135,6 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
   visual.actual = files.actual && outRel(files.actual);
   visual.diff = files.diff && outRel(files.diff);
   visual.sizes = { expected: pngSize(expected), actual: pngSize(frame.png) };
-  throw new BoxflowError('ASSERT_SCREENSHOT', `screenshot "${name}" differs from ${rel}: ${result.message ?? `${result.diffPixels} pixels differ`}`);
+  throw new BoxflowError('ASSERT_SCREENSHOT', `screenshot "${name}" differs from ${rel}: ${result.message ?? `${result.diffPixels} pixels differ`}; if the new image is right, accept it with boxflow test --update-baselines (rewrites the baselines that differ)`);
 };
 
