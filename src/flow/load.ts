@@ -10,6 +10,7 @@ import { parseFlowYaml } from './yaml.js';
 import { isFlowDefinition, stackLocations } from './tsFlow.js';
 import type { Flow, SourceLocation, Step } from './types.js';
 import { importTs } from './importTs.js';
+import { stepPositions } from './tsLocate.js';
 
 const kFlowFile = /\.flow\.(ya?ml|ts)$/i;
 const isTs = (file: string) => /\.[cm]?ts$/i.test(file);
@@ -132,7 +133,14 @@ class Loader {
     }
     const at: SourceLocation = def.source?.file === file ? def.source : flowCallIn(text, file);
     try {
-      const flow = buildFlow(def.doc, { file, locate: () => at }, { functionFlow: def.fn !== undefined, source: at });
+      // Each step of the declarative form is located at its own element of the list.
+      const positions = def.fn ? {} : stepPositions(text, offsetOf(text, at));
+      const locate = (path: (string | number)[]): SourceLocation => {
+        const p = positions[path[0] as 'steps'];
+        const pos = typeof path[1] === 'number' ? p?.[path[1]] : undefined;
+        return pos ? { file, ...pos } : at;
+      };
+      const flow = buildFlow(def.doc, { file, locate }, { functionFlow: def.fn !== undefined, source: at });
       if (def.fn) flow.fn = def.fn;
       return flow;
     } catch (err) {
@@ -145,6 +153,13 @@ class Loader {
 
 // Where a stack frame cannot name the file (tsx loads CommonJS-typed files from data: URLs),
 // the `flow(` call found in the source is the next best place.
+function offsetOf(text: string, at: SourceLocation): number {
+  const lines = text.split('\n');
+  let offset = 0;
+  for (let i = 0; i < at.line - 1 && i < lines.length; i++) offset += lines[i]!.length + 1;
+  return offset + Math.max(0, at.column - 1);
+}
+
 function flowCallIn(text: string, file: string): SourceLocation {
   const m = /export\s+default\s+(flow\s*\()/.exec(text) ?? /\bflow\s*\(/.exec(text);
   if (!m) return { file, line: 1, column: 1 };
