@@ -21,10 +21,13 @@ function walk(dir, suffix) {
     .sort();
 }
 
+// A hung test fails on its own instead of stalling the whole run (and CI) until it is killed.
+const kTestTimeoutMs = 10 * 60_000;
+
 let status = 0;
 const files = run.flatMap((l) => walk(join('test', l), '.test.ts'));
 if (files.length) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${kTestTimeoutMs}`, '--test-reporter=spec', ...files], { stdio: 'inherit' });
   status ||= r.status ?? 1;
 }
 const specs = run.includes('e2e') ? walk(join('test', 'e2e'), '.spec.ts') : [];
