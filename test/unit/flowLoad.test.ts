@@ -174,9 +174,9 @@ test('a declarative TypeScript flow goes through the same validation as YAML', a
   assert.equal(f.name, 'declarative');
   assert.equal(f.fn, undefined);
   assert.deepEqual(f.steps, [
-    { kind: 'tap', target: { selector: 'Login' }, source: at },
-    { kind: 'closeBrowser', source: at },
-    { kind: 'pressKey', keys: ['control', 'a'], combination: true, label: 'select all', source: at },
+    { kind: 'tap', target: { selector: 'Login' }, source: { file, line: 6, column: 11 } }, // each step at its own element
+    { kind: 'closeBrowser', source: { file, line: 6, column: 29 } },
+    { kind: 'pressKey', keys: ['control', 'a'], combination: true, label: 'select all', source: { file, line: 6, column: 45 } },
   ]);
 });
 
