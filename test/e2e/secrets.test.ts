@@ -58,7 +58,8 @@ test('no secret reaches results.jsonl, results.json, JUnit, the HTML report, lay
   assert.match(failed.layout!.selector, /data-secret='\*\*\*'/);
   assert.match(failed.error!.snippet!, /# the demo password is \*\*\*/, 'the code frame');
   const snapshot = readFileSync(join(out, failed.layout!.snapshot), 'utf8');
-  assert.match(snapshot, /<input[^>]*id="email"[^>]*value="\*\*\*"|<input[^>]*value="\*\*\*"[^>]*id="email"/, 'the typed value in the layout snapshot');
+  // The snapshot is the searched tree (JSON): the email input's text is its typed value, masked.
+  assert.match(snapshot, /"tag":"input","visible":true,"text":"\*\*\*","id":"email"/, 'the typed value in the layout snapshot');
   for (const command of ['cdpUrl', 'webTerminal']) {
     const url = passSteps.find((s) => s.command === command)!.url!;
     assert.match(url, /^(ws|http):\/\/127\.0\.0\.1:\d+\/(cdp|terminal)\/[\w-]+$/, `${command} keeps its path, not its query`);
@@ -70,7 +71,7 @@ test('no secret reaches results.jsonl, results.json, JUnit, the HTML report, lay
     .map((e) => join(e.parentPath, e.name));
   const names = files.map((f) => relative(out, f));
   for (const expected of ['results.jsonl', 'results.json', 'junit.xml', 'index.html', join('data', 'report.js')]) assert.ok(names.includes(expected), `${expected} was written`);
-  assert.ok(names.some((n) => n.endsWith('.html') && n.startsWith('data')), 'a layout snapshot was written');
+  assert.ok(names.some((n) => n.endsWith('.json') && n.startsWith('data')), 'a layout snapshot was written');
   assert.ok(names.some((n) => n.endsWith('.layout.js')), 'the HTML report wrote the pretty-printed snapshot');
   const outputs = [...files.map((f) => ({ name: relative(out, f), text: readFileSync(f, 'utf8') })), { name: 'stdout', text: run.stdout }, { name: 'stderr', text: run.stderr }];
   for (const { name, text } of outputs) {
