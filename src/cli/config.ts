@@ -144,7 +144,8 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
 
   const boxCfg = Array.isArray(config.boxes) ? { ids: config.boxes } : (config.boxes ?? {});
   const ids = flags.box?.length ? flags.box : (boxCfg.ids ?? []);
-  const workers = take(int(flags.workers, '--workers', 1), int(config.workers, 'workers', 1)) ?? 1;
+  // `boxes: {linux: n}` alone runs n flows at once, one per box.
+  const workers = take(int(flags.workers, '--workers', 1), int(config.workers, 'workers', 1), boxCfg.linux || undefined) ?? 1;
 
   const reporterFlag = flags.reporter?.split(',').map((s) => s.trim()).filter(Boolean);
   const apiKeyEnv = config.apiKeyEnv ?? 'BOXFLOW_API_KEY';

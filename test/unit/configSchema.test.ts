@@ -44,4 +44,5 @@ test('a JSON config file is checked on load; env and appBaseUrl reach the run op
   assert.deepEqual(r.options.env, { USER: 'bob', N: '3' });
   assert.equal(r.options.appBaseUrl, 'http://127.0.0.1:4173/', 'webServer.url is the default appBaseUrl');
   assert.equal(r.options.boxes.createLinux, 3);
+  assert.equal(r.options.workers, 3, 'boxes.linux alone sets how many flows run at once');
 });
