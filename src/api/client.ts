@@ -184,6 +184,24 @@ export class BoxClient {
   closeAllApps(boxId: string, opts?: RequestOptions) {
     return this.#call('closeAllApps', { pathParams: { boxId } }, opts);
   }
+  /** Starts `activityName`, else the app's launcher activity. */
+  openApp(boxId: string, packageName: string, body: Body<'openApp'> = {}, opts?: RequestOptions) {
+    return this.#call('openApp', { pathParams: { boxId, packageName }, json: body }, opts);
+  }
+  restartApp(boxId: string, packageName: string, body: Body<'restartApp'> = {}, opts?: RequestOptions) {
+    return this.#call('restartApp', { pathParams: { boxId, packageName }, json: body }, opts);
+  }
+  closeApp(boxId: string, packageName: string, opts?: RequestOptions) {
+    return this.#call('closeApp', { pathParams: { boxId, packageName } }, opts);
+  }
+  /** boxflow serve's own: `pm clear`, the app's data and permissions reset. */
+  clearAppData(boxId: string, packageName: string, opts?: RequestOptions) {
+    return this.#call('clearAppData', { pathParams: { boxId, packageName } }, opts);
+  }
+  /** Hardware buttons (Android: power, volume, home, back, menu, appSwitch; Linux: back). */
+  pressButton(boxId: string, body: Body<'pressButton'>, opts?: RequestOptions) {
+    return this.#call('pressButton', { pathParams: { boxId }, json: body }, opts);
+  }
 
   // ------------------------------------------------------------------ browser, utilities, media
   openTab(boxId: string, body: Body<'openTab'>, opts?: RequestOptions) {

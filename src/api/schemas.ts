@@ -145,6 +145,14 @@ export const PressKeyBody = Type.Object({
 });
 export type PressKeyBody = Static<typeof PressKeyBody>;
 
+export const kButtons = ['power', 'volumeUp', 'volumeDown', 'volumeMute', 'home', 'back', 'menu', 'appSwitch'] as const;
+export type ButtonName = (typeof kButtons)[number];
+export const PressButtonBody = Type.Object({
+  buttons: Type.Array(Type.String({ enum: [...kButtons] }), { minItems: 1, maxItems: 16 }),
+  ...ActionBase,
+});
+export type PressButtonBody = Static<typeof PressButtonBody>;
+
 export const TypeBody = Type.Object({
   text: Type.String({ maxLength: kLimits.text }),
   mode: Type.Optional(Type.Union([Type.Literal('append'), Type.Literal('replace')], { default: 'append' })),
@@ -212,6 +220,10 @@ export const InstallResult = Type.Object({
 export type InstallResult = Static<typeof InstallResult>;
 /** Multipart fields of an install: `apk` is a file part, or a text part holding an http(s) URL. */
 export const kInstallMaxBytes = 512 * 1024 * 1024;
+
+/** Open or restart an app: `activityName` (`.Main` or a full class name), else its launcher activity. */
+export const AppActivityBody = Type.Object({ activityName: Type.Optional(Type.String({ minLength: 1, maxLength: kLimits.shortString })) });
+export type AppActivityBody = Static<typeof AppActivityBody>;
 
 export const LauncherApp = Type.Object({ packageName: Type.String(), activityName: Type.String(), activityClassName: Type.String() });
 export type LauncherApp = Static<typeof LauncherApp>;
@@ -303,6 +315,10 @@ export const CreateBoxBody = Type.Object({
       resolution: Type.Optional(Resolution),
       workingDir: Type.Optional(Type.String({ maxLength: kLimits.path })),
       deviceType: Type.Optional(Type.String({ maxLength: kLimits.shortString })),
+      /** Android: claim this device (a serial `adb devices` lists). */
+      deviceSerial: Type.Optional(Type.String({ minLength: 1, maxLength: kLimits.shortString })),
+      /** Android: claim a device whose model, manufacturer, sdk, release or deviceType match. */
+      deviceLabels: Type.Optional(StringMap),
     }),
   ),
   wait: Type.Optional(Type.Boolean()),
@@ -367,6 +383,12 @@ export const endpoints = {
   getSettings: ep({ method: 'GET', path: '/boxes/{boxId}/actions/settings', response: ActionSettings, status: 200, spec: false }),
   resetSettings: ep({ method: 'DELETE', path: '/boxes/{boxId}/actions/settings', response: ActionSettings, status: 200, spec: false }),
   screenshot: ep({ method: 'POST', path: '/boxes/{boxId}/actions/screenshot', body: ScreenshotBody, response: ScreenshotResult, status: 200, spec: false }),
+  // extra: the reference service's app and button endpoints (mobile flows)
+  pressButton: ep({ method: 'POST', path: '/boxes/{boxId}/actions/press-button', body: PressButtonBody, response: ActionResult, status: 200, spec: false }),
+  openApp: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/open', body: AppActivityBody, status: 204, spec: false }),
+  restartApp: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/restart', body: AppActivityBody, status: 204, spec: false }),
+  closeApp: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/close', status: 204, spec: false }),
+  clearAppData: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/clear', status: 204, spec: false }),
 } as const;
 
 export type EndpointName = keyof typeof endpoints;

@@ -7,6 +7,10 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { BoxflowError, errorCodes } from '../errors.js';
 import { endpoints, type EndpointName } from '../api/schemas.js';
 import { preview } from '../api/validate.js';
+import multipart from '@fastify/multipart';
+import { kInstallMaxBytes } from '../api/schemas.js';
+import { AdbBackend, adbAddress } from './adb/backend.js';
+import { kMultipart } from './adb/routes.js';
 import { BoxRegistry } from './boxes.js';
 import { attachCdpProxy } from './cdpProxy.js';
 import { findChromium } from './chromium/findChromium.js';
@@ -29,6 +33,8 @@ export interface ServerOptions {
   log?: (entry: Record<string, unknown>) => void;
   /** Longest wait for one browser command before the action fails with BROWSER_TIMEOUT. Default 30 s. */
   cdpTimeoutMs?: number;
+  /** The adb server for Android boxes, `tcp:HOST:PORT`. Default: ADB_SERVER_SOCKET, else 127.0.0.1:5037 (contacted on the first Android box). */
+  adb?: string;
 }
 
 export interface RunningServer {
@@ -97,7 +103,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const executablePath = opts.chromiumPath ?? findChromium(process.env);
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
 
-  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}) });
+  const android = new AdbBackend({ address: adbAddress(opts.adb), log });
+  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, android, ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}) });
   const store = new ObjectStore(join(opts.dataDir, 'objects'), secret);
   const keys = new KeyVerifier(secret);
   const handlers = createHandlers({ registry, store, secret });
@@ -160,6 +167,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     payload.resume();
     done(null, { [kForeignBody]: String(req.headers['content-type'] ?? '') });
   });
+  // Installs stream their multipart body (APK, ZIP, or a URL) to disk, never to memory.
+  await app.register(multipart, { limits: { fileSize: kInstallMaxBytes, files: 1, fields: 4 } });
 
   // A GET carries no body (HTTP gives it no meaning); one that does is a client's mistake.
   app.addHook('onRequest', async (req) => {
@@ -200,14 +209,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         let failure: ErrorReply | undefined;
         try {
           tenant = await keys.verify(req.headers.authorization);
-          const call: Call = { tenant, params, body: req.body, query: req.query as Record<string, unknown>, origin: origin(req), actionId, signal: cancel.signal };
+          const body = !req.isMultipart() ? req.body : name === 'installPackage' ? { [kMultipart]: req.parts() } : { [kForeignBody]: String(req.headers['content-type']) };
+          const call: Call = { tenant, params, body, query: req.query as Record<string, unknown>, origin: origin(req), actionId, signal: cancel.signal };
           answer = await handler(call);
         } catch (err) {
           failure = scrub(errorReply(err));
           if (failure.status >= 500) log({ level: 'error', msg: 'request failed', actionId, tenant, boxId: params.boxId, route: `${ep.method} ${ep.path}`, error: (err as Error)?.stack ?? String(err) });
         }
         const status = failure?.status ?? answer!.status;
-        if (actionId || name === 'createLinuxBox' || name === 'terminateBox') {
+        if (actionId || name === 'createLinuxBox' || name === 'createAndroidBox' || name === 'terminateBox') {
           log({ level: 'info', msg: 'action', actionId, tenant, boxId: params.boxId ?? (answer?.body as { id?: string } | undefined)?.id, route: `${ep.method} ${ep.path}`, status, durationMs: Math.round((performance.now() - started) * 10) / 10, ...(failure ? { code: failure.body.code } : {}) });
         }
         if (failure) return reply.code(failure.status).send(failure.body);

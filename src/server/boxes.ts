@@ -9,6 +9,9 @@ import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
 import { boxEnv, claimBoxUser, isolationAvailable, reapUidClaims, releaseBoxUser, type BoxUser } from './boxUser.js';
 import { LinuxBox } from './chromium/linuxBox.js';
+import type { AndroidBox } from './adb/androidBox.js';
+import type { AdbBackend } from './adb/backend.js';
+import { createAndroidEntry } from './adb/entry.js';
 import { BoxLedger, claimDataDir, kOutsideBoxesPrefix, reapDataDir } from './reaper.js';
 
 export const kDefaultResolution: Resolution = { width: 1280, height: 800 };
@@ -30,6 +33,8 @@ export interface BoxEntry {
   /** The processes the box started, for reaping after a crash of the server. */
   ledger: BoxLedger;
   linux: LinuxBox;
+  /** An Android box's claimed device (src/server/adb); such an entry has no linux, dir, user or ledger. */
+  android?: AndroidBox;
   scale: number;
   /** Tail of this box's queue: requests for one box run one at a time. */
   tail: Promise<unknown>;
@@ -58,8 +63,10 @@ export class BoxRegistry {
   #host: HostInfo | undefined;
   #unreachable = false;
   readonly #log: (entry: Record<string, unknown>) => void;
+  readonly #android: AdbBackend | undefined;
 
-  constructor(opts: { dataDir: string; executablePath: string; log?: (entry: Record<string, unknown>) => void; isolate?: boolean; cdpTimeoutMs?: number }) {
+  constructor(opts: { dataDir: string; executablePath: string; log?: (entry: Record<string, unknown>) => void; isolate?: boolean; cdpTimeoutMs?: number; android?: AdbBackend }) {
+    this.#android = opts.android;
     this.#cdpTimeoutMs = opts.cdpTimeoutMs;
     this.#dataDir = opts.dataDir;
     this.#boxesDir = join(opts.dataDir, 'boxes');
@@ -196,6 +203,18 @@ export class BoxRegistry {
     return entry;
   }
 
+  /** An Android box: a free online device claimed from the adb backend (src/server/adb). */
+  async createAndroid(tenant: string, body: CreateBoxBody): Promise<BoxEntry> {
+    if (!this.#android) throw new BoxflowError('ANDROID_UNAVAILABLE', 'this server has no Android backend');
+    const entry = await createAndroidEntry(this.#android, randomUUID(), tenant, body, (e, reason) => {
+      if (e.record.status === 'running') this.#setStatus(e, 'error', reason);
+    });
+    this.#entries.set(entry.record.id, entry);
+    const expiresMs = body.config?.expiresIn ? parseDuration(body.config.expiresIn, '/config/expiresIn') : undefined;
+    if (expiresMs !== undefined) entry.expiryTimer = setTimeout(() => void this.terminate(entry, 'expired'), Math.min(expiresMs, 2 ** 31 - 1)).unref();
+    return entry;
+  }
+
   /** Any tenant's box (for pre-signed URLs, which carry no API key). */
   find(id: string): BoxEntry | undefined {
     return this.#entries.get(id);
@@ -230,6 +249,7 @@ export class BoxRegistry {
   }
 
   requireRunning(entry: BoxEntry): void {
+    if (entry.record.status === 'error' && entry.android?.goneReason) throw new BoxflowError('DEVICE_OFFLINE', `box ${entry.record.id}: ${entry.record.reason}`);
     if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is terminated`);
     if (entry.record.status === 'error') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} failed to start: ${entry.record.reason ?? 'unknown reason'}`);
   }
@@ -238,6 +258,11 @@ export class BoxRegistry {
     if (entry.record.status === 'terminated') return;
     this.#setStatus(entry, 'terminated', reason);
     clearTimeout(entry.expiryTimer);
+    if (entry.android) {
+      await this.#android!.release(entry.android);
+      for (const fn of [...entry.onBrowserGone]) fn();
+      return;
+    }
     await entry.linux.closeBrowser();
     for (const fn of [...entry.onBrowserGone]) fn();
     await this.#dispose(entry.dir, entry.user, entry.ledger);
@@ -266,6 +291,7 @@ export class BoxRegistry {
 
   async closeAll(): Promise<void> {
     await Promise.all([...this.#entries.values()].map((e) => this.terminate(e, 'server stopped')));
+    this.#android?.close();
     await rm(this.#boxesDir, { recursive: true, force: true, maxRetries: 3 });
     await rm(join(this.#dataDir, 'boxes'), { recursive: true, force: true, maxRetries: 3 });
   }

@@ -5,9 +5,10 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { closest, distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../errors.js';
 import { formatDuration, kDurationLimits, parseDuration } from '../api/duration.js';
-import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type ListBoxesQuery, type OpenTabBody, type Point, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
+import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type ListBoxesQuery, type OpenTabBody, type Point, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
 import { preview, requestProblem } from '../api/validate.js';
 import type { BoxEntry, BoxRegistry } from './boxes.js';
+import { createAndroidHandlers, type AndroidEntry } from './adb/routes.js';
 import { renameInBox } from './boxFs.js';
 import type { TargetMatch } from './chromium/linuxBox.js';
 import { screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
@@ -42,8 +43,8 @@ export interface Answer {
   jsonString?: boolean;
 }
 
-export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot']);
-const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum']);
+export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot', 'pressButton']);
+const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum', 'openApp', 'restartApp', 'closeApp', 'clearAppData']);
 
 /** A foreign (non-JSON) body: kept apart so a JSON route can refuse it clearly. */
 export const kForeignBody = Symbol('foreignBody');
@@ -78,6 +79,14 @@ const round = (n: number) => Math.round(n * 100) / 100;
 
 export function createHandlers(deps: RouteDeps) {
   const { registry } = deps;
+  const android = createAndroidHandlers({ store: deps.store, secret: deps.secret, validated });
+
+  /** An Android box's request, to src/server/adb/routes.ts; what has no meaning there is refused. */
+  function onAndroid(name: EndpointName, entry: BoxEntry, call: Call): Promise<Answer> {
+    const handler = android[name];
+    if (!handler) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${endpoints[name].method} ${endpoints[name].path} does not apply to Android boxes`);
+    return handler(entry as AndroidEntry, call);
+  }
 
   async function boxCall<T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>): Promise<T> {
     const entry = registry.get(call.tenant, call.params.boxId!);
@@ -99,7 +108,7 @@ export function createHandlers(deps: RouteDeps) {
       call.signal?.throwIfAborted();
       refuse();
       try {
-        return await work(entry);
+        return entry.android ? ((await onAndroid(name, entry, call)) as T) : await work(entry);
       } catch (err) {
         if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was terminated during the request`, { cause: err });
         if (call.signal?.aborted) throw call.signal.reason;
@@ -158,8 +167,9 @@ export function createHandlers(deps: RouteDeps) {
       return { status: 201, body: entry.record };
     },
     createAndroidBox: async (call) => {
-      validated(endpoints.createAndroidBox.body, call.body);
-      throw new BoxflowError('ANDROID_UNAVAILABLE', 'this server has no Android backend yet (ADB support comes later); create a Linux box with POST /boxes/linux');
+      const body = validated(endpoints.createAndroidBox.body, call.body) as CreateBoxBody;
+      const entry = await registry.createAndroid(call.tenant, body);
+      return { status: 201, body: entry.record };
     },
     terminateBox: async (call) => {
       const entry = registry.get(call.tenant, call.params.boxId!);
@@ -266,6 +276,23 @@ export function createHandlers(deps: RouteDeps) {
     installPackage: (call) => boxCall('installPackage', call, unreachable),
     listApps: (call) => boxCall('listApps', call, unreachable),
     closeAllApps: (call) => boxCall('closeAllApps', call, unreachable),
+    openApp: (call) => boxCall('openApp', call, unreachable),
+    restartApp: (call) => boxCall('restartApp', call, unreachable),
+    closeApp: (call) => boxCall('closeApp', call, unreachable),
+    clearAppData: (call) => boxCall('clearAppData', call, unreachable),
+    // A Linux box has one hardware-like button: back, the active tab's history back.
+    pressButton: (call) =>
+      boxCall('pressButton', call, async (entry) => {
+        const body = validated(endpoints.pressButton.body, call.body) as PressButtonBody;
+        const other = body.buttons.find((b) => b !== 'back');
+        if (other) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `/buttons: a Linux box has no "${other}" button (only back, the tab's history back)`);
+        const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
+          const page = await entry.linux.activePage();
+          for (let i = 0; i < body.buttons.length; i++) await page.goBack({ timeout: 30_000 }).catch(() => {});
+          return { value: undefined, trace: { kind: 'label', text: 'buttons: back' } };
+        });
+        return { status: 200, body: { actionId: call.actionId, message: `pressed ${body.buttons.join(', ')}`, ...(screenshot ? { screenshot } : {}) } };
+      }),
     deleteMedia: (call) => boxCall('deleteMedia', call, unreachable),
     deleteAlbum: (call) => boxCall('deleteAlbum', call, unreachable),
 

@@ -4,6 +4,7 @@
 import { accessSync, constants } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -92,7 +93,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     verifyPresigned(deps.secret, url.pathname, url.searchParams);
     const entry = deps.lookup(decodeURIComponent(m[1]!));
     if (!entry) throw new BoxflowError('BOX_NOT_FOUND', 'the box no longer exists');
-    if (entry.record.type !== 'linux') throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `box ${entry.record.id} is a ${entry.record.type} box; the web terminal is for Linux boxes`);
+    if (entry.record.type !== 'linux' && !entry.android) throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `box ${entry.record.id} is a ${entry.record.type} box; the web terminal is for Linux boxes`);
     requireUsable(entry);
     return entry;
   }
@@ -140,19 +141,20 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
 
   function startSession(mod: PtyModule, ws: WebSocket, entry: BoxEntry, query: URLSearchParams): void {
     ws.on('error', () => ws.terminate());
-    const cwd = entry.workDir;
-    const env = boxEnv(entry.dir, entry.record.config.envs, { TERM: 'xterm-256color', COLORTERM: 'truecolor', PWD: cwd });
-    const shell = pickShell(env);
+    const adb = entry.android?.terminalCommand();
+    const cwd = adb ? tmpdir() : entry.workDir;
+    const env = adb ? adb.env : boxEnv(entry.dir, entry.record.config.envs, { TERM: 'xterm-256color', COLORTERM: 'truecolor', PWD: cwd });
+    const shell = adb ? adb.file : pickShell(env);
     let pty: IPty;
     try {
-      const argv = entry.user ? [...isolatedShellPrefix(entry.user), shell] : [shell];
+      const argv = adb ? [adb.file, ...adb.args] : entry.user ? [...isolatedShellPrefix(entry.user), shell] : [shell];
       pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd, env });
     } catch (err) {
       ws.close(1011, closeReason(`cannot start ${basename(shell)}: ${hidePaths(firstLine(err))}`));
       return;
     }
     const pid = pty.pid;
-    void entry.ledger.add(pid);
+    if (!adb) void entry.ledger.add(pid);
     let exited = false;
     let markExited!: () => void;
     const shellExited = new Promise<void>((r) => (markExited = r));

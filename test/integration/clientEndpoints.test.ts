@@ -95,6 +95,14 @@ const cases: Record<Exclude<EndpointName, 'installPackage'>, Case> = {
     response: { data: [{ packageName: 'com.example.app', activityName: 'Main', activityClassName: 'com.example.app.Main' }] },
   },
   closeAllApps: { call: (c) => c.closeAllApps('b1'), method: 'POST', path: '/boxes/b1/android/packages/close-all', status: 204, result: undefined },
+  openApp: { call: (c) => c.openApp('b1', 'com.example.app', { activityName: '.Main' }), method: 'POST', path: '/boxes/b1/android/packages/com.example.app/open', body: { activityName: '.Main' }, status: 204, result: undefined },
+  restartApp: { call: (c) => c.restartApp('b1', 'com.example.app'), method: 'POST', path: '/boxes/b1/android/packages/com.example.app/restart', body: {}, status: 204, result: undefined },
+  closeApp: { call: (c) => c.closeApp('b1', 'com.example.app'), method: 'POST', path: '/boxes/b1/android/packages/com.example.app/close', status: 204, result: undefined },
+  clearAppData: { call: (c) => c.clearAppData('b1', 'com.example.app'), method: 'POST', path: '/boxes/b1/android/packages/com.example.app/clear', status: 204, result: undefined },
+  pressButton: {
+    call: (c) => c.pressButton('b1', { buttons: ['back', 'home'] }),
+    method: 'POST', path: '/boxes/b1/actions/press-button', body: { buttons: ['back', 'home'] }, status: 200, response: actionResult,
+  },
   openTab: { call: (c) => c.openTab('b1', { url: 'https://example.com/' }), method: 'POST', path: '/boxes/b1/browser/tabs', body: { url: 'https://example.com/' }, status: 200, response: tab },
   closeBrowser: { call: (c) => c.closeBrowser('b1'), method: 'DELETE', path: '/boxes/b1/browser/close', status: 200, result: undefined },
   cdpUrl: {

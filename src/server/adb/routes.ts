@@ -10,7 +10,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { closest, distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../../errors.js';
 import { formatDuration, parseDuration } from '../../api/duration.js';
-import { endpoints, kInstallMaxBytes, type Box, type DragBody, type EndpointName, type ListPackagesQuery, type Point, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../../api/schemas.js';
+import { endpoints, kInstallMaxBytes, type Box, type DragBody, type EndpointName, type ListPackagesQuery, type Point, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../../api/schemas.js';
 import { screenshotPlan, withScreenshots, type ShotContext } from '../screenshots.js';
 import { presign } from '../secret.js';
 import type { ObjectStore } from '../storage.js';
@@ -213,6 +213,33 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
+    },
+    pressButton: async (entry, call) => {
+      const body = validated(endpoints.pressButton.body, call.body) as PressButtonBody;
+      const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
+        await entry.android.pressButtons(body.buttons);
+        return { value: undefined, trace: { kind: 'label', text: `buttons: ${body.buttons.join(', ')}` } };
+      });
+      return { status: 200, body: { actionId: call.actionId, message: `pressed ${body.buttons.join(', ')}`, ...(screenshot ? { screenshot } : {}) } };
+    },
+    openApp: async (entry, call) => {
+      const body = validated(endpoints.openApp.body, call.body) as { activityName?: string };
+      await entry.android.launch(call.params.packageName!, body.activityName);
+      return { status: 204 };
+    },
+    restartApp: async (entry, call) => {
+      const body = validated(endpoints.restartApp.body, call.body) as { activityName?: string };
+      await entry.android.closeApp(call.params.packageName!);
+      await entry.android.launch(call.params.packageName!, body.activityName);
+      return { status: 204 };
+    },
+    closeApp: async (entry, call) => {
+      await entry.android.closeApp(call.params.packageName!);
+      return { status: 204 };
+    },
+    clearAppData: async (entry, call) => {
+      await entry.android.clearAppData(call.params.packageName!);
+      return { status: 204 };
     },
     deleteMedia: async (entry, call) => {
       await entry.android.deleteMedia(call.params.albumName!, call.params.mediaName!);
