@@ -28,3 +28,12 @@ test('failed flows come first and are open; flaky next; the rest closed, in run 
   const failed = rows.filter({ has: page.locator('[data-status=failed]') }).first();
   await expect(failed.getByTestId('step').first()).toBeVisible();
 });
+
+test('step thumbnails are large enough to read', async ({ page }) => {
+  await page.goto(pathToFileURL(join(dir, 'index.html')).href);
+  const thumb = page.getByTestId('thumb').first();
+  await expect(thumb).toBeVisible();
+  const box = await thumb.boundingBox();
+  expect(box!.width).toBeGreaterThanOrEqual(240);
+  expect(box!.height).toBeGreaterThanOrEqual(160);
+});
