@@ -58,6 +58,18 @@ after(async () => {
 });
 
 const since = (d: FakeDevice, mark: number) => d.shellCommands.slice(mark);
+
+/** The server learns of a device added to the fake through track-devices: claim once it has. */
+async function createWhenTracked(body: Parameters<BoxClient['createAndroidBox']>[0]): Promise<Box> {
+  for (let i = 0; ; i++) {
+    try {
+      return await client.createAndroidBox(body);
+    } catch (e) {
+      if (i >= 300 || !(e instanceof BoxApiError && e.serverCode === 'NO_DEVICE_AVAILABLE')) throw e;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
 const code = (c: string, status: number) => (e: unknown) => e instanceof BoxApiError && e.serverCode === c && e.httpStatus === status;
 
 test('POST /boxes/android claims the online device: an android box record with its device facts', async () => {
@@ -296,8 +308,7 @@ test('browser endpoints on an Android box are 400 UNSUPPORTED_BOX_TYPE', async (
 
 test('two boxes on two devices at once; a third is 409 NO_DEVICE_AVAILABLE; terminate frees and resets the device', async () => {
   const dev2 = fake.addDevice('R58M40ABCDE', (d) => (d.props['ro.kernel.qemu'] = '0'));
-  await new Promise((r) => setTimeout(r, 50));
-  const second = await client.createAndroidBox({ config: { deviceType: 'physical' } });
+  const second = await createWhenTracked({ config: { deviceType: 'physical' } });
   assert.equal(second.config.labels['boxflow/serial'], 'R58M40ABCDE');
   await assert.rejects(client.createAndroidBox(), code('NO_DEVICE_AVAILABLE', 409));
   await Promise.all([client.pressKey(box.id, { keys: ['a'] }), client.pressKey(second.id, { keys: ['b'] })]);
@@ -311,8 +322,7 @@ test('two boxes on two devices at once; a third is 409 NO_DEVICE_AVAILABLE; term
 
 test('a device going offline marks its box error with a reason; its requests are 503; the other box goes on', async () => {
   const dev3 = fake.addDevice('offline-me', (d) => (d.props['ro.kernel.qemu'] = '0'));
-  await new Promise((r) => setTimeout(r, 50));
-  const doomed = await client.createAndroidBox({ config: { deviceSerial: 'offline-me' } });
+  const doomed = await createWhenTracked({ config: { deviceSerial: 'offline-me' } });
   fake.setState('offline-me', 'offline');
   let record = await client.getBox(doomed.id);
   for (let i = 0; i < 100 && record.status !== 'error'; i++) {

@@ -233,7 +233,7 @@ test('a device command that never answers is a DEVICE_ERROR after its timeout, n
 test('a second claim gets NO_DEVICE_AVAILABLE while the only device is held; a serial filter picks a device', async () => {
   await assert.rejects(backend.claim('box-2', {}, () => {}), (e: Error & { code?: string }) => e.code === 'NO_DEVICE_AVAILABLE' && /1 claimed/.test(e.message));
   fake.addDevice('R58M40ABCDE', (d) => (d.props['ro.kernel.qemu'] = '0'));
-  await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 300 && !(await backend.devices()).some((d) => d.serial === 'R58M40ABCDE'); i++) await new Promise((r) => setTimeout(r, 10));
   await assert.rejects(backend.claim('box-2', { deviceLabels: { model: 'Galaxy' } }, () => {}), (e: Error & { code?: string }) => e.code === 'NO_DEVICE_AVAILABLE');
   const second = await backend.claim('box-2', { deviceSerial: 'R58M40ABCDE' }, () => {});
   assert.equal(second.info.serial, 'R58M40ABCDE');
