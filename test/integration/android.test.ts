@@ -370,9 +370,12 @@ test('terminate releases the device: opened apps closed, size and keyboard reset
 test('on a Linux box, back is the tab\'s history back; other buttons and the app endpoints are 400 UNSUPPORTED_BOX_TYPE', async () => {
   const linux = await client.createLinuxBox();
   try {
-    await client.openTab(linux.id, { url: 'data:text/html,<title>one</title>' });
+    // The first tab reuses the blank one, so its history is about:blank → the page.
+    await client.openTab(linux.id, { url: 'data:text/html,<title>one</title><p>page one</p>' });
+    assert.match((await client.screenLayout(linux.id)).content, /page one/);
     const r = await client.pressButton(linux.id, { buttons: ['back'] });
     assert.match(r.message, /pressed back/);
+    assert.doesNotMatch((await client.screenLayout(linux.id)).content, /page one/);
     await assert.rejects(client.pressButton(linux.id, { buttons: ['home'] }), code('UNSUPPORTED_BOX_TYPE', 400));
     await assert.rejects(client.openApp(linux.id, 'com.example.app'), code('UNSUPPORTED_BOX_TYPE', 400));
   } finally {
