@@ -62,7 +62,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option('--port <port>', 'port (0 picks a free one)', '28080')
     .option('--data-dir <dir>', 'where boxes, objects and the signing secret live', '.boxflow/server')
     .option('--adb <tcp:HOST:PORT>', 'the adb server for Android boxes (default: ADB_SERVER_SOCKET, else tcp:127.0.0.1:5037)')
-    .action((opts: { host: string; port: string; dataDir: string; adb?: string }) => done(serve(opts)));
+    .option('--allow-inner-downloads', 'let installs download APKs from this machine and its private networks (single-user servers only)')
+    .action((opts: ServeOptions) => done(serve(opts)));
 
   program
     .command('key')
@@ -102,11 +103,19 @@ export function buildProgram(exit: (code: number) => void): Command {
   return program;
 }
 
-async function serve(opts: { host: string; port: string; dataDir: string; adb?: string }): Promise<number> {
+interface ServeOptions {
+  host: string;
+  port: string;
+  dataDir: string;
+  adb?: string;
+  allowInnerDownloads?: boolean;
+}
+
+async function serve(opts: ServeOptions): Promise<number> {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new BoxflowError('CONFIG_INVALID', `--port must be 0..65535, got "${opts.port}"`);
   const { startServer, resolveSecret } = await import('../server/index.js');
-  const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir), ...(opts.adb ? { adb: opts.adb } : {}) });
+  const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir), ...(opts.adb ? { adb: opts.adb } : {}), allowInnerDownloads: opts.allowInnerDownloads === true });
   process.stdout.write(`${JSON.stringify({ event: 'listening', baseUrl: server.baseUrl })}\n`);
   return new Promise<number>((resolve) => {
     const stop = () => void server.close().then(() => resolve(0), () => resolve(3));

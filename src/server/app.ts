@@ -35,6 +35,11 @@ export interface ServerOptions {
   cdpTimeoutMs?: number;
   /** The adb server for Android boxes, `tcp:HOST:PORT`. Default: ADB_SERVER_SOCKET, else 127.0.0.1:5037 (contacted on the first Android box). */
   adb?: string;
+  /**
+   * Let `install` download APKs from this machine and its private networks (loopback, 10/8,
+   * 192.168/16, link-local, ...). Default false: a tenant's URL must not reach what only the server can.
+   */
+  allowInnerDownloads?: boolean;
 }
 
 export interface RunningServer {
@@ -107,7 +112,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, android, ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}) });
   const store = new ObjectStore(join(opts.dataDir, 'objects'), secret);
   const keys = new KeyVerifier(secret);
-  const handlers = createHandlers({ registry, store, secret });
+  const handlers = createHandlers({ registry, store, secret, allowInnerDownloads: opts.allowInnerDownloads });
 
   // No message names a path of this server (its data dir, its Chromium): a tenant has no use for them.
   const serverPaths = [...new Set([resolve(opts.dataDir), await realpath(opts.dataDir), executablePath])].sort((a, b) => b.length - a.length);

@@ -22,6 +22,8 @@ export interface RouteDeps {
   registry: BoxRegistry;
   store: ObjectStore;
   secret: string;
+  /** See ServerOptions.allowInnerDownloads. */
+  allowInnerDownloads?: boolean;
 }
 
 export interface Call {
@@ -79,7 +81,7 @@ const round = (n: number) => Math.round(n * 100) / 100;
 
 export function createHandlers(deps: RouteDeps) {
   const { registry } = deps;
-  const android = createAndroidHandlers({ store: deps.store, secret: deps.secret, validated });
+  const android = createAndroidHandlers({ store: deps.store, secret: deps.secret, validated, allowInnerDownloads: deps.allowInnerDownloads });
 
   /** An Android box's request, to src/server/adb/routes.ts; what has no meaning there is refused. */
   function onAndroid(name: EndpointName, entry: BoxEntry, call: Call): Promise<Answer> {

@@ -44,7 +44,8 @@ before(async () => {
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
-  server = await startServer({ port: 0, dataDir, secret: kSecret, log: (e) => logs.push(e), adb: fake.socketSpec });
+  // The APK for the install-from-URL test is served on loopback, which tenants may not reach by default.
+  server = await startServer({ port: 0, dataDir, secret: kSecret, log: (e) => logs.push(e), adb: fake.socketSpec, allowInnerDownloads: true });
   client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(kSecret, 'tenant-a'), maxRetries: 0 });
   box = await client.createAndroidBox({ config: { labels: { suite: 'android' } } });
 });

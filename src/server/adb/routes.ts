@@ -16,6 +16,7 @@ import { presign } from '../secret.js';
 import type { ObjectStore } from '../storage.js';
 import { terminalPath, webTerminalReady } from '../terminal.js';
 import type { TraceOp } from '../trace.js';
+import { getPublicUrl } from '../publicUrl.js';
 import type { TargetMatch } from '../chromium/linuxBox.js';
 import type { AndroidBox } from './androidBox.js';
 
@@ -56,6 +57,8 @@ export interface AndroidDeps {
   secret: string;
   /** Where uploads and downloads are spooled before they stream to the device. */
   tmpDir?: string;
+  /** Let installs download from this machine and its private networks (see publicUrl.ts). Default false. */
+  allowInnerDownloads?: boolean;
 }
 
 type Handler = (entry: AndroidEntry, call: AndroidCall) => Promise<AndroidAnswer>;
@@ -204,7 +207,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
             await spool(part.file, file, () => part.file.truncated === true);
             source = 'file';
           } else if (part.fieldname === 'apk' && part.type === 'field') {
-            await download(String(part.value), file);
+            await download(String(part.value), file, deps.allowInnerDownloads === true);
             source = 'url';
           } else if (part.type === 'file') part.file.resume();
         }
@@ -273,28 +276,18 @@ async function spool(from: Readable, to: string, truncated: () => boolean = () =
   if (truncated()) throw tooLarge();
 }
 
-async function download(text: string, to: string): Promise<void> {
+async function download(text: string, to: string, allowInner: boolean): Promise<void> {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     throw new BoxflowError('INVALID_URL', `/apk "${text.slice(0, 200)}" is neither a file nor an absolute http(s) URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BoxflowError('INVALID_URL', `/apk: only http(s) URLs are downloaded, not ${url.protocol}`);
-  let res: Response;
-  try {
-    res = await fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(10 * 60_000) });
-  } catch (err) {
-    throw new BoxflowError('URL_UNREACHABLE', `cannot download ${url.href}: ${(err as Error).cause ? String(((err as Error).cause as Error).message) : (err as Error).message}`);
-  }
-  if (!res.ok || !res.body) {
-    await res.body?.cancel();
-    throw new BoxflowError('URL_UNREACHABLE', `cannot download ${url.href}: HTTP ${res.status}`);
-  }
-  const length = Number(res.headers.get('content-length'));
+  const res = await getPublicUrl(url, { allowInner, signal: AbortSignal.timeout(10 * 60_000) });
+  const length = Number(res.headers['content-length']);
   if (Number.isFinite(length) && length > kInstallMaxBytes) {
-    await res.body.cancel();
+    res.destroy();
     throw tooLarge();
   }
-  await spool(Readable.fromWeb(res.body as never), to);
+  await spool(res, to);
 }
