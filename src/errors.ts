@@ -72,7 +72,7 @@ export const errorCodes = {
   ASSERT_SCREENSHOT: { exit: 1, summary: 'A screenshot differs from its baseline beyond the allowed limits.' },
   SCREENSHOT_UNSTABLE: { exit: 1, summary: 'Two consecutive screenshots never agreed before the step timeout.' },
   ASSERT_PACKAGE: { exit: 1, summary: 'An Android package assertion failed.' },
-  ASSERT_TAB: { exit: 1, summary: 'An opened tab\'s title or URL did not match `expect`.' },
+  ASSERT_TAB: { exit: 1, summary: 'A tab\'s title or URL did not match: an `openTab` `expect`, `assertUrl` or `assertTitle`.' },
   GEOMETRY_UNAVAILABLE: { exit: 3, summary: 'The box cannot give element geometry (no CDP on a Linux box), so a tap cannot be aimed.' },
   STEP_TIMEOUT: { exit: 1, summary: 'A step did not finish within its timeout.' },
   FLOW_TIMEOUT: { exit: 1, summary: 'A flow did not finish within its timeout.' },
