@@ -187,8 +187,11 @@ export class BoxSession {
       }
     }
     if (record.status !== 'passed' && record.layout) {
-      const ext = record.layout.format === 'android' ? 'xml' : 'html';
-      await info.attach(`layout.${ext}`, { path: file(record.layout.snapshot), contentType: ext === 'xml' ? 'text/xml' : 'text/html' });
+      // The searched tree is JSON; a box's raw layout (no tree was built) keeps its own format.
+      const snapshot = record.layout.snapshot;
+      const ext = snapshot.endsWith('.json') ? 'json' : record.layout.format === 'android' ? 'xml' : 'html';
+      const types = { json: 'application/json', xml: 'text/xml', html: 'text/html' } as const;
+      await info.attach(`layout.${ext}`, { path: file(snapshot), contentType: types[ext] });
     }
   }
 

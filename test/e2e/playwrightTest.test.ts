@@ -198,7 +198,7 @@ test('the packed boxflow/test runs the example project and reports box steps the
   const message = errorText(missing);
   assert.match(message, /expect\(box\)\.toShow\(/);
   assert.match(message, /ASSERT_LAYOUT: no visible element matches "No such text" after 1000 ms/);
-  assert.ok(missing.attachments.some((a) => a.name === 'layout.html' && a.path && readFileSync(a.path, 'utf8').includes('Sign in')), 'the searched layout is attached');
+  assert.ok(missing.attachments.some((a) => a.name === 'layout.json' && a.contentType === 'application/json' && a.path && readFileSync(a.path, 'utf8').includes('Sign in')), 'the searched layout is attached');
 
   // A failing box call fails its own step and the test, with the step's code and message.
   const tapMissing = byTitle.get('a tap on a missing element fails its step')!;
@@ -206,7 +206,7 @@ test('the packed boxflow/test runs the example project and reports box steps the
   assert.match(errorText(tapMissing), /ELEMENT_NOT_FOUND: no visible element matches "Nope" after 1000 ms/);
   const failedStep = tapMissing.steps.find((s) => s.title === 'tap "Nope"');
   assert.match(failedStep?.error?.message ?? '', /ELEMENT_NOT_FOUND: no visible element matches "Nope"/);
-  assert.ok(tapMissing.attachments.some((a) => a.name === 'layout.html'), 'the searched layout is attached to the failed step');
+  assert.ok(tapMissing.attachments.some((a) => a.name === 'layout.json'), 'the searched layout is attached to the failed step');
 
   // A screenshot with no baseline: written, and the test that wrote it fails, as toHaveScreenshot does.
   const shot = byTitle.get('form screenshot')!;
