@@ -2,7 +2,10 @@ import { BoxflowError } from '../errors.js';
 
 const kName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function interpolateString(text: string, vars: Record<string, string>, env: Record<string, string | undefined>): string {
+/** Evaluates a `${...}` that is not a variable reference (the runner's JavaScript sandbox). */
+export type ExpressionEvaluator = (expression: string) => string;
+
+function interpolateString(text: string, vars: Record<string, string>, env: Record<string, string | undefined>, script?: ExpressionEvaluator): string {
   let out = '';
   let i = 0;
   while (i < text.length) {
@@ -24,6 +27,14 @@ function interpolateString(text: string, vars: Record<string, string>, env: Reco
     const ref = text.slice(at + 2, end).trim();
     const isEnv = ref.startsWith('env.');
     const name = isEnv ? ref.slice(4) : ref;
+    if (!kName.test(name) && script) {
+      // An expression may hold braces: it runs to the last "}" before the next "$" (as Maestro reads it).
+      const next = text.indexOf('$', end);
+      const last = text.lastIndexOf('}', next < 0 ? text.length : next);
+      out += script(text.slice(at + 2, last));
+      i = last + 1;
+      continue;
+    }
     if (!kName.test(name)) throw new BoxflowError('FLOW_SCHEMA', `"\${${ref}}" is not a variable reference: use \${NAME} or \${env.NAME}`, { details: { variable: ref } });
     const value = isEnv ? env[name] : Object.hasOwn(vars, name) ? vars[name] : undefined;
     if (value === undefined) {
@@ -43,14 +54,15 @@ function interpolateString(text: string, vars: Record<string, string>, env: Reco
 
 /**
  * Replaces `${NAME}` (from `vars`) and `${env.NAME}` (from `env`) in every string of `value`
- * (deeply through arrays and plain objects). `$${` writes a literal `${`. An unknown or unset
+ * (deeply through arrays and plain objects). `$${` writes a literal `${`. With `script`, any other
+ * `${expression}` is JavaScript the runner evaluates (`${output.total}`, `${COUNT * 2}`). An unknown or unset
  * variable throws FLOW_SCHEMA; the runner adds the step's location.
  */
-export function interpolate<T>(value: T, vars: Record<string, string>, env: Record<string, string | undefined> = process.env): T {
-  if (typeof value === 'string') return interpolateString(value, vars, env) as T;
-  if (Array.isArray(value)) return value.map((v) => interpolate(v, vars, env)) as T;
+export function interpolate<T>(value: T, vars: Record<string, string>, env: Record<string, string | undefined> = process.env, script?: ExpressionEvaluator): T {
+  if (typeof value === 'string') return interpolateString(value, vars, env, script) as T;
+  if (Array.isArray(value)) return value.map((v) => interpolate(v, vars, env, script)) as T;
   if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, vars, env)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, vars, env, script)])) as T;
   }
   return value;
 }

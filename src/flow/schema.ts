@@ -24,6 +24,7 @@ export const kTopLevelProps: Record<string, JsonSchema> = {
   name: { type: 'string', minLength: 1, description: 'Flow name (default: the file name).' },
   tags: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true, description: 'Filter with --grep / --tag.' },
   box: { type: 'string', minLength: 1, description: 'linux, android, a box id; omitted: the config default.' },
+  appId: { type: 'string', minLength: 1, description: 'The app launchApp, stopApp and clearState act on by default: an Android package, or on a Linux box the app\'s URL.' },
   env: { ...ref('env'), description: 'Variables for ${NAME}; ${env.NAME} reads the process environment.' },
   secrets: {
     type: 'array',

@@ -140,6 +140,17 @@ function checkName(name: string, ctx: NormalizeCtx, rel: Path): string {
 
 const kDirection: JsonSchema = { type: 'string', enum: [...kDirections] };
 
+export const kRandomKinds = ['text', 'number', 'email', 'personName'] as const;
+type RandomKind = (typeof kRandomKinds)[number];
+const appIdArg: JsonSchema = {
+  title: 'empty (the flow\'s appId), an app id or {appId}',
+  anyOf: [{ type: 'null' }, str('Android package.'), { type: 'object', properties: { appId: str('Android package.') }, additionalProperties: false }],
+};
+const appIdOf = (a: unknown): { appId?: string } => {
+  const id = typeof a === 'string' ? a : isPlainObject(a) ? (a.appId as string | undefined) : undefined;
+  return id === undefined ? {} : { appId: id };
+};
+
 export const stepDefs = {
   tap: {
     description: 'Tap an element, a point or a natural-language target.',
@@ -685,6 +696,162 @@ export const stepDefs = {
       additionalProperties: false,
     },
     normalize: (a, ctx) => ({ kind: 'retry', times: a.times, steps: ctx.steps(a.steps, ['steps']) }),
+  },
+  launchApp: {
+    description:
+      'Start the app (Android: `appId`, default the flow\'s appId; Linux boxes: open `appId` if it is a URL, else the flow\'s appId URL, else appBaseUrl). ' +
+      '`stopApp` (default true) stops it first, `clearState` clears its data first.',
+    example: '- launchApp: { appId: com.example.app, clearState: true }',
+    bare: true,
+    arg: {
+      title: 'empty, an app id, or {appId, clearState, stopApp}',
+      anyOf: [
+        { type: 'null' },
+        str('Android package, or on a Linux box a URL.'),
+        {
+          type: 'object',
+          properties: {
+            appId: str('Android package, or on a Linux box a URL (default: the flow\'s appId).'),
+            clearState: { type: 'boolean', description: 'Clear the app\'s data (Linux boxes: cookies and storage) first (default false).' },
+            stopApp: { type: 'boolean', description: 'Stop the app (Linux boxes: close the browser) first (default true).' },
+          },
+          additionalProperties: false,
+        },
+      ],
+    },
+    normalize: (a) => {
+      if (a === null || typeof a === 'string') return { kind: 'launchApp', stopApp: true, ...(a ? { appId: a } : {}) };
+      const body: StepBody & { kind: 'launchApp' } = { kind: 'launchApp', stopApp: a.stopApp ?? true };
+      if (a.appId !== undefined) body.appId = a.appId;
+      if (a.clearState !== undefined) body.clearState = a.clearState;
+      return body;
+    },
+  },
+  stopApp: {
+    description: 'Stop the app (Android: force-stop `appId`, default the flow\'s appId; Linux boxes: close the browser).',
+    example: '- stopApp',
+    bare: true,
+    arg: appIdArg,
+    normalize: (a) => ({ kind: 'stopApp', ...appIdOf(a) }),
+  },
+  clearState: {
+    description: 'Clear the app\'s data (Android: `pm clear` of `appId`, default the flow\'s appId; Linux boxes: cookies, local and session storage of the active tab\'s site).',
+    example: '- clearState',
+    bare: true,
+    arg: appIdArg,
+    normalize: (a) => ({ kind: 'clearState', ...appIdOf(a) }),
+  },
+  back: {
+    description: 'Press the back button (Android: hardware back; Linux boxes: the tab\'s history back).',
+    example: '- back',
+    bare: true,
+    arg: noArg,
+    normalize: () => ({ kind: 'back' }),
+  },
+  home: {
+    description: 'Press the home button (Android only: a Linux box has no home button).',
+    example: '- home',
+    bare: true,
+    arg: noArg,
+    normalize: () => ({ kind: 'home' }),
+  },
+  hideKeyboard: {
+    description: 'Close the on-screen keyboard (Linux boxes: take the focus off the focused field, so the page sees blur).',
+    example: '- hideKeyboard',
+    bare: true,
+    arg: noArg,
+    normalize: () => ({ kind: 'hideKeyboard' }),
+  },
+  eraseText: {
+    description: 'Erase characters before the cursor of the focused field: a number of them, or (bare) the whole field.',
+    example: '- eraseText: 3',
+    bare: true,
+    arg: {
+      title: 'empty (the whole field) or a number of characters',
+      anyOf: [{ type: 'null' }, { type: 'integer', minimum: 1, maximum: 1000, description: 'Characters to erase.' }],
+    },
+    normalize: (a) => (a === null ? { kind: 'eraseText' } : { kind: 'eraseText', chars: a }),
+  },
+  openLink: {
+    description: 'Open a link (Linux boxes: in a new tab; a path is relative to appBaseUrl).',
+    example: '- openLink: https://example.com/welcome',
+    arg: {
+      title: 'a URL or {link}',
+      anyOf: [str('Absolute URL, or a path relative to appBaseUrl.'), { type: 'object', properties: { link: str() }, required: ['link'], additionalProperties: false }],
+    },
+    normalize: (a) => ({ kind: 'openLink', link: typeof a === 'string' ? a : a.link }),
+  },
+  waitForAnimationToEnd: {
+    description: 'Wait until the screen stops changing: two screenshots in a row are the same (within the step timeout).',
+    example: '- waitForAnimationToEnd',
+    bare: true,
+    arg: noArg,
+    normalize: () => ({ kind: 'waitForAnimationToEnd' }),
+  },
+  copyTextFrom: {
+    description: 'Remember the text of the element the selector finds, for pasteText and ${maestro.copiedText}.',
+    example: '- copyTextFrom: { id: order-number }',
+    arg: ref('selector'),
+    normalize: (a, ctx) => ({ kind: 'copyTextFrom', selector: checkSelector(a, ctx, []) }),
+  },
+  pasteText: {
+    description: 'Type the text the last copyTextFrom remembered into the focused field.',
+    example: '- pasteText',
+    bare: true,
+    arg: noArg,
+    normalize: () => ({ kind: 'pasteText' }),
+  },
+  inputRandom: {
+    description: 'Type random text into the focused field: text, number, email or personName (`length` for text and number, default 8).',
+    example: '- inputRandom: email',
+    arg: {
+      title: 'a kind or {type, length}',
+      anyOf: [
+        { type: 'string', enum: [...kRandomKinds] },
+        {
+          type: 'object',
+          properties: { type: { type: 'string', enum: [...kRandomKinds] }, length: { type: 'integer', minimum: 1, maximum: 1000 } },
+          required: ['type'],
+          additionalProperties: false,
+        },
+      ],
+    },
+    normalize: (a, ctx) => {
+      if (typeof a === 'string') return { kind: 'inputRandom', type: a as RandomKind };
+      if (a.length !== undefined && (a.type === 'email' || a.type === 'personName')) ctx.fail(['length'], `length applies to text and number, not ${a.type}`, { atKey: true });
+      return { kind: 'inputRandom', type: a.type, ...(a.length !== undefined ? { length: a.length } : {}) };
+    },
+  },
+  assertTrue: {
+    description: 'Fail unless the condition, after ${...} is evaluated, is true: blank, "false", "undefined", "null" and 0 are false.',
+    example: '- assertTrue: ${output.count > 2}',
+    arg: { type: ['string', 'number', 'boolean'], description: 'Usually one ${JavaScript expression}.' },
+    normalize: (a) => ({ kind: 'assertTrue', condition: String(a) }),
+  },
+  evalScript: {
+    description: 'Run JavaScript in the flow\'s sandbox (`output` is shared by the whole flow, variables are globals, 10s limit). `${expr}` alone is the same as `expr`.',
+    example: '- evalScript: output.total = Number(PRICE) * 2',
+    arg: str('JavaScript.'),
+    normalize: (a) => ({ kind: 'evalScript', script: a }),
+  },
+  runScript: {
+    description: 'Run a JavaScript file (relative to this flow file) in the flow\'s sandbox; `env` adds variables for that script only.',
+    example: '- runScript: { file: scripts/setup.js, env: { USER: bob } }',
+    arg: {
+      title: 'a file or {file, env}',
+      anyOf: [str('Script file, relative to this file.'), {
+        type: 'object',
+        properties: { file: str('Script file, relative to this file.'), env: ref('env') },
+        required: ['file'],
+        additionalProperties: false,
+      }],
+    },
+    normalize: (a, ctx) => {
+      if (typeof a === 'string') return { kind: 'runScript', file: resolveFile(a, ctx) };
+      const body: StepBody & { kind: 'runScript' } = { kind: 'runScript', file: resolveFile(a.file, ctx) };
+      if (a.env !== undefined) body.env = envValues(a.env);
+      return body;
+    },
   },
 } satisfies Record<Step['kind'], StepDef>;
 

@@ -77,7 +77,22 @@ export type StepBody =
   | { kind: 'sleep'; ms: number }
   | { kind: 'runFlow'; file: string; env?: Record<string, string>; when?: { visible?: Selector; notVisible?: Selector } }
   | { kind: 'repeat'; times?: number; while?: { visible?: Selector; notVisible?: Selector }; max?: number; steps: Step[] }
-  | { kind: 'retry'; times: number; steps: Step[] };
+  | { kind: 'retry'; times: number; steps: Step[] }
+  | { kind: 'launchApp'; appId?: string; clearState?: boolean; stopApp: boolean }
+  | { kind: 'stopApp'; appId?: string }
+  | { kind: 'clearState'; appId?: string }
+  | { kind: 'back' }
+  | { kind: 'home' }
+  | { kind: 'hideKeyboard' }
+  | { kind: 'eraseText'; chars?: number }
+  | { kind: 'openLink'; link: string }
+  | { kind: 'waitForAnimationToEnd' }
+  | { kind: 'copyTextFrom'; selector: Selector }
+  | { kind: 'pasteText' }
+  | { kind: 'inputRandom'; type: 'text' | 'number' | 'email' | 'personName'; length?: number }
+  | { kind: 'assertTrue'; condition: string }
+  | { kind: 'evalScript'; script: string }
+  | { kind: 'runScript'; file: string; env?: Record<string, string> };
 
 export type Step = StepCommon & StepBody;
 export type StepKind = StepBody['kind'];
@@ -91,6 +106,8 @@ export interface FlowOptions {
   secrets?: string[];
   /** ms */
   timeout?: number;
+  /** Android package (or, on Linux boxes, the URL) that launchApp/stopApp/clearState act on by default. */
+  appId?: string;
 }
 
 /** The API a TypeScript function flow drives; the runner implements it, one recorded step a call. */
@@ -140,6 +157,8 @@ export interface Flow extends Required<Pick<FlowOptions, 'tags' | 'env' | 'secre
   file: string;
   box?: string;
   timeout?: number;
+  /** Default app of launchApp/stopApp/clearState (Android package; Linux boxes: a URL). */
+  appId?: string;
   /** ms; default timeout of this flow's steps. */
   stepTimeout?: number;
   onStart: Step[];

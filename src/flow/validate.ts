@@ -165,7 +165,7 @@ export function buildFlow(doc: unknown, ctx: DocContext, options: BuildOptions =
   const validateDocument = validators().document;
   const checked = validateDocument(options.functionFlow ? { ...doc, steps: ['closeBrowser'] } : doc);
   if (!checked) {
-    for (const key of ['name', 'tags', 'box', 'env', 'secrets', 'timeout']) {
+    for (const key of ['name', 'tags', 'box', 'appId', 'env', 'secrets', 'timeout']) {
       if (doc[key] !== undefined) firstIssue(kTopLevelProps[key]!, doc[key], [key]);
     }
     if (!options.functionFlow && doc.steps === undefined) throw new FlowIssue([], 'missing required key "steps" (the list of steps)');
@@ -201,6 +201,7 @@ export function buildFlow(doc: unknown, ctx: DocContext, options: BuildOptions =
     source: options.source ?? ctx.locate([]),
   };
   if (doc.box !== undefined) flow.box = doc.box as string;
+  if (doc.appId !== undefined) flow.appId = doc.appId as string;
   if (doc.timeout !== undefined) flow.timeout = durationAt(['timeout'], () => parseDuration(doc.timeout as string));
   if (doc.stepTimeout !== undefined) flow.stepTimeout = durationAt(['stepTimeout'], () => parseDuration(doc.stepTimeout as string));
   return flow;

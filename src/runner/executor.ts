@@ -14,6 +14,7 @@ import type { RunOptions } from './options.js';
 import { handlers } from './steps/index.js';
 import { captureOnce } from './steps/visual.js';
 import { stepLabel } from './label.js';
+import { scriptHostFor } from './script.js';
 import type { BoxState } from './boxPool.js';
 import type { BoxInfo, ErrorInfo, FlowInfo, StepRecord } from './types.js';
 
@@ -127,7 +128,7 @@ export class Executor {
       timeoutMs,
       signal: stepSignal,
       flowFile,
-      resolve: (value) => interpolate(value, vars, process.env),
+      resolve: (value) => interpolate(value, vars, process.env, (expr) => scriptHostFor(rt.state).run(expr, { vars, platform: rt.box.type === 'linux' ? 'web' : 'android' }, `\${${expr}}`)),
       actionOptions: (s) => screenshotOptions(s, rt.options),
       recordAction: async (result) => {
         record.actionId = result.actionId;

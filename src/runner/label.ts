@@ -102,6 +102,24 @@ export function stepLabel(step: Step): string {
       return step.times !== undefined ? `repeat ${step.times}×` : `repeat while ${step.while?.visible !== undefined ? `visible ${selectorLabel(step.while.visible)}` : `not visible ${selectorLabel(step.while!.notVisible!)}`}`;
     case 'retry':
       return `retry up to ${step.times}×`;
+    case 'launchApp':
+    case 'stopApp':
+    case 'clearState':
+      return step.appId !== undefined ? `${k} ${clip(step.appId, 60)}` : k;
+    case 'eraseText':
+      return step.chars !== undefined ? `eraseText ${step.chars}` : 'eraseText all';
+    case 'openLink':
+      return `openLink ${clip(step.link, 80)}`;
+    case 'copyTextFrom':
+      return `copyTextFrom ${selectorLabel(step.selector)}`;
+    case 'inputRandom':
+      return `inputRandom ${step.type}`;
+    case 'assertTrue':
+      return `assertTrue ${clip(step.condition, 60)}`;
+    case 'evalScript':
+      return `evalScript ${clip(step.script.replace(/\s+/g, ' '), 60)}`;
+    case 'runScript':
+      return `runScript ${step.file.slice(step.file.lastIndexOf('/') + 1)}`;
     default:
       return k;
   }

@@ -9,7 +9,7 @@ import { kStepNames } from '../../src/flow/index.js';
 import type { StepRecord } from '../../src/runner/types.js';
 import { readResults, repoRoot, runCli } from './helpers.js';
 
-const kAndroidOnly = ['installApp', 'closeAllApps', 'assertPackage', 'deleteMedia', 'deleteAlbum'];
+const kAndroidOnly = ['installApp', 'closeAllApps', 'assertPackage', 'deleteMedia', 'deleteAlbum', 'home'];
 
 test('the example flows pass and cover every Linux-applicable step', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'boxflow-examples-')), 'out');

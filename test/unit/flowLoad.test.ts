@@ -273,5 +273,35 @@ function webSteps() {
     { kind: 'uploadFile', selector: { css: 'input[type=file]' }, files: [join(kGood, 'a.txt'), '/tmp/b.txt'] },
     { kind: 'assertUrl', url: '/\\/welcome$/' },
     { kind: 'assertTitle', title: 'Welcome' },
+    ...appSteps(),
+  ];
+}
+
+function appSteps() {
+  const script = join(kGood, 'scripts/setup.js');
+  return [
+    { kind: 'launchApp', stopApp: true },
+    { kind: 'launchApp', stopApp: true, appId: 'com.example.app' },
+    { kind: 'launchApp', stopApp: false, appId: 'com.example.app', clearState: true },
+    { kind: 'stopApp' },
+    { kind: 'stopApp', appId: 'com.example.app' },
+    { kind: 'clearState', appId: 'com.example.app' },
+    { kind: 'back' },
+    { kind: 'home' },
+    { kind: 'hideKeyboard' },
+    { kind: 'eraseText' },
+    { kind: 'eraseText', chars: 3 },
+    { kind: 'openLink', link: 'https://example.com/a' },
+    { kind: 'openLink', link: '/b' },
+    { kind: 'waitForAnimationToEnd' },
+    { kind: 'copyTextFrom', selector: { id: 'order' } },
+    { kind: 'pasteText' },
+    { kind: 'inputRandom', type: 'email' },
+    { kind: 'inputRandom', type: 'number', length: 4 },
+    { kind: 'assertTrue', condition: '${output.n > 1}' },
+    { kind: 'assertTrue', condition: 'true' },
+    { kind: 'evalScript', script: 'output.n = 2' },
+    { kind: 'runScript', file: script },
+    { kind: 'runScript', file: script, env: { N: '3' } },
   ];
 }

@@ -24,8 +24,9 @@ test('the shipped schema is draft-07 with a title and a description for every st
   for (const name of kStepNames) assert.ok(defs[`${name}Arg`]?.description, `${name} has no description`);
   const step = defs.step as { anyOf: { title?: string; enum?: string[] }[] };
   assert.deepEqual(step.anyOf.slice(1).map((b) => b.title), kStepNames);
-  assert.deepEqual(step.anyOf[0]!.enum, ['closeAllApps', 'closeBrowser', 'webTerminal', 'cdpUrl']);
-  assert.deepEqual([...kBareStepNames].sort(), ['cdpUrl', 'closeAllApps', 'closeBrowser', 'webTerminal']);
+  const bare = ['closeAllApps', 'closeBrowser', 'webTerminal', 'cdpUrl', 'launchApp', 'stopApp', 'clearState', 'back', 'home', 'hideKeyboard', 'eraseText', 'waitForAnimationToEnd', 'pasteText'];
+  assert.deepEqual(step.anyOf[0]!.enum, bare);
+  assert.deepEqual([...kBareStepNames].sort(), [...bare].sort());
 });
 
 test('the schema accepts every good flow the loader accepts', () => {

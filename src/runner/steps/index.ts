@@ -2,6 +2,7 @@ import type { Step } from '../../flow/types.js';
 import type { StepHandler } from '../executor.js';
 import * as actions from './actions.js';
 import * as android from './android.js';
+import * as app from './app.js';
 import * as asserts from './asserts.js';
 import * as control from './control.js';
 import * as visual from './visual.js';
@@ -11,6 +12,7 @@ import * as web from './web.js';
 export const handlers: { [K in Step['kind']]: StepHandler<K> } = {
   ...actions,
   ...android,
+  ...app,
   ...asserts,
   ...control,
   ...visual,

@@ -1,0 +1,219 @@
+// Mobile-flow steps (launchApp, back, eraseText, scripts...). Android: the app and button
+// endpoints; Linux boxes: what a web user means by the same words (the app is the site).
+import { readFile } from 'node:fs/promises';
+import { randomInt } from 'node:crypto';
+import { BoxflowError } from '../../errors.js';
+import { describeSelector } from '../../layout/index.js';
+import { stableCapture } from '../../visual/index.js';
+import type { StepHandler, StepRun } from '../executor.js';
+import { isTrueText, scriptHostFor } from '../script.js';
+import { closeBrowser, openTab } from './actions.js';
+import { findVisible } from './target.js';
+import { captureOnce } from './visual.js';
+
+const isLinux = (run: StepRun) => run.rt.box.type === 'linux';
+
+function androidApp(run: StepRun, appId: string | undefined, what: string): string {
+  const id = appId ?? run.rt.flow.appId;
+  if (!id) throw new BoxflowError('INVALID_ARGUMENT', `${what} needs an app: give it appId, or set appId: at the top of the flow`);
+  return run.resolve(id);
+}
+
+/** Linux boxes: the app is a site; its URL is appId when that is one, else appBaseUrl. */
+function siteUrl(run: StepRun, appId: string | undefined): string {
+  for (const id of [appId, run.rt.flow.appId]) {
+    if (id !== undefined && /^https?:\/\//i.test(run.resolve(id))) return run.resolve(id);
+  }
+  if (run.rt.options.appBaseUrl) return run.rt.options.appBaseUrl;
+  throw new BoxflowError('INVALID_ARGUMENT', `launchApp on a Linux box opens the app's URL: give an http(s) appId (step or flow), or set appBaseUrl in boxflow.config`);
+}
+
+async function clearSiteData(run: StepRun): Promise<string> {
+  const page = await run.rt.layout.page();
+  await page.context().clearCookies();
+  const origin = await page.evaluate(() => {
+    try {
+      localStorage.clear();
+      sessionStorage.clear();
+    } catch {
+      // about:blank and opaque origins have no storage.
+    }
+    return location.origin;
+  });
+  return origin;
+}
+
+export const launchApp: StepHandler<'launchApp'> = async (step, run) => {
+  if (isLinux(run)) {
+    const url = siteUrl(run, step.appId);
+    if (step.clearState) await clearSiteData(run);
+    if (step.stopApp) await closeBrowser({ kind: 'closeBrowser', source: step.source }, run);
+    await openTab({ kind: 'openTab', url, source: step.source }, run);
+    return;
+  }
+  const app = androidApp(run, step.appId, 'launchApp');
+  const opts = { signal: run.signal };
+  if (step.clearState) await run.rt.client.clearAppData(run.rt.box.id, app, opts);
+  if (step.stopApp) await run.rt.client.restartApp(run.rt.box.id, app, {}, opts);
+  else await run.rt.client.openApp(run.rt.box.id, app, {}, opts);
+  run.record.message = `${step.stopApp ? 'restarted' : 'opened'} ${app}${step.clearState ? ' with its data cleared' : ''}`;
+};
+
+export const stopApp: StepHandler<'stopApp'> = async (step, run) => {
+  if (isLinux(run)) return closeBrowser({ kind: 'closeBrowser', source: step.source }, run);
+  const app = androidApp(run, step.appId, 'stopApp');
+  await run.rt.client.closeApp(run.rt.box.id, app, { signal: run.signal });
+  run.record.message = `stopped ${app}`;
+};
+
+export const clearState: StepHandler<'clearState'> = async (step, run) => {
+  if (isLinux(run)) {
+    run.record.message = `cleared cookies and storage of ${await clearSiteData(run)}`;
+    return;
+  }
+  const app = androidApp(run, step.appId, 'clearState');
+  await run.rt.client.clearAppData(run.rt.box.id, app, { signal: run.signal });
+  run.record.message = `cleared the data of ${app}`;
+};
+
+async function pressButton(run: StepRun, button: 'back' | 'home', step: Parameters<StepHandler>[0]): Promise<void> {
+  const result = await run.rt.client.pressButton(run.rt.box.id, { buttons: [button], options: run.actionOptions(step) }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+  await run.recordAction(result);
+  // The page may be another one now: the next lookup must not reuse this one's layout.
+  run.rt.layout.reset();
+}
+
+export const back: StepHandler<'back'> = async (step, run) => {
+  if (!isLinux(run)) return pressButton(run, 'back', step);
+  // Over CDP rather than the press-button endpoint, which waits for a load event that a page
+  // restored from the back-forward cache never fires: the step only needs the navigation to commit.
+  const page = await run.rt.layout.page();
+  const from = page.url();
+  await page.goBack({ waitUntil: 'commit', timeout: Math.max(1, run.deadline - performance.now()) });
+  run.rt.layout.reset();
+  run.record.message = page.url() === from ? `no earlier page in the tab's history (still at ${from})` : `back to ${page.url()}`;
+};
+
+export const home: StepHandler<'home'> = async (step, run) => {
+  if (isLinux(run)) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `home is a hardware button of Android boxes; box ${run.rt.box.id} is linux (use openTab or launchApp to go to a page)`);
+  await pressButton(run, 'home', step);
+};
+
+export const hideKeyboard: StepHandler<'hideKeyboard'> = async (_step, run) => {
+  if (!isLinux(run)) {
+    // The Box API has no keyboard state: pressing back blind could leave the screen instead.
+    throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `hideKeyboard is not available on Android boxes yet (the Box API cannot tell whether the keyboard is open); box ${run.rt.box.id} is android`);
+  }
+  const page = await run.rt.layout.page();
+  const blurred = await page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    if (!el || el === document.body) return '';
+    el.blur();
+    return el.localName + (el.id ? `#${el.id}` : '');
+  });
+  run.record.message = blurred ? `focus taken off ${blurred}` : 'no field had the focus';
+};
+
+export const eraseText: StepHandler<'eraseText'> = async (step, run) => {
+  const opts = { signal: run.signal, timeoutMs: run.rt.options.actionTimeout };
+  if (step.chars === undefined) {
+    const result = await run.rt.client.type(run.rt.box.id, { text: '', mode: 'replace', options: run.actionOptions(step) }, opts);
+    await run.recordAction(result);
+    run.record.message = 'field emptied';
+    return;
+  }
+  const keys = Array.from({ length: step.chars }, () => 'backspace' as const);
+  for (let i = 0; i < keys.length; i += 100) {
+    const result = await run.rt.client.pressKey(run.rt.box.id, { keys: keys.slice(i, i + 100), combination: false, options: run.actionOptions(step) }, opts);
+    await run.recordAction(result);
+  }
+  run.record.message = `erased ${step.chars} character${step.chars === 1 ? '' : 's'}`;
+};
+
+export const openLink: StepHandler<'openLink'> = async (step, run) => {
+  if (!isLinux(run)) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `openLink is not available on Android boxes yet (the Box API cannot send a VIEW intent); box ${run.rt.box.id} is android`);
+  await openTab({ kind: 'openTab', url: step.link, source: step.source }, run);
+};
+
+export const waitForAnimationToEnd: StepHandler<'waitForAnimationToEnd'> = async (_step, run) => {
+  const result = await stableCapture(() => captureOnce(run), { timeoutMs: Math.max(0, run.deadline - performance.now()), signal: run.signal });
+  if (!result.stable) throw new BoxflowError('SCREENSHOT_UNSTABLE', `the screen was still changing after ${run.timeoutMs} ms (${result.frames} screenshots)`);
+  run.record.message = `screen still after ${result.frames} screenshots`;
+};
+
+export const copyTextFrom: StepHandler<'copyTextFrom'> = async (step, run) => {
+  const node = await findVisible(run, run.resolve(step.selector));
+  const text = node.text || node.desc;
+  if (!text) throw new BoxflowError('ELEMENT_NOT_FOUND', `${describeSelector(step.selector)} has no text to copy`);
+  scriptHostFor(run.rt.state).copiedText = text;
+  run.record.message = `copied ${JSON.stringify(text)}`;
+};
+
+async function typeText(run: StepRun, text: string, step: Parameters<StepHandler>[0]): Promise<void> {
+  const result = await run.rt.client.type(run.rt.box.id, { text, options: run.actionOptions(step) }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+  await run.recordAction(result);
+}
+
+export const pasteText: StepHandler<'pasteText'> = async (step, run) => {
+  const text = scriptHostFor(run.rt.state).copiedText;
+  if (text === undefined) throw new BoxflowError('INVALID_ARGUMENT', 'pasteText: nothing was copied; a copyTextFrom step must run before');
+  await typeText(run, text, step);
+  run.record.message = `pasted ${JSON.stringify(text)}`;
+};
+
+const kLetters = 'abcdefghijklmnopqrstuvwxyz';
+const kFirstNames = ['Alice', 'Bruno', 'Chloé', 'David', 'Emma', 'Farid', 'Grace', 'Hugo', 'Ines', 'Jonas', 'Keiko', 'Liam', 'Maya', 'Noah', 'Olga', 'Pablo'];
+const kLastNames = ['Martin', 'Smith', 'Garcia', 'Nguyen', 'Kowalski', 'Rossi', 'Schmidt', 'Tanaka', 'Dubois', 'Silva', 'Olsen', 'Haddad'];
+const pick = <T>(list: readonly T[]): T => list[randomInt(list.length)]!;
+const letters = (n: number) => Array.from({ length: n }, () => pick([...kLetters])).join('');
+
+export function randomText(type: 'text' | 'number' | 'email' | 'personName', length = 8): string {
+  switch (type) {
+    case 'text':
+      return letters(length);
+    case 'number':
+      // No leading zero: a field that parses numbers keeps every digit.
+      return String(randomInt(1, 10)) + Array.from({ length: length - 1 }, () => randomInt(10)).join('');
+    case 'email':
+      return `${letters(8)}@example.com`;
+    case 'personName':
+      return `${pick(kFirstNames)} ${pick(kLastNames)}`;
+  }
+}
+
+export const inputRandom: StepHandler<'inputRandom'> = async (step, run) => {
+  const text = randomText(step.type, step.length);
+  await typeText(run, text, step);
+  run.record.message = `typed ${JSON.stringify(text)}`;
+};
+
+export const assertTrue: StepHandler<'assertTrue'> = async (step, run) => {
+  const text = run.resolve(step.condition);
+  if (!isTrueText(text)) throw new BoxflowError('FLOW_ERROR', `assertTrue: ${step.condition} is ${JSON.stringify(text)}, not true`);
+  run.record.message = `${step.condition} is ${JSON.stringify(text)}`;
+};
+
+const scriptGlobals = (run: StepRun, extra: Record<string, string> = {}) => ({ vars: { ...run.vars, ...extra }, platform: isLinux(run) ? ('web' as const) : ('android' as const) });
+
+function logMessage(result: string, logs: string[]): string {
+  return [...logs, ...(result === 'undefined' ? [] : [`= ${result}`])].join('\n') || 'ran';
+}
+
+export const evalScript: StepHandler<'evalScript'> = async (step, run) => {
+  // `${expr}` alone is the Maestro form of the same script.
+  const whole = /^\$\{([\s\S]*)\}$/.exec(step.script.trim());
+  const code = whole && !whole[1]!.includes('${') ? whole[1]! : step.script;
+  const logs: string[] = [];
+  const result = scriptHostFor(run.rt.state).run(code, scriptGlobals(run), 'evalScript', logs);
+  run.record.message = logMessage(result, logs);
+};
+
+export const runScript: StepHandler<'runScript'> = async (step, run) => {
+  const file = run.resolve(step.file);
+  const code = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new BoxflowError('FILE_NOT_FOUND', `runScript: cannot read ${file.slice(file.lastIndexOf('/') + 1)} (${err.code ?? err.message})`);
+  });
+  const logs: string[] = [];
+  const result = scriptHostFor(run.rt.state).run(code, scriptGlobals(run, run.resolve(step.env ?? {})), file.slice(file.lastIndexOf('/') + 1), logs);
+  run.record.message = logMessage(result, logs);
+};

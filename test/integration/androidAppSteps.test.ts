@@ -1,0 +1,140 @@
+// The mobile-flow steps on an Android box: the embedded server (`boxflow serve` in-process) with
+// the fake adb server (a TEST DOUBLE speaking the real adb protocol: test/support/fakeAdbServer.ts).
+// Each step must reach the device as the command a user would expect.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BoxClient } from '../../src/api/client.js';
+import { parseFlowYaml } from '../../src/flow/index.js';
+import { ReporterHost } from '../../src/runner/reporterHost.js';
+import { runFlows } from '../../src/runner/run.js';
+import type { FlowResult, RunResult, StepRecord } from '../../src/runner/types.js';
+import { createApiKey, startServer } from '../../src/server/index.js';
+import { FakeAdbServer, packagesFromFixture, type FakeDevice } from '../support/fakeAdbServer.js';
+import { testRunOptions } from '../support/runOptions.js';
+
+const kSecret = 'android-app-steps-secret-0123456789abcdef';
+const kSerial = 'emulator-5554';
+const kApp = 'io.selendroid.testapp';
+const dir = mkdtempSync(join(tmpdir(), 'boxflow-android-app-'));
+const kApk = join(import.meta.dirname, '../fixtures/android/split-apk/base.apk');
+
+let fake: FakeAdbServer;
+let server: { baseUrl: string; close(): Promise<void> };
+let client: BoxClient;
+let key: string;
+let device: FakeDevice;
+
+before(async () => {
+  fake = await FakeAdbServer.start();
+  fake.addDevice(kSerial, (d) => {
+    d.packages = packagesFromFixture();
+  });
+  device = fake.device(kSerial);
+  server = await startServer({ port: 0, dataDir: join(dir, 'server'), secret: kSecret, log: () => {}, adb: fake.socketSpec });
+  key = await createApiKey(kSecret, 'runner');
+  client = new BoxClient({ baseUrl: server.baseUrl, apiKey: key, maxRetries: 0 });
+});
+after(async () => {
+  await client.close();
+  await server.close();
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function run(name: string, yaml: string): Promise<FlowResult> {
+  const file = join(dir, `${name}.flow.yaml`);
+  writeFileSync(file, yaml);
+  const r: RunResult = await runFlows([parseFlowYaml(yaml, file)], testRunOptions(dir, { workers: 1, boxes: { ids: [], createLinux: 0, createAndroid: 1 } }), {
+    client,
+    reporter: new ReporterHost([]),
+    secrets: [key],
+  });
+  return r.flows[0]!;
+}
+
+const steps = (f: FlowResult): StepRecord[] => f.attempts.at(-1)!.steps;
+const why = (f: FlowResult) => JSON.stringify(f.error ?? steps(f).find((s) => s.status !== 'passed')?.error);
+const since = (n: number) => device.shellCommands.slice(n);
+
+test('launchApp (flow appId, clearState, stopApp), stopApp, clearState, back and home become device commands', async () => {
+  const setup = await run('install', ['box: android', 'steps:', `  - installApp: ${kApk}`].join('\n') + '\n');
+  assert.equal(setup.status, 'passed', why(setup));
+  const mark = device.shellCommands.length;
+  const flow = await run(
+    'app',
+    [
+      'box: android',
+      `appId: ${kApp}`,
+      'steps:',
+      '  - launchApp: { clearState: true }',
+      '  - back',
+      '  - home',
+      '  - stopApp',
+      '  - launchApp: { stopApp: false }',
+      '  - clearState',
+    ].join('\n') + '\n',
+  );
+  assert.equal(flow.status, 'passed', why(flow));
+  const cmds = since(mark);
+  const start = `am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n ${kApp}/${kApp}.HomeScreenActivity`;
+  const order = [`pm clear ${kApp}`, `am force-stop ${kApp}`, start, 'input keyevent 4', 'input keyevent 3', `am force-stop ${kApp}`, start, `pm clear ${kApp}`];
+  let at = 0;
+  for (const want of order) {
+    const i = cmds.indexOf(want, at);
+    assert.ok(i >= 0, `"${want}" after command ${at} in ${JSON.stringify(cmds)}`);
+    at = i + 1;
+  }
+  // launchApp without stopApp only opens: one force-stop (the stopApp step) between the two starts.
+  const starts = cmds.flatMap((c, i) => (c === start ? [i] : []));
+  assert.equal(cmds.slice(starts[0]!, starts[1]!).filter((c) => c === `am force-stop ${kApp}`).length, 1);
+  assert.deepEqual(steps(flow).map((s) => s.label), ['launchApp', 'back', 'home', 'stopApp', 'launchApp', 'clearState']);
+  assert.ok(steps(flow)[1]!.actionId, 'back is an action with an id');
+});
+
+test('launchApp with no appId anywhere fails before touching the device, saying what to set', async () => {
+  const mark = device.shellCommands.length;
+  const flow = await run('no-app', ['box: android', 'steps:', '  - launchApp'].join('\n') + '\n');
+  assert.equal(flow.status, 'failed');
+  assert.match(steps(flow)[0]!.error!.message, /launchApp needs an app: give it appId, or set appId: at the top of the flow/);
+  assert.ok(!since(mark).some((c) => c.startsWith('am ') || c.startsWith('pm clear')), JSON.stringify(since(mark)));
+});
+
+test('eraseText: a count presses backspace that many times, bare empties the field; inputRandom types', async () => {
+  device.field = 'hello world';
+  const first = await run('erase3', ['box: android', 'steps:', '  - eraseText: 3'].join('\n') + '\n');
+  assert.equal(first.status, 'passed', why(first));
+  assert.equal(device.field, 'hello wo');
+  const flow = await run('erase', ['box: android', 'steps:', '  - eraseText', '  - inputRandom: { type: number, length: 6 }'].join('\n') + '\n');
+  assert.equal(flow.status, 'passed', why(flow));
+  assert.match(device.field, /^[1-9]\d{5}$/, `the field holds ${JSON.stringify(device.field)}`);
+});
+
+test('a script step and assertTrue share output across the flow and its runFlow; a false condition fails the step', async () => {
+  mkdirSync(join(dir, 'scripts'), { recursive: true });
+  writeFileSync(join(dir, 'scripts/count.js'), 'output.count = (output.count || 0) + Number(STEP); console.log("count", output.count)\n');
+  writeFileSync(join(dir, 'sub.yaml'), ['steps:', '  - runScript: { file: scripts/count.js, env: { STEP: 5 } }'].join('\n') + '\n');
+  const flow = await run(
+    'script',
+    [
+      'box: android',
+      'env: { STEP: "2" }',
+      'steps:',
+      '  - runScript: scripts/count.js',
+      '  - runFlow: sub.yaml',
+      '  - assertTrue: ${output.count === 7}',
+      '  - evalScript: ${output.name = "n" + output.count}',
+      '  - assertTrue: ${output.name == "n7" && typeof NOT_DEFINED === "undefined"}',
+      '  - assertTrue: ${output.count > 100}',
+    ].join('\n') + '\n',
+  );
+  assert.equal(flow.status, 'failed');
+  const s = steps(flow);
+  assert.equal(s[2]!.status, 'passed', JSON.stringify([s[1]!.children, s[2]!.error]));
+  assert.deepEqual(s.map((x) => x.status), ['passed', 'passed', 'passed', 'passed', 'passed', 'failed']);
+  assert.equal(s[0]!.message, 'count 2');
+  assert.equal(s[1]!.children![0]!.message, 'count 7');
+  assert.match(s[5]!.error!.message, /assertTrue: \$\{output.count > 100\} is "false", not true/);
+});
