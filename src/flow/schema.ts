@@ -2,6 +2,23 @@
 import { kBareStepNames, kStepNames, stepDefs, type StepDef } from './steps.js';
 import { duration, kCommonProps, kDefinitions, kVarNamePattern, ref, type JsonSchema } from './parts.js';
 
+const kDefs = kDefinitions as Record<string, JsonSchema>;
+
+/**
+ * The argument schema with the step options (label, optional, timeout, screenshots) also allowed
+ * inside its map forms, as users write them (`assertVisible: {text: Ready, timeout: 2s}`); a key
+ * the argument has itself (selectOption's `label`) keeps its own meaning.
+ */
+function withOptions(schema: JsonSchema): JsonSchema {
+  if (typeof schema.$ref === 'string') return withOptions({ ...kDefs[schema.$ref.replace('#/definitions/', '')]!, ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$ref')) });
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: (schema.anyOf as JsonSchema[]).map(withOptions) };
+  if (schema.type === 'object' && schema.properties && schema.additionalProperties === false) {
+    const own = schema.properties as Record<string, JsonSchema>;
+    return { ...schema, properties: { ...own, ...Object.fromEntries(Object.entries(kCommonProps).filter(([k]) => !(k in own))) } };
+  }
+  return schema;
+}
+
 function stepSchema(): JsonSchema {
   return {
     title: 'a step',
@@ -12,7 +29,7 @@ function stepSchema(): JsonSchema {
         type: 'object',
         title: name,
         description: (stepDefs[name] as StepDef).description,
-        properties: { [name]: ref(`${name}Arg`), ...kCommonProps },
+        properties: { [name]: withOptions((stepDefs[name] as StepDef).arg), ...kCommonProps },
         required: [name],
         additionalProperties: false,
       })),

@@ -95,16 +95,36 @@ export function processStep(raw: unknown, path: Path, ctx: DocContext, checked: 
       : `unknown key "${key}" in a ${name} step${hint(suggestion)}; a step has one step name plus ${kCommonKeys.join(', ')}`;
     throw new FlowIssue([...path, key], message, { atKey: true, prefix: path, ...(suggestion && !argKeys.includes(key) ? { suggestion } : {}) });
   }
-  if (!checked) {
-    for (const k of kCommonKeys) if (raw[k] !== undefined) firstIssue(kCommonProps[k]!, raw[k], [...path, k]);
-    firstIssue({ $ref: `#/definitions/${name}Arg` }, raw[name], [...path, name]);
+  // Step options may sit inside the step's map too; the argument itself is judged without them.
+  let arg = raw[name];
+  const options: Record<string, unknown> = {};
+  const optionPath: Record<string, Path> = {};
+  for (const k of kCommonKeys) if (raw[k] !== undefined) ((options[k] = raw[k]), (optionPath[k] = [...path, k]));
+  if (isObj(arg)) {
+    const map = arg;
+    const own = schemaKeys(def.arg);
+    const inner = kCommonKeys.filter((k) => map[k] !== undefined && !own.includes(k));
+    for (const k of inner) {
+      if (options[k] !== undefined) throw new FlowIssue([...path, name, k], `"${k}" is given twice: beside ${name} and inside it; keep one`, { atKey: true, prefix: [...path, name] });
+      options[k] = map[k];
+      optionPath[k] = [...path, name, k];
+    }
+    if (inner.length) {
+      arg = Object.fromEntries(Object.entries(map).filter(([k]) => !inner.includes(k)));
+      // The schema let the options through in the map; what is left must be a whole argument.
+      checked = false;
+    }
   }
-  const body = durationAt([...path, name], () => def.normalize(raw[name], nctx(ctx, [...path, name], raw[name], checked)));
+  if (!checked) {
+    for (const k of kCommonKeys) if (options[k] !== undefined) firstIssue(kCommonProps[k]!, options[k], optionPath[k]!);
+    firstIssue({ $ref: `#/definitions/${name}Arg` }, arg, [...path, name]);
+  }
+  const body = durationAt([...path, name], () => def.normalize(arg, nctx(ctx, [...path, name], arg, checked)));
   const common: Omit<StepCommon, 'source'> = {};
-  if (raw.label !== undefined) common.label = raw.label as string;
-  if (raw.optional !== undefined) common.optional = raw.optional as boolean;
-  if (raw.timeout !== undefined) common.timeout = durationAt([...path, 'timeout'], () => parseDuration(raw.timeout as string));
-  if (raw.screenshots !== undefined) common.screenshots = raw.screenshots as StepCommon['screenshots'];
+  if (options.label !== undefined) common.label = options.label as string;
+  if (options.optional !== undefined) common.optional = options.optional as boolean;
+  if (options.timeout !== undefined) common.timeout = durationAt(optionPath.timeout!, () => parseDuration(options.timeout as string));
+  if (options.screenshots !== undefined) common.screenshots = options.screenshots as StepCommon['screenshots'];
   return { ...body, ...common, source } as Step;
 }
 
