@@ -4,18 +4,18 @@ import { randomBytes } from 'node:crypto';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { closest, distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../errors.js';
-import { formatDuration, kDurationLimits, parseDuration } from '../api/duration.js';
+import { parseDuration } from '../api/duration.js';
 import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type ListBoxesQuery, type OpenTabBody, type Point, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
 import { preview, requestProblem } from '../api/validate.js';
 import type { BoxEntry, BoxRegistry } from './boxes.js';
 import { createAndroidHandlers, type AndroidEntry } from './adb/routes.js';
 import { renameInBox } from './boxFs.js';
 import type { TargetMatch } from './chromium/linuxBox.js';
+import { planDrag, typeTraceLabel } from './dragPlan.js';
 import { screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
 import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
 import { terminalPath, webTerminalReady } from './terminal.js';
-import type { TraceOp } from './trace.js';
 import { checkOpenUrl } from './urlPolicy.js';
 
 export interface RouteDeps {
@@ -185,36 +185,15 @@ export function createHandlers(deps: RouteDeps) {
       boxCall('drag', call, async (entry) => {
         const body = validated(endpoints.drag.body, call.body) as DragBody;
         const scale = entry.scale;
-        let points: Point[];
-        let segments: number[];
-        let durationMs: number;
-        if ('path' in body) {
-          durationMs = parseDuration(body.duration ?? '50ms', '/duration');
-          points = body.path.map((p) => ({ x: p.x, y: p.y }));
-          segments = points.slice(1).map(() => durationMs);
-          if (durationMs * segments.length > parseDuration(kDurationLimits.dragMax)) {
-            throw new BoxflowError('INVALID_DURATION', `/duration: ${segments.length} intervals of ${formatDuration(durationMs)} take longer than the maximum drag, ${kDurationLimits.dragMax}`);
-          }
-        } else {
-          durationMs = parseDuration(body.duration ?? '500ms', '/duration');
-          points = [await resolveTarget(entry, body.start, '/start'), await resolveTarget(entry, body.end, '/end')];
-          segments = [durationMs];
-        }
         // Points off the screen (or far off it) are moved to its edge.
         const { width, height } = entry.linux.resolution;
         const clamp = (v: number, max: number) => round(Math.min(Math.max(v, 0), max));
-        points = points.map((p) => ({ x: clamp(p.x, width * scale), y: clamp(p.y, height * scale) }));
-        const start = points[0]!;
-        const end = points.at(-1)!;
-        const tap = points.every((p) => p.x === start.x && p.y === start.y);
-        const trace: TraceOp = tap ? { kind: 'tap', point: start } : { kind: 'drag', path: points };
+        const plan = await planDrag(body, (t, field) => resolveTarget(entry, t, field), (p) => ({ x: clamp(p.x, width * scale), y: clamp(p.y, height * scale) }));
         const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
-          await entry.linux.drag(points.map((p) => ({ x: p.x / scale, y: p.y / scale })), segments, call.signal);
-          return { value: undefined, trace };
+          await entry.linux.drag(plan.points.map((p) => ({ x: p.x / scale, y: p.y / scale })), plan.segments, call.signal);
+          return { value: undefined, trace: plan.trace };
         });
-        const at = (p: Point) => `(${p.x}, ${p.y})`;
-        const message = tap ? `tapped ${at(start)} for ${formatDuration(durationMs)}` : `dragged from ${at(start)} to ${at(end)} through ${points.length} points`;
-        return { status: 200, body: { actionId: call.actionId, message, actual: { start, end, duration: formatDuration(durationMs) }, ...(screenshot ? { screenshot } : {}) } };
+        return { status: 200, body: { actionId: call.actionId, message: plan.message, actual: plan.actual, ...(screenshot ? { screenshot } : {}) } };
       }),
     pressKey: (call) =>
       boxCall('pressKey', call, async (entry) => {
@@ -234,9 +213,7 @@ export function createHandlers(deps: RouteDeps) {
         const { value: focus, screenshot } = await withScreenshots(shots(entry, call, body), async () => {
           const focus = await entry.linux.type(body.text, replace);
           if (body.pressEnter) await entry.linux.pressKeys(['enter'], false);
-          // boxflow's `sensitive` extension (docs/api.md): the text is a secret, never drawn.
-          const shown = (body as TypeBody & { sensitive?: unknown }).sensitive === true ? '••••' : JSON.stringify(body.text);
-          return { value: focus, trace: { kind: 'label', text: `type: ${shown}${body.pressEnter ? ' ⏎' : ''}` } };
+          return { value: focus, trace: { kind: 'label', text: typeTraceLabel(body) } };
         });
         let message = `${replace ? 'replaced the text with' : 'typed'} ${[...body.text].length} characters${body.pressEnter ? ' and pressed Enter' : ''}`;
         if (focus === 'none' || focus === 'other') message += ' (no editable element has focus)';

@@ -84,15 +84,19 @@ test('POST /boxes/android claims the online device: an android box record with i
   assert.deepEqual(listed.data.map((b) => b.id), [box.id]);
 });
 
-test('drag: a path becomes motion events, a simple drag one swipe, a zero-length drag a tap; scale divides coordinates', async () => {
+test('drag: a path becomes motion events, a simple drag one swipe, a zero-length drag a tap (a long press when held); scale divides coordinates; the whole move is bounded', async () => {
   const m = dev.shellCommands.length;
   const r = await client.drag(box.id, { path: [{ x: 10, y: 10 }, { x: 20, y: 30 }, { x: 40, y: 50 }], duration: '10ms' });
   assert.deepEqual(r.actual, { start: { x: 10, y: 10 }, end: { x: 40, y: 50 }, duration: '10ms' });
   await client.drag(box.id, { start: { x: 100, y: 200 }, end: { x: 300, y: 400 }, duration: '300ms' });
   await client.updateSettings(box.id, { scale: 0.5 });
-  const tap = await client.drag(box.id, { start: { x: 50, y: 60 }, end: { x: 50, y: 60 } });
+  const tap = await client.drag(box.id, { start: { x: 50, y: 60 }, end: { x: 50, y: 60 }, duration: '50ms' });
   assert.match(tap.message, /tapped \(50, 60\)/);
+  // A hold of Android's long-press timeout or more is a long press: a swipe that stays put.
+  await client.drag(box.id, { start: { x: 50, y: 60 }, end: { x: 50, y: 60 }, duration: '1s' });
   await client.resetSettings(box.id);
+  // The whole move is bounded (60s), as on Linux: 3 intervals of 40s never reach the device.
+  await assert.rejects(client.drag(box.id, { path: [{ x: 1, y: 1 }, { x: 2, y: 2 }, { x: 3, y: 3 }, { x: 4, y: 4 }], duration: '40s' }), code('INVALID_DURATION', 400));
   assert.deepEqual(since(dev, m), [
     'input motionevent DOWN 10 10',
     'input motionevent MOVE 20 30',
@@ -100,6 +104,7 @@ test('drag: a path becomes motion events, a simple drag one swipe, a zero-length
     'input motionevent UP 40 50',
     'input swipe 100 200 300 400 300',
     'input tap 100 120',
+    'input swipe 100 120 100 120 1000',
   ]);
 });
 
@@ -108,7 +113,7 @@ test('drag to a text target resolves it in the uiautomator layout; an unknown ta
   dev.layoutFixture = 'nora_compose-chat_cjk-text.xml';
   try {
     const m = dev.shellCommands.length;
-    const r = await client.drag(box.id, { start: 'Send', end: 'Send' });
+    const r = await client.drag(box.id, { start: 'Send', end: 'Send', duration: '50ms' });
     const cmds = since(dev, m);
     assert.deepEqual(cmds.slice(0, 2), ['uiautomator dump /dev/tty', 'uiautomator dump /dev/tty']);
     assert.equal(cmds[2], `input tap ${Math.round(r.actual.start.x)} ${Math.round(r.actual.start.y)}`);

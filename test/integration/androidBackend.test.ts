@@ -49,11 +49,12 @@ test('claim reads getprop (constructed), prepares the working dir and records th
   assert.ok(dev.files.has('/data/local/tmp/boxflow/box-1'));
 });
 
-test('drag: a path is DOWN/MOVE/UP motion events; two points one swipe; zero length a tap', async () => {
+test('drag: a path is DOWN/MOVE/UP motion events; two points one swipe; zero length a tap, or a long press when held', async () => {
   const m = dev.shellCommands.length;
   await box.drag([{ x: 10, y: 20 }, { x: 30.4, y: 40 }, { x: 50, y: 60 }], [5, 5]);
   await box.drag([{ x: 1, y: 2 }, { x: 300, y: 400 }], [500]);
-  await box.drag([{ x: 7, y: 8 }, { x: 7, y: 8 }], [500]);
+  await box.drag([{ x: 7, y: 8 }, { x: 7, y: 8 }], [50]);
+  await box.drag([{ x: 7, y: 8 }, { x: 7, y: 8 }], [400]);
   assert.deepEqual(since(dev, m), [
     'input motionevent DOWN 10 20',
     'input motionevent MOVE 30 40',
@@ -61,6 +62,7 @@ test('drag: a path is DOWN/MOVE/UP motion events; two points one swipe; zero len
     'input motionevent UP 50 60',
     'input swipe 1 2 300 400 500',
     'input tap 7 8',
+    'input swipe 7 8 7 8 400',
   ]);
 });
 

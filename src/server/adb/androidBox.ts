@@ -21,6 +21,7 @@ const kCommandTimeoutMs = 60_000;
 const kInstallTimeoutMs = 10 * 60_000;
 const kTypeChunk = 1000; // characters per broadcast: the v1 shell request is limited to 4 KiB
 const kClearPresses = 250; // DELs that clear a field on devices without `input keycombination`
+const kLongPressMs = 400; // ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT (AOSP): a shorter hold is a tap
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
 const kPackageName = /^[A-Za-z][\w]*(?:\.[A-Za-z_][\w]*)*$/;
@@ -209,7 +210,12 @@ export class AndroidBox {
   async drag(points: Point[], segmentMs: number[]): Promise<void> {
     const p = points.map((pt) => ({ x: Math.round(pt.x), y: Math.round(pt.y) }));
     const first = p[0]!;
-    if (p.every((pt) => pt.x === first.x && pt.y === first.y)) return this.#quiet(`input tap ${first.x} ${first.y}`);
+    if (p.every((pt) => pt.x === first.x && pt.y === first.y)) {
+      // A hold as long as Android's long-press timeout is a long press: a swipe that stays put.
+      const holdMs = Math.round(segmentMs.reduce((a, b) => a + b, 0));
+      if (holdMs >= kLongPressMs) return this.#quiet(`input swipe ${first.x} ${first.y} ${first.x} ${first.y} ${holdMs}`);
+      return this.#quiet(`input tap ${first.x} ${first.y}`);
+    }
     if (p.length === 2) {
       await this.#quiet(`input swipe ${first.x} ${first.y} ${p[1]!.x} ${p[1]!.y} ${Math.max(1, Math.round(segmentMs[0] ?? 0))}`);
       return;

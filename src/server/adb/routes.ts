@@ -9,13 +9,13 @@ import { pipeline } from 'node:stream/promises';
 import type { TSchema } from '@sinclair/typebox';
 import { closest, distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../../errors.js';
-import { formatDuration, parseDuration } from '../../api/duration.js';
+import { parseDuration } from '../../api/duration.js';
 import { endpoints, kInstallMaxBytes, type Box, type DragBody, type EndpointName, type ListPackagesQuery, type Point, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../../api/schemas.js';
+import { planDrag, typeTraceLabel } from '../dragPlan.js';
 import { screenshotPlan, withScreenshots, type ShotContext } from '../screenshots.js';
 import { presign } from '../secret.js';
 import type { ObjectStore } from '../storage.js';
 import { terminalPath, webTerminalReady } from '../terminal.js';
-import type { TraceOp } from '../trace.js';
 import { getPublicUrl } from '../publicUrl.js';
 import type { TargetMatch } from '../chromium/linuxBox.js';
 import type { AndroidBox } from './androidBox.js';
@@ -100,29 +100,12 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
     drag: async (entry, call) => {
       const body = validated(endpoints.drag.body, call.body) as DragBody;
       const scale = entry.scale;
-      let points: Point[];
-      let segments: number[];
-      let durationMs: number;
-      if ('path' in body) {
-        durationMs = parseDuration(body.duration ?? '50ms', '/duration');
-        points = body.path.map((p) => ({ x: p.x, y: p.y }));
-        segments = points.slice(1).map(() => durationMs);
-      } else {
-        durationMs = parseDuration(body.duration ?? '500ms', '/duration');
-        points = [await resolveTarget(entry, body.start, '/start'), await resolveTarget(entry, body.end, '/end')];
-        segments = [durationMs];
-      }
-      const start = points[0]!;
-      const end = points.at(-1)!;
-      const tap = points.every((p) => p.x === start.x && p.y === start.y);
-      const trace: TraceOp = tap ? { kind: 'tap', point: start } : { kind: 'drag', path: points };
+      const plan = await planDrag(body, (t, field) => resolveTarget(entry, t, field));
       const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
-        await entry.android.drag(points.map((p) => ({ x: p.x / scale, y: p.y / scale })), segments);
-        return { value: undefined, trace };
+        await entry.android.drag(plan.points.map((p) => ({ x: p.x / scale, y: p.y / scale })), plan.segments);
+        return { value: undefined, trace: plan.trace };
       });
-      const at = (p: Point) => `(${p.x}, ${p.y})`;
-      const message = tap ? `tapped ${at(start)}` : `dragged from ${at(start)} to ${at(end)} through ${points.length} points`;
-      return { status: 200, body: { actionId: call.actionId, message, actual: { start, end, duration: formatDuration(durationMs) }, ...(screenshot ? { screenshot } : {}) } };
+      return { status: 200, body: { actionId: call.actionId, message: plan.message, actual: plan.actual, ...(screenshot ? { screenshot } : {}) } };
     },
     pressKey: async (entry, call) => {
       const body = validated(endpoints.pressKey.body, call.body) as PressKeyBody;
@@ -139,7 +122,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       const replace = body.mode === 'replace';
       const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
         await entry.android.type(body.text, replace, body.pressEnter ?? false);
-        return { value: undefined, trace: { kind: 'label', text: `type: ${JSON.stringify(body.text)}${body.pressEnter ? ' ⏎' : ''}` } };
+        return { value: undefined, trace: { kind: 'label', text: typeTraceLabel(body) } };
       });
       const message = `${replace ? 'replaced the text with' : 'typed'} ${[...body.text].length} characters${body.pressEnter ? ' and pressed Enter' : ''}`;
       return { status: 200, body: { actionId: call.actionId, message, ...(screenshot ? { screenshot } : {}) } };
