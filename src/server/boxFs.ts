@@ -114,14 +114,16 @@ async function renameAs(user: BoxUser | undefined, from: string, to: string): Pr
   if (outcome.code !== 0) throw Object.assign(new Error('rename failed'), { code: /^E[A-Z]+$/.test(outcome.stderr.trim()) ? outcome.stderr.trim() : 'EIO' });
 }
 
-function modeString(mode: number, dir: boolean): string {
+/** `drwxr-x---` from a stat mode. */
+export function modeString(mode: number, dir: boolean): string {
   const bits = 'rwxrwxrwx';
   let out = dir ? 'd' : '-';
   for (let i = 0; i < 9; i++) out += mode & (1 << (8 - i)) ? bits[i] : '-';
   return out;
 }
 
-function humanSize(bytes: number): string {
+/** `1.5 KB`, as the spec's fs answers show sizes. */
+export function humanSize(bytes: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
   let n = bytes;
   let u = 0;

@@ -12,6 +12,7 @@ import { readApk, type ApkSet } from './apk.js';
 import { keyCodes } from './keys.js';
 import { extractHierarchy, resolveTargetInLayout } from './layout.js';
 import type { TargetResolution } from '../chromium/linuxBox.js';
+import { humanSize, modeString } from '../boxFs.js';
 
 export const kAdbKeyboardIme = 'com.android.adbkeyboard/.AdbIME';
 const kPngMagic = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
@@ -518,20 +519,3 @@ function installError(out: string): BoxflowError {
   return new BoxflowError('INSTALL_FAILED', `the device refused the install: ${reason}`);
 }
 
-function modeString(mode: number, dir: boolean): string {
-  const bits = 'rwxrwxrwx';
-  let out = dir ? 'd' : '-';
-  for (let i = 0; i < 9; i++) out += mode & (1 << (8 - i)) ? bits[i] : '-';
-  return out;
-}
-
-function humanSize(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let n = bytes;
-  let u = 0;
-  while (n >= 1024 && u < units.length - 1) {
-    n /= 1024;
-    u++;
-  }
-  return u === 0 ? `${n} B` : `${n.toFixed(1)} ${units[u]}`;
-}
