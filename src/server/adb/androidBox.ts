@@ -518,4 +518,3 @@ function installError(out: string): BoxflowError {
   const reason = /Failure \[(.*?)\]/.exec(out)?.[1] ?? out.split('\n')[0] ?? 'no output';
   return new BoxflowError('INSTALL_FAILED', `the device refused the install: ${reason}`);
 }
-
