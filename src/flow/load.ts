@@ -7,6 +7,7 @@ import { FlowIssue, FlowIssues } from './parts.js';
 import { combinedError, issueError, locatedError } from './located.js';
 import { buildFlow, buildStep } from './validate.js';
 import { parseFlowYaml } from './yaml.js';
+import { isMaestroFlow, parseMaestroYaml } from './maestro.js';
 import { isFlowDefinition, stackLocations } from './tsFlow.js';
 import type { Flow, SourceLocation, Step } from './types.js';
 import { importTs } from './importTs.js';
@@ -24,20 +25,26 @@ async function kindOf(path: string): Promise<'file' | 'dir' | undefined> {
   }
 }
 
-async function walk(dir: string, out: string[]): Promise<void> {
+async function walk(dir: string, out: string[], top = true): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const full = resolve(dir, e.name);
-    if (e.isDirectory()) await walk(full, out);
+    if (e.isDirectory()) await walk(full, out, false);
     else if (e.isFile() && kFlowFile.test(e.name)) out.push(full);
+    else if (top && e.isFile() && kMaestroCandidate.test(e.name) && !/^config\.ya?ml$/i.test(e.name) && isMaestroFlow((await readText(full)) ?? '')) out.push(full);
   }
 }
 
+// Maestro flows keep their plain names (login.yaml) and, as Maestro runs a folder, only those at the
+// top of a folder named are flows (subfolders hold the ones runFlow calls); config.yaml never is.
+const kMaestroCandidate = /\.ya?ml$/i;
+
 /**
  * Flow files under `paths` (absolute, sorted per directory, no duplicates). Directories are
- * searched recursively for *.flow.yaml, *.flow.yml and *.flow.ts; a file named explicitly is
+ * searched recursively for *.flow.yaml, *.flow.yml and *.flow.ts, and for Maestro flows (any other
+ * *.yaml/*.yml at the top of a folder named, holding a config, `---` and a command list); a file named explicitly is
  * taken whatever its name. A missing path throws FLOW_NOT_FOUND.
  */
 export async function discoverFlows(paths: string[], cwd: string = process.cwd()): Promise<string[]> {
@@ -113,7 +120,7 @@ class Loader {
     const text = await readText(file);
     if (text === undefined) throw new BoxflowError('FLOW_NOT_FOUND', `${file}: cannot read the flow file`, { details: { path: file } });
     this.texts.set(file, text);
-    return parseFlowYaml(text, file);
+    return isMaestroFlow(text) ? parseMaestroYaml(text, file) : parseFlowYaml(text, file);
   }
 
   private async parseTs(file: string): Promise<Flow> {

@@ -1,0 +1,35 @@
+// Maestro flow files run as they are: a Maestro suite for the demo app passes on the embedded
+// Linux box through `boxflow test`, and `boxflow validate` names each command it cannot run.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StepRecord } from '../../src/runner/types.js';
+import { readResults, repoRoot, runCli } from './helpers.js';
+
+test('the Maestro demo suite passes on the embedded Linux box, recorded like any flow', async () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'boxflow-maestro-')), 'out');
+  const run = await runCli(['test', 'test/fixtures/maestro/demo', '--reporter', 'json', '-o', out], { cwd: repoRoot });
+  const result = readResults(out);
+  const failures = result.flows.filter((f) => f.status !== 'passed').map((f) => `${f.name}: ${f.error?.code} ${f.error?.message}`);
+  assert.equal(run.code, 0, `${run.stderr}\n${failures.join('\n')}`);
+  assert.deepEqual(result.flows.map((f) => f.file.replace(/.*\//, '')).sort(), ['repeat_retry.yaml', 'run_flow.yaml', 'scripts_and_output.yaml', 'sign_in.yaml', 'wrong_password.yaml']);
+  const steps = (name: string) => result.flows.find((f) => f.file.endsWith(name))!.attempts.at(-1)!.steps;
+  const signIn = steps('sign_in.yaml');
+  assert.ok(signIn.some((s) => s.command === 'tap' && s.actionId), 'taps are actions with ids');
+  assert.equal(signIn[0]!.source?.line, 7, 'steps keep their Maestro line');
+  // The runFlow with `when: visible` ran its file: the condition held after signing in.
+  const runFlow: StepRecord = steps('run_flow.yaml').at(-1)!;
+  assert.match(runFlow.message ?? '', /^ran noop/);
+});
+
+test('boxflow validate reports each command a Maestro file uses that boxflow cannot run, at its position (exit 2)', async () => {
+  const run = await runCli(['validate', 'test/fixtures/maestro/refused', 'test/fixtures/maestro/demo'], { cwd: repoRoot });
+  assert.equal(run.code, 2, run.stderr);
+  const text = run.stdout + run.stderr;
+  assert.match(text, /unsupported\.yaml:4:3: Maestro command "setLocation" is not supported: the Box API cannot set the device location/);
+  assert.match(text, /unsupported\.yaml:8:3: Maestro command "clearKeychain" is not supported: it is iOS-only/);
+  assert.match(text, /unsupported\.yaml:10:5: Maestro command "launchApp" is not supported: option "arguments"/);
+  assert.doesNotMatch(text, /sign_in\.yaml/, 'the demo flows are valid');
+});
