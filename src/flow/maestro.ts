@@ -300,7 +300,9 @@ class Mapper {
         const bad = Object.keys(m).find((k) => !['element', 'direction', 'timeout', 'label', 'optional'].includes(k));
         if (bad) throw new Unsupported([...at, bad], name, `the option "${bad}" has no boxflow equivalent`);
         // Maestro's direction is the scroll direction; boxflow's the same word, default down.
-        return { scrollUntilVisible: { ...selector(m.element, [...at, 'element'], name), direction: String(m.direction ?? 'down').toLowerCase() }, ...(m.timeout !== undefined ? { timeout: ms(m.timeout) } : {}), ...o };
+        // Maestro bounds the search by time (default 20 s), not by a number of swipes.
+        const arg = { ...selector(m.element, [...at, 'element'], name), direction: String(m.direction ?? 'down').toLowerCase(), maxSwipes: 100 };
+        return { scrollUntilVisible: arg, timeout: m.timeout !== undefined ? ms(m.timeout) : '20000ms', ...o };
       }
       default:
         if (kRandom[name]) return { inputRandom: kRandom[name] };

@@ -14,7 +14,10 @@ test('the Maestro demo suite passes on the embedded Linux box, recorded like any
   const result = readResults(out);
   const failures = result.flows.filter((f) => f.status !== 'passed').map((f) => `${f.name}: ${f.error?.code} ${f.error?.message}`);
   assert.equal(run.code, 0, `${run.stderr}\n${failures.join('\n')}`);
-  assert.deepEqual(result.flows.map((f) => f.file.replace(/.*\//, '')).sort(), ['repeat_retry.yaml', 'run_flow.yaml', 'scripts_and_output.yaml', 'sign_in.yaml', 'wrong_password.yaml']);
+  assert.deepEqual(result.flows.map((f) => f.file.replace(/.*\//, '')).sort(), [
+    'copy_paste_random.yaml', 'hooks_and_back.yaml', 'long_list.yaml', 'repeat_retry.yaml', 'run_flow.yaml',
+    'scripts_and_output.yaml', 'selectors.yaml', 'sign_in.yaml', 'widgets.yaml', 'wrong_password.yaml',
+  ]);
   const steps = (name: string) => result.flows.find((f) => f.file.endsWith(name))!.attempts.at(-1)!.steps;
   const signIn = steps('sign_in.yaml');
   assert.ok(signIn.some((s) => s.command === 'tap' && s.actionId), 'taps are actions with ids');
@@ -22,6 +25,9 @@ test('the Maestro demo suite passes on the embedded Linux box, recorded like any
   // The runFlow with `when: visible` ran its file: the condition held after signing in.
   const runFlow: StepRecord = steps('run_flow.yaml').at(-1)!;
   assert.match(runFlow.message ?? '', /^ran noop/);
+  // onFlowComplete runs last; a Maestro label titles its step.
+  assert.equal(steps('hooks_and_back.yaml').at(-1)!.command, 'stopApp');
+  assert.ok(steps('widgets.yaml').some((s) => s.label === 'Agree to the terms'));
 });
 
 test('boxflow validate reports each command a Maestro file uses that boxflow cannot run, at its position (exit 2)', async () => {
