@@ -38,10 +38,10 @@ async function loadOrReport(paths: string[], configEnv?: Record<string, string>)
   return { flows, errors: [...bad] };
 }
 
-export async function runValidate(paths: string[], opts: { config?: string }): Promise<number> {
+export async function runValidate(paths: string[], opts: { config?: string; env?: string[] }): Promise<number> {
   const cwd = process.cwd();
   const { config, file } = await loadConfigFile(cwd, opts.config);
-  const r = resolveConfig({ paths }, config, file, cwd);
+  const r = resolveConfig({ paths, ...(opts.env ? { env: opts.env } : {}) }, config, file, cwd);
   const { flows, errors } = await loadOrReport(r.paths, r.options.env);
   if (errors.length) {
     process.stderr.write(`${errors.length} flow file${errors.length === 1 ? '' : 's'} invalid\n`);

@@ -55,6 +55,8 @@ export interface CliFlags {
   baseUrl?: string;
   box?: string[];
   updateBaselines?: string | boolean;
+  /** `-e KEY=VALUE`, repeatable. */
+  env?: string[];
 }
 
 export interface Resolved {
@@ -96,6 +98,19 @@ export async function loadConfigFile(cwd: string, explicit?: string): Promise<{ 
   if (!config || typeof config !== 'object') throw new BoxflowError('CONFIG_INVALID', `${file}: must export an object (use defineConfig({...}))`);
   checkConfig(config, basename(file));
   return { config: config as Config, file };
+}
+
+/** `-e KEY=VALUE` flags over the config's env (a flow's own env: still wins, as in Maestro). */
+function cliEnv(config: Config['env'], flags: string[] | undefined): Record<string, string> | undefined {
+  if (!config && !flags?.length) return undefined;
+  const out: Record<string, string> = Object.fromEntries(Object.entries(config ?? {}).map(([k, v]) => [k, String(v)]));
+  for (const f of flags ?? []) {
+    const eq = f.indexOf('=');
+    const key = eq < 0 ? f : f.slice(0, eq);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) || eq < 0) throw new BoxflowError('CONFIG_INVALID', `-e ${JSON.stringify(f.slice(0, 60))}: write -e NAME=value (NAME: letters, digits, _)`);
+    out[key] = f.slice(eq + 1);
+  }
+  return out;
 }
 
 function int(value: unknown, what: string, min: number): number | undefined {
@@ -171,7 +186,7 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
     options: {
       rootDir,
       ...(appBaseUrl ? { appBaseUrl } : {}),
-      ...(config.env ? { env: Object.fromEntries(Object.entries(config.env).map(([k, v]) => [k, String(v)])) } : {}),
+      ...(cliEnv(config.env, flags.env) ? { env: cliEnv(config.env, flags.env)! } : {}),
       outputDir: resolve(flags.output ? cwd : rootDir, take(flags.output, config.outputDir) ?? 'boxflow-results'),
       workers,
       retries: take(int(flags.retries, '--retries', 0), int(config.retries, 'retries', 0)) ?? 0,

@@ -17,6 +17,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .showHelpAfterError()
     .exitOverride();
 
+  const collect = (value: string, all: string[]) => [...all, value];
   const done = (p: Promise<number>) => p.then(exit, (err: unknown) => exit(fail(err)));
 
   program
@@ -33,6 +34,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option('-o, --output <dir>', 'output folder (default boxflow-results)')
     .option('--base-url <url>', 'a remote Box API service (ends in /api/v1); the key comes from BOXFLOW_API_KEY')
     .option('--box <id...>', 'run on these existing boxes')
+    .option('-e, --env <NAME=value>', 'a variable every flow sees as ${NAME} (over the config\'s env; a flow\'s own env: wins); repeatable', collect, [])
     .addOption(new Option('--update-baselines [mode]', 'write screenshot baselines: missing, changed (also writes missing ones), all or none; the flag alone means changed, no flag means missing').choices(['missing', 'changed', 'all', 'none']))
     .action((paths: string[], opts: Record<string, unknown>) => done(runTest({ ...opts, paths })));
 
@@ -41,7 +43,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .description('check flows without running them')
     .argument('[paths...]', 'flow files or folders')
     .option('-c, --config <file>', 'config file')
-    .action((paths: string[], opts: { config?: string }) => done(runValidate(paths, opts)));
+    .option('-e, --env <NAME=value>', 'a variable every flow sees as ${NAME}; repeatable', collect, [])
+    .action((paths: string[], opts: { config?: string; env?: string[] }) => done(runValidate(paths, opts)));
 
   program
     .command('schema')

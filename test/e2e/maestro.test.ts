@@ -39,3 +39,13 @@ test('boxflow validate reports each command a Maestro file uses that boxflow can
   assert.match(text, /unsupported\.yaml:10:5: Maestro command "launchApp" is not supported: option "arguments"/);
   assert.doesNotMatch(text, /sign_in\.yaml/, 'the demo flows are valid');
 });
+
+test('-e NAME=value defines variables for validate, as Maestro -e does', async () => {
+  const file = 'test/fixtures/maestro/demo/sub/login.yaml';
+  const without = await runCli(['validate', file], { cwd: repoRoot });
+  assert.equal(without.code, 2);
+  assert.match(without.stderr, /\$\{USER\} is not defined/);
+  const withEnv = await runCli(['validate', '-e', 'USER=demo@example.com', '-e', 'PASSWORD=hunter2', file], { cwd: repoRoot });
+  assert.equal(withEnv.code, 0, withEnv.stderr);
+  assert.match(withEnv.stdout, /1 flow valid/);
+});
