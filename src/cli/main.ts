@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BoxflowError, exitClassOf, type ExitClass } from '../errors.js';
 import { runTest, runValidate, runMergeReports, runShowReport, printError } from './commands.js';
+import { runConvertMaestro } from './convert.js';
 
 const kVersion = '0.1.0';
 
@@ -37,6 +38,16 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option('-e, --env <NAME=value>', 'a variable every flow sees as ${NAME} (over the config\'s env; a flow\'s own env: wins); repeatable', collect, [])
     .addOption(new Option('--update-baselines [mode]', 'write screenshot baselines: missing, changed (also writes missing ones), all or none; the flag alone means changed, no flag means missing').choices(['missing', 'changed', 'all', 'none']))
     .action((paths: string[], opts: Record<string, unknown>) => done(runTest({ ...opts, paths })));
+
+  program
+    .command('convert')
+    .description('write boxflow flows (*.flow.yaml) equivalent to Maestro flow files')
+    .argument('<format>', 'the source format: maestro')
+    .argument('<paths...>', 'Maestro flow files or folders')
+    .requiredOption('--out <dir>', 'folder for the converted flows')
+    .action((format: string, paths: string[], opts: { out: string }) =>
+      done(format === 'maestro' ? runConvertMaestro(paths, opts) : Promise.reject(new BoxflowError('CONFIG_INVALID', `convert: unknown format "${format}"; boxflow converts maestro`))),
+    );
 
   program
     .command('validate')

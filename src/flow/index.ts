@@ -13,3 +13,4 @@ export { didYouMean, hint } from './suggest.js';
 export { formatPath } from './validate.js';
 export { codeFrame } from './codeFrame.js';
 export type { FlowErrorDetails } from './located.js';
+export { isMaestroFlow, maestroToBoxflow, parseMaestroYaml } from './maestro.js';

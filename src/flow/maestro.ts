@@ -311,8 +311,8 @@ class Mapper {
   }
 }
 
-/** Parses a Maestro flow file into a boxflow Flow. Throws BoxflowError FLOW_SYNTAX / FLOW_SCHEMA at file:line:col. */
-export function parseMaestroYaml(text: string, file: string): Flow {
+/** A Maestro flow file as a boxflow flow document (what `boxflow convert maestro` writes). Throws FLOW_SYNTAX / FLOW_SCHEMA at file:line:col. */
+export function maestroToBoxflow(text: string, file: string): { doc: Record<string, unknown>; locate(path: Path): SourceLocation } {
   const { lc, docs } = parseDocs(text);
   const bad = docs.flatMap((d) => d.errors)[0];
   if (bad) {
@@ -352,6 +352,12 @@ export function parseMaestroYaml(text: string, file: string): Flow {
     if (list === 'onFinish' && typeof i === 'number') return locConfig(['onFlowComplete', i]);
     return { file, line: 1, column: 1 };
   };
+  return { doc, locate };
+}
+
+/** Parses a Maestro flow file into a boxflow Flow. Throws BoxflowError FLOW_SYNTAX / FLOW_SCHEMA at file:line:col. */
+export function parseMaestroYaml(text: string, file: string): Flow {
+  const { doc, locate } = maestroToBoxflow(text, file);
   try {
     return buildFlow(doc, { file, locate });
   } catch (err) {

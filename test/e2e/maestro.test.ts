@@ -5,13 +5,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StepRecord } from '../../src/runner/types.js';
+import type { RunResult, StepRecord } from '../../src/runner/types.js';
 import { readResults, repoRoot, runCli } from './helpers.js';
+
+let maestroRun: RunResult | undefined;
 
 test('the Maestro demo suite passes on the embedded Linux box, recorded like any flow', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'boxflow-maestro-')), 'out');
   const run = await runCli(['test', 'test/fixtures/maestro/demo', '--reporter', 'json', '-o', out], { cwd: repoRoot });
   const result = readResults(out);
+  maestroRun = result;
   const failures = result.flows.filter((f) => f.status !== 'passed').map((f) => `${f.name}: ${f.error?.code} ${f.error?.message}`);
   assert.equal(run.code, 0, `${run.stderr}\n${failures.join('\n')}`);
   assert.deepEqual(result.flows.map((f) => f.file.replace(/.*\//, '')).sort(), [
@@ -48,4 +51,18 @@ test('-e NAME=value defines variables for validate, as Maestro -e does', async (
   const withEnv = await runCli(['validate', '-e', 'USER=demo@example.com', '-e', 'PASSWORD=hunter2', file], { cwd: repoRoot });
   assert.equal(withEnv.code, 0, withEnv.stderr);
   assert.match(withEnv.stdout, /1 flow valid/);
+});
+
+test('convert maestro writes boxflow flows that validate and run with the same steps and verdicts', async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'boxflow-convert-'));
+  const conv = await runCli(['convert', 'maestro', 'test/fixtures/maestro/demo', '--out', join(tmp, 'flows')], { cwd: repoRoot });
+  assert.equal(conv.code, 0, conv.stderr);
+  assert.match(conv.stdout, /12 flows written/);
+  const run = await runCli(['test', join(tmp, 'flows'), '--reporter', 'json', '-o', join(tmp, 'out')], { cwd: repoRoot });
+  assert.equal(run.code, 0, run.stderr);
+  const converted = readResults(join(tmp, 'out'));
+  assert.ok(maestroRun, 'the Maestro suite ran first');
+  const shape = (r: RunResult) =>
+    Object.fromEntries(r.flows.map((f) => [f.name, { status: f.status, steps: f.attempts.at(-1)!.steps.map((s) => `${s.command}:${s.label}:${s.status}`) }]));
+  assert.deepEqual(shape(converted), shape(maestroRun!));
 });
