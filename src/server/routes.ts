@@ -267,7 +267,7 @@ export function createHandlers(deps: RouteDeps) {
         if (other) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `/buttons: a Linux box has no "${other}" button (only back, the tab's history back)`);
         const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
           const page = await entry.linux.activePage();
-          for (let i = 0; i < body.buttons.length; i++) await page.goBack({ timeout: 30_000 }).catch(() => {});
+          for (let i = 0; i < body.buttons.length; i++) await page.goBack({ waitUntil: 'commit', timeout: 10_000 }).catch(() => {}); // a same-document (SPA) back fires no load event
           return { value: undefined, trace: { kind: 'label', text: 'buttons: back' } };
         });
         return { status: 200, body: { actionId: call.actionId, message: `pressed ${body.buttons.join(', ')}`, ...(screenshot ? { screenshot } : {}) } };
