@@ -1,8 +1,11 @@
-// One reading of a drag body for every backend (Chromium, adb): the points, the time each segment
-// takes, the limits, the trace and the message. A backend only moves the pointer.
+// One reading of a drag body for every backend (Chromium, adb): text targets, the points, the time
+// each segment takes, the limits, the trace and the message. A backend only finds and moves.
+import { closest, distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../errors.js';
 import { formatDuration, kDurationLimits, parseDuration } from '../api/duration.js';
 import type { DragBody, Point } from '../api/schemas.js';
+import { preview } from '../api/validate.js';
+import type { TargetMatch, TargetResolution } from './chromium/linuxBox.js';
 import type { TraceOp } from './trace.js';
 
 export interface DragPlan {
@@ -60,4 +63,28 @@ export async function planDrag(body: DragBody, resolve: (target: Point | string,
 export function typeTraceLabel(body: { text: string; pressEnter?: boolean; sensitive?: unknown }): string {
   const shown = body.sensitive === true ? '••••' : JSON.stringify(body.text);
   return `type: ${shown}${body.pressEnter ? ' ⏎' : ''}`;
+}
+
+/** Edit distance costs length × length: only a short target gets a "did you mean". */
+const kSuggestMaxLength = 64;
+
+/**
+ * A text target (`start: "Send"`) as a point in the box's action scale, from what the backend found
+ * on the screen at real pixels: 422 TARGET_AMBIGUOUS or TARGET_NOT_FOUND with the nearest candidates.
+ */
+export async function resolveTextTarget(target: Point | string, field: string, scale: number, find: (text: string) => Promise<TargetResolution>): Promise<Point> {
+  if (typeof target !== 'string') return target;
+  const round = (n: number) => Math.round(n * 100) / 100;
+  const scaled = (m: TargetMatch) => ({ ...m, x: round(m.x * scale), y: round(m.y * scale) });
+  const r = await find(target);
+  if ('found' in r) return { x: round(r.found.x * scale), y: round(r.found.y * scale) };
+  if ('ambiguous' in r) {
+    const candidates = r.ambiguous.map(scaled);
+    throw new BoxflowError('TARGET_AMBIGUOUS', `${field}: ${preview(target)} matches ${candidates.length} elements (${r.how}): ${candidates.slice(0, 5).map((c) => `${c.tag} "${c.text}"`).join(', ')}`, { details: { target, candidates } });
+  }
+  const want = target.toLowerCase();
+  const short = want.length <= kSuggestMaxLength;
+  const candidates = (short ? r.candidates.map((c) => ({ c, d: distance(want, c.text) })).sort((a, b) => a.d - b.d).map((x) => x.c) : r.candidates).slice(0, 10).map(scaled);
+  const hint = !candidates.length ? '; the screen shows no text' : short ? `; did you mean "${closest(want, candidates.map((c) => c.text))}"?` : '';
+  throw new BoxflowError('TARGET_NOT_FOUND', `${field}: no visible element shows or is labelled ${preview(target)}${hint}`, { details: { target, candidates } });
 }

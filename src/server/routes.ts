@@ -2,16 +2,14 @@
 // → schema check of the body → work, serialised per box.
 import { randomBytes } from 'node:crypto';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { closest, distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
-import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type ListBoxesQuery, type OpenTabBody, type Point, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
+import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type ListBoxesQuery, type OpenTabBody, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
 import { preview, requestProblem } from '../api/validate.js';
 import type { BoxEntry, BoxRegistry } from './boxes.js';
 import { createAndroidHandlers, type AndroidEntry } from './adb/routes.js';
 import { renameInBox } from './boxFs.js';
-import type { TargetMatch } from './chromium/linuxBox.js';
-import { planDrag, typeTraceLabel } from './dragPlan.js';
+import { planDrag, resolveTextTarget, typeTraceLabel } from './dragPlan.js';
 import { screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
 import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
@@ -74,9 +72,6 @@ function validated<S extends TSchema>(schema: S | undefined, body: unknown, wher
   return data as Static<S>;
 }
 
-/** Edit distance costs length × length: only a short target gets a "did you mean". */
-const kSuggestMaxLength = 64;
-
 const round = (n: number) => Math.round(n * 100) / 100;
 
 export function createHandlers(deps: RouteDeps) {
@@ -129,22 +124,6 @@ export function createHandlers(deps: RouteDeps) {
     return { plan, capture: () => entry.linux.screenshot(scale), store: deps.store, origin: call.origin, keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}`, ...(call.signal ? { signal: call.signal } : {}) };
   }
 
-  async function resolveTarget(entry: BoxEntry, target: Point | string, field: string): Promise<Point> {
-    if (typeof target !== 'string') return target;
-    const scale = entry.scale;
-    const scaled = (m: TargetMatch) => ({ ...m, x: round(m.x * scale), y: round(m.y * scale) });
-    const r = await entry.linux.resolveTarget(target);
-    if ('found' in r) return { x: round(r.found.x * scale), y: round(r.found.y * scale) };
-    if ('ambiguous' in r) {
-      const candidates = r.ambiguous.map(scaled);
-      throw new BoxflowError('TARGET_AMBIGUOUS', `${field}: ${preview(target)} matches ${candidates.length} elements (${r.how}): ${candidates.slice(0, 5).map((c) => `${c.tag} "${c.text}"`).join(', ')}`, { details: { target, candidates } });
-    }
-    const want = target.toLowerCase();
-    const short = want.length <= kSuggestMaxLength;
-    const candidates = (short ? r.candidates.map((c) => ({ c, d: distance(want, c.text) })).sort((a, b) => a.d - b.d).map((x) => x.c) : r.candidates).slice(0, 10).map(scaled);
-    const hint = !candidates.length ? '; the page shows no text' : short ? `; did you mean "${closest(want, candidates.map((c) => c.text))}"?` : '';
-    throw new BoxflowError('TARGET_NOT_FOUND', `${field}: no visible element shows or is labelled ${preview(target)}${hint}`, { details: { target, candidates } });
-  }
 
   const handlers: Record<EndpointName, (call: Call) => Promise<Answer>> = {
     // ------------------------------------------------------------ boxes
@@ -188,7 +167,7 @@ export function createHandlers(deps: RouteDeps) {
         // Points off the screen (or far off it) are moved to its edge.
         const { width, height } = entry.linux.resolution;
         const clamp = (v: number, max: number) => round(Math.min(Math.max(v, 0), max));
-        const plan = await planDrag(body, (t, field) => resolveTarget(entry, t, field), (p) => ({ x: clamp(p.x, width * scale), y: clamp(p.y, height * scale) }));
+        const plan = await planDrag(body, (t, field) => resolveTextTarget(t, field, entry.scale, (text) => entry.linux.resolveTarget(text)), (p) => ({ x: clamp(p.x, width * scale), y: clamp(p.y, height * scale) }));
         const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
           await entry.linux.drag(plan.points.map((p) => ({ x: p.x / scale, y: p.y / scale })), plan.segments, call.signal);
           return { value: undefined, trace: plan.trace };

@@ -7,17 +7,15 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TSchema } from '@sinclair/typebox';
-import { closest, distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
-import { endpoints, kInstallMaxBytes, type Box, type DragBody, type EndpointName, type ListPackagesQuery, type Point, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../../api/schemas.js';
-import { planDrag, typeTraceLabel } from '../dragPlan.js';
+import { endpoints, kInstallMaxBytes, type Box, type DragBody, type EndpointName, type ListPackagesQuery, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../../api/schemas.js';
+import { planDrag, resolveTextTarget, typeTraceLabel } from '../dragPlan.js';
 import { screenshotPlan, withScreenshots, type ShotContext } from '../screenshots.js';
 import { presign } from '../secret.js';
 import type { ObjectStore } from '../storage.js';
 import { terminalPath, webTerminalReady } from '../terminal.js';
 import { getPublicUrl } from '../publicUrl.js';
-import type { TargetMatch } from '../chromium/linuxBox.js';
 import type { AndroidBox } from './androidBox.js';
 
 /** What the Android handlers need of a registry entry. */
@@ -63,8 +61,6 @@ export interface AndroidDeps {
 
 type Handler = (entry: AndroidEntry, call: AndroidCall) => Promise<AndroidAnswer>;
 
-const round = (n: number) => Math.round(n * 100) / 100;
-
 export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<EndpointName, Handler>> {
   const { validated } = deps;
 
@@ -75,24 +71,6 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
     return { plan, capture: () => entry.android.screenshot(scale), store: deps.store, origin: call.origin, keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}` };
   }
 
-  async function resolveTarget(entry: AndroidEntry, target: Point | string, field: string): Promise<Point> {
-    if (typeof target !== 'string') return target;
-    const scale = entry.scale;
-    const scaled = (m: TargetMatch) => ({ ...m, x: round(m.x * scale), y: round(m.y * scale) });
-    const r = await entry.android.resolveTarget(target);
-    if ('found' in r) return { x: round(r.found.x * scale), y: round(r.found.y * scale) };
-    if ('ambiguous' in r) {
-      const candidates = r.ambiguous.map(scaled);
-      throw new BoxflowError('TARGET_AMBIGUOUS', `${field}: "${target}" matches ${candidates.length} elements (${r.how}): ${candidates.slice(0, 5).map((c) => `${c.tag} "${c.text}"`).join(', ')}`, { details: { target, candidates } });
-    }
-    const want = target.toLowerCase();
-    const candidates = r.candidates
-      .map(scaled)
-      .sort((a, b) => distance(want, a.text) - distance(want, b.text))
-      .slice(0, 10);
-    const hint = candidates.length ? `; did you mean "${closest(want, candidates.map((c) => c.text))}"?` : '; the screen shows no text';
-    throw new BoxflowError('TARGET_NOT_FOUND', `${field}: no visible element shows or is labelled "${target}"${hint}`, { details: { target, candidates } });
-  }
 
   const list = (v: unknown) => (v === undefined ? undefined : (Array.isArray(v) ? v.join(',') : String(v)).split(',').filter(Boolean));
 
@@ -100,7 +78,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
     drag: async (entry, call) => {
       const body = validated(endpoints.drag.body, call.body) as DragBody;
       const scale = entry.scale;
-      const plan = await planDrag(body, (t, field) => resolveTarget(entry, t, field));
+      const plan = await planDrag(body, (t, field) => resolveTextTarget(t, field, entry.scale, (text) => entry.android.resolveTarget(text)));
       const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
         await entry.android.drag(plan.points.map((p) => ({ x: p.x / scale, y: p.y / scale })), plan.segments);
         return { value: undefined, trace: plan.trace };
