@@ -1,18 +1,34 @@
 // Maestro flow files run as they are: a Maestro suite for the demo app passes on the embedded
 // Linux box through `boxflow test`, and `boxflow validate` names each command it cannot run.
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult, StepRecord } from '../../src/runner/types.js';
-import { readResults, repoRoot, runCli } from './helpers.js';
+import { readResults, repoRoot, runCli, startDemoApp } from './helpers.js';
 
 let maestroRun: RunResult | undefined;
+let app: Awaited<ReturnType<typeof startDemoApp>>;
+/** A copy of test/fixtures/maestro whose flows name this test's own demo app (not the shared port 4173). */
+let project: string;
+
+before(async () => {
+  app = await startDemoApp();
+  project = mkdtempSync(join(tmpdir(), 'boxflow-maestro-project-'));
+  const fixtures = join(project, 'test/fixtures/maestro');
+  cpSync(join(repoRoot, 'test/fixtures/maestro'), fixtures, { recursive: true });
+  for (const e of readdirSync(fixtures, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    const file = join(e.parentPath, e.name);
+    writeFileSync(file, readFileSync(file, 'utf8').replaceAll('http://127.0.0.1:4173', app.url));
+  }
+});
+after(() => app?.close());
 
 test('the Maestro demo suite passes on the embedded Linux box, recorded like any flow', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'boxflow-maestro-')), 'out');
-  const run = await runCli(['test', 'test/fixtures/maestro/demo', '--reporter', 'json', '-o', out], { cwd: repoRoot });
+  const run = await runCli(['test', 'test/fixtures/maestro/demo', '--reporter', 'json', '-o', out], { cwd: project });
   const result = readResults(out);
   maestroRun = result;
   const failures = result.flows.filter((f) => f.status !== 'passed').map((f) => `${f.name}: ${f.error?.code} ${f.error?.message}`);
@@ -34,7 +50,7 @@ test('the Maestro demo suite passes on the embedded Linux box, recorded like any
 });
 
 test('boxflow validate reports each command a Maestro file uses that boxflow cannot run, at its position (exit 2)', async () => {
-  const run = await runCli(['validate', 'test/fixtures/maestro/refused', 'test/fixtures/maestro/demo'], { cwd: repoRoot });
+  const run = await runCli(['validate', 'test/fixtures/maestro/refused', 'test/fixtures/maestro/demo'], { cwd: project });
   assert.equal(run.code, 2, run.stderr);
   const text = run.stdout + run.stderr;
   assert.match(text, /unsupported\.yaml:4:3: Maestro command "setLocation" is not supported: the Box API cannot set the device location/);
@@ -45,20 +61,20 @@ test('boxflow validate reports each command a Maestro file uses that boxflow can
 
 test('-e NAME=value defines variables for validate, as Maestro -e does', async () => {
   const file = 'test/fixtures/maestro/demo/sub/login.yaml';
-  const without = await runCli(['validate', file], { cwd: repoRoot });
+  const without = await runCli(['validate', file], { cwd: project });
   assert.equal(without.code, 2);
   assert.match(without.stderr, /\$\{USER\} is not defined/);
-  const withEnv = await runCli(['validate', '-e', 'USER=demo@example.com', '-e', 'PASSWORD=hunter2', file], { cwd: repoRoot });
+  const withEnv = await runCli(['validate', '-e', 'USER=demo@example.com', '-e', 'PASSWORD=hunter2', file], { cwd: project });
   assert.equal(withEnv.code, 0, withEnv.stderr);
   assert.match(withEnv.stdout, /1 flow valid/);
 });
 
 test('convert maestro writes boxflow flows that validate and run with the same steps and verdicts', async () => {
   const tmp = mkdtempSync(join(tmpdir(), 'boxflow-convert-'));
-  const conv = await runCli(['convert', 'maestro', 'test/fixtures/maestro/demo', '--out', join(tmp, 'flows')], { cwd: repoRoot });
+  const conv = await runCli(['convert', 'maestro', 'test/fixtures/maestro/demo', '--out', join(tmp, 'flows')], { cwd: project });
   assert.equal(conv.code, 0, conv.stderr);
   assert.match(conv.stdout, /12 flows written/);
-  const run = await runCli(['test', join(tmp, 'flows'), '--reporter', 'json', '-o', join(tmp, 'out')], { cwd: repoRoot });
+  const run = await runCli(['test', join(tmp, 'flows'), '--reporter', 'json', '-o', join(tmp, 'out')], { cwd: project });
   assert.equal(run.code, 0, run.stderr);
   const converted = readResults(join(tmp, 'out'));
   assert.ok(maestroRun, 'the Maestro suite ran first');
