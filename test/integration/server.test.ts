@@ -11,7 +11,8 @@ import { request } from 'undici';
 import { SignJWT } from 'jose';
 import { WebSocket } from 'ws';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { BoxClient, BoxApiError } from '../../src/api/client.js';
+import { BoxClient } from '../../src/api/client.js';
+import { rejects } from '../support/apiErrors.js';
 import { kKeyNames, type Box } from '../../src/api/schemas.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
 import { presign } from '../../src/server/secret.js';
@@ -74,18 +75,6 @@ async function findPage(b: Browser, tabId: string): Promise<Page> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`no page for tab ${tabId}`);
-}
-
-async function rejects(promise: Promise<unknown>, status: number, code: string): Promise<BoxApiError> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof BoxApiError, String(err));
-    assert.equal(err.httpStatus, status, err.message);
-    assert.equal(err.serverCode, code, err.message);
-    return err;
-  }
-  assert.fail(`expected ${status} ${code}`);
 }
 
 function png(uri: string): PNG {

@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BoxApiError, BoxClient } from '../../src/api/client.js';
+import { BoxClient } from '../../src/api/client.js';
+import { rejects } from '../support/apiErrors.js';
 import type { Box } from '../../src/api/schemas.js';
 import { exitCode } from '../../src/cli/commands.js';
 import { exitClassOf } from '../../src/errors.js';
@@ -53,18 +54,6 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.fail(`never: ${what}`);
-}
-
-async function rejects(promise: Promise<unknown>, status: number, code: string): Promise<BoxApiError> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof BoxApiError, String(err));
-    assert.equal(err.httpStatus, status, err.message);
-    assert.equal(err.serverCode, code, err.message);
-    return err;
-  }
-  assert.fail(`expected ${status} ${code}`);
 }
 
 test('a box whose Chromium is killed reports the crash and refuses actions with 502 BOX_CRASHED', async () => {

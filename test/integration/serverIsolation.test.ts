@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { chromium } from 'playwright-core';
 import { BoxClient, BoxApiError } from '../../src/api/client.js';
+import { rejects as rejectsWith } from '../support/apiErrors.js';
 import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
 import { BoxRegistry } from '../../src/server/boxes.js';
@@ -57,17 +58,11 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** A refusal that, besides its status and code, names no server path. */
 async function rejects(promise: Promise<unknown>, status: number, code: string): Promise<BoxApiError> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof BoxApiError, String(err));
-    assert.equal(err.httpStatus, status, err.message);
-    assert.equal(err.serverCode, code, err.message);
-    assert.ok(!err.message.includes(dataDir), `no server path in the message: ${err.message}`);
-    return err;
-  }
-  assert.fail(`expected ${status} ${code}`);
+  const err = await rejectsWith(promise, status, code);
+  assert.ok(!err.message.includes(dataDir), `no server path in the message: ${err.message}`);
+  return err;
 }
 
 /** The box's Chromium browser process (not its renderers): found by its profile dir. */
