@@ -1,36 +1,20 @@
 // Flows do not see each other: against a real `boxflow serve` (Chromium), a flow that changes its
 // box's resolution and scale leaves the next flow on that box (workers 1) the box as the run found
 // it, and a box the user named is handed back as it was.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { BoxClient } from '../../src/api/client.js';
 import { parseFlowYaml } from '../../src/flow/index.js';
 import { ReporterHost } from '../../src/runner/reporterHost.js';
 import { runFlows } from '../../src/runner/run.js';
 import type { FlowResult } from '../../src/runner/types.js';
-import { createApiKey, startServer } from '../../src/server/index.js';
 import { pngSize } from '../../src/visual/index.js';
+import { useLocalServer } from '../support/localServer.js';
 import { testRunOptions } from '../support/runOptions.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'boxflow-isolation-'));
-chmodSync(dir, 0o755); // box users (the server runs each box as its own user when root) reach their dirs
-let server: Awaited<ReturnType<typeof startServer>>;
-let client: BoxClient;
-
-before(async () => {
-  const secret = randomBytes(16).toString('hex');
-  server = await startServer({ port: 0, dataDir: join(dir, 'srv'), secret, log: () => {} });
-  client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'isolation') });
-});
-after(async () => {
-  await client.close();
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const local = useLocalServer('isolation');
+const { dir } = local;
 
 const page = 'data:text/html,<h1>Hello box</h1>';
 const changer = () => parseFlowYaml(`name: changer\nsteps:\n  - openTab: '${page}'\n  - setResolution: { width: 600, height: 400 }\n  - setScale: 0.5\n  - tap: { x: 10, y: 10 }\n`, join(dir, 'changer.flow.yaml'));
@@ -52,12 +36,12 @@ test('the next flow on a box gets the resolution and scale the box had, whatever
       async onFlowBegin(flow: { name: string }, _attempt: number, box?: { id: string }) {
         if (!box) return;
         boxes.add(box.id);
-        scales[flow.name] = (await client.getSettings(box.id)).scale;
+        scales[flow.name] = (await local.client.getSettings(box.id)).scale;
       },
     },
   };
   const options = testRunOptions(join(dir, 'pair'), { workers: 1, screenshots: { phases: ['trace'], delay: '0ms' } });
-  const result = await runFlows([changer(), follower()], options, { client, reporter: new ReporterHost([probe]), secrets: [] });
+  const result = await runFlows([changer(), follower()], options, { client: local.client, reporter: new ReporterHost([probe]), secrets: [] });
   const [first, second] = result.flows;
   assert.equal(first!.status, 'passed', JSON.stringify(first!.error));
   assert.equal(second!.status, 'passed', JSON.stringify(second!.error));
@@ -69,15 +53,15 @@ test('the next flow on a box gets the resolution and scale the box had, whatever
 });
 
 test('a box the user named is handed back with its resolution and scale', async () => {
-  const box = await client.createLinuxBox({ wait: true, config: { resolution: { width: 900, height: 700 } } });
+  const box = await local.client.createLinuxBox({ wait: true, config: { resolution: { width: 900, height: 700 } } });
   try {
     const options = testRunOptions(join(dir, 'named'), { boxes: { ids: [box.id], createLinux: 0, createAndroid: 0 } });
-    const result = await runFlows([changer()], options, { client, reporter: new ReporterHost([]), secrets: [] });
+    const result = await runFlows([changer()], options, { client: local.client, reporter: new ReporterHost([]), secrets: [] });
     assert.equal(result.flows[0]!.status, 'passed', JSON.stringify(result.flows[0]!.error));
-    assert.equal((await client.getSettings(box.id)).scale, 1);
-    const shot = await client.screenshot(box.id, { outputFormat: 'base64' });
+    assert.equal((await local.client.getSettings(box.id)).scale, 1);
+    const shot = await local.client.screenshot(box.id, { outputFormat: 'base64' });
     assert.deepEqual(pngSize(Buffer.from(shot.uri.slice(shot.uri.indexOf(',') + 1), 'base64')), { width: 900, height: 700 });
   } finally {
-    await client.terminateBox(box.id, {}).catch(() => {});
+    await local.client.terminateBox(box.id, {}).catch(() => {});
   }
 });

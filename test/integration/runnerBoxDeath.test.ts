@@ -1,33 +1,17 @@
 // Parallel flows on a real `boxflow serve`: a box that dies mid-flow fails only its own flow,
 // with an infrastructure error, and the other flows go on (on a replacement box if needed).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { BoxClient } from '../../src/api/client.js';
 import { exitClassOf } from '../../src/errors.js';
 import { parseFlowYaml } from '../../src/flow/index.js';
 import { ReporterHost } from '../../src/runner/reporterHost.js';
 import { runFlows } from '../../src/runner/run.js';
-import { createApiKey, startServer } from '../../src/server/index.js';
+import { useLocalServer } from '../support/localServer.js';
 import { testRunOptions } from '../support/runOptions.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'boxflow-death-'));
-let server: Awaited<ReturnType<typeof startServer>>;
-let client: BoxClient;
-
-before(async () => {
-  const secret = randomBytes(16).toString('hex');
-  server = await startServer({ port: 0, dataDir: join(dir, 'srv'), secret, log: () => {} });
-  client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'death') });
-});
-after(async () => {
-  await client.close();
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const local = useLocalServer('death');
+const { dir } = local;
 
 test('a box that dies fails its flow with BOX_UNAVAILABLE; the other flows pass', async () => {
   const page = 'data:text/html,<h1>Hello box</h1><input autofocus>';
@@ -37,17 +21,17 @@ test('a box that dies fails its flow with BOX_UNAVAILABLE; the other flows pass'
     name: 'killer',
     reporter: {
       onFlowBegin(flow: { name: string }, _attempt: number, box?: { id: string }) {
-        if (flow.name === 'doomed' && box) setTimeout(() => void client.terminateBox(box.id).catch(() => {}), 1500);
+        if (flow.name === 'doomed' && box) setTimeout(() => void local.client.terminateBox(box.id).catch(() => {}), 1500);
       },
     },
   };
   const options = testRunOptions(dir, { workers: 2, boxes: { ids: [], createLinux: 2, createAndroid: 0 } });
-  const result = await runFlows([doomed, ...others], options, { client, reporter: new ReporterHost([killer]), secrets: [] });
+  const result = await runFlows([doomed, ...others], options, { client: local.client, reporter: new ReporterHost([killer]), secrets: [] });
   const byName = Object.fromEntries(result.flows.map((f) => [f.name, f]));
   assert.equal(byName.doomed!.status, 'failed');
   assert.equal(byName.doomed!.error?.code, 'BOX_UNAVAILABLE');
   assert.equal(exitClassOf(byName.doomed!.error!.code), 3, 'an infrastructure error');
   for (const n of [1, 2, 3]) assert.equal(byName[`fine ${n}`]!.status, 'passed', JSON.stringify(byName[`fine ${n}`]!.error));
-  const { data } = await client.listBoxes({ status: ['running'] });
+  const { data } = await local.client.listBoxes({ status: ['running'] });
   assert.equal(data.length, 0, 'the run terminated the boxes it created');
 });

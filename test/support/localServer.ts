@@ -1,0 +1,40 @@
+// A real `boxflow serve` on port 0 for one test file, in its own temp dir, and a client for one
+// tenant: started before the file's tests, stopped and removed after them.
+import { after, before } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BoxClient } from '../../src/api/client.js';
+import { createApiKey, startServer } from '../../src/server/index.js';
+
+export interface LocalServer {
+  /** The test's temp dir; the server's data dir is `<dir>/srv`. */
+  readonly dir: string;
+  /** Set once the file's `before` hooks run. */
+  readonly client: BoxClient;
+}
+
+export function useLocalServer(tenant: string): LocalServer {
+  const dir = mkdtempSync(join(tmpdir(), `boxflow-${tenant}-`));
+  chmodSync(dir, 0o755); // box users (the server runs each box as its own user when root) reach their dirs
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let client: BoxClient | undefined;
+  before(async () => {
+    const secret = randomBytes(16).toString('hex');
+    server = await startServer({ port: 0, dataDir: join(dir, 'srv'), secret, log: () => {} });
+    client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, tenant) });
+  });
+  after(async () => {
+    await client?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    get client() {
+      if (!client) throw new Error('the local server starts in a before hook: use the client inside tests');
+      return client;
+    },
+  };
+}
