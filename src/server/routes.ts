@@ -10,7 +10,7 @@ import type { BoxEntry, BoxRegistry } from './boxes.js';
 import { createAndroidHandlers, type AndroidEntry } from './adb/routes.js';
 import { renameInBox } from './boxFs.js';
 import { planDrag, resolveTextTarget, typeTraceLabel } from './dragPlan.js';
-import { screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
+import { screenshotAnswer, screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
 import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
 import { terminalPath, webTerminalReady } from './terminal.js';
@@ -221,11 +221,7 @@ export function createHandlers(deps: RouteDeps) {
         }
         const clip = body.clip && { x: body.clip.x / scale, y: body.clip.y / scale, width: body.clip.width / scale, height: body.clip.height / scale };
         const png = await entry.linux.screenshot(scale, clip);
-        if ((body.outputFormat ?? 'base64') === 'base64') return { status: 200, body: { uri: `data:image/png;base64,${png.toString('base64')}`, actionId: call.actionId } };
-        const expiresAt = Date.now() + parseDuration(body.presignedExpiresIn ?? '30m', '/presignedExpiresIn');
-        const key = `boxes/${entry.record.id}/actions/${call.actionId}/screenshot.png`;
-        await deps.store.put(key, png, expiresAt);
-        return { status: 200, body: { uri: key, presignedUrl: deps.store.url(call.origin, key, expiresAt), actionId: call.actionId } };
+        return screenshotAnswer(png, body, { store: deps.store, origin: call.origin, boxId: entry.record.id, actionId: call.actionId });
       }),
 
     // ------------------------------------------------------------ Android-only (refused on Linux boxes by boxCall)

@@ -2,7 +2,7 @@
 // they come back: a data URI, or a stored object with a pre-signed URL.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseDuration } from '../api/duration.js';
-import type { ActionResult, Phase } from '../api/schemas.js';
+import type { ActionResult, Phase, ScreenshotBody } from '../api/schemas.js';
 import { drawTrace, type TraceOp } from './trace.js';
 import type { ObjectStore } from './storage.js';
 
@@ -85,4 +85,13 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
   if (after && plan.phases.has('after')) screenshot.after = await encode(after, 'after');
   if (traced) screenshot.trace = await encode(traced, 'trace');
   return { value, screenshot };
+}
+
+/** The answer of `POST /actions/screenshot`: the PNG as a data URI, or stored behind a pre-signed URL. */
+export async function screenshotAnswer(png: Buffer, body: ScreenshotBody, to: { store: ObjectStore; origin: string; boxId: string; actionId: string | undefined }): Promise<{ status: number; body: unknown }> {
+  if ((body.outputFormat ?? 'base64') === 'base64') return { status: 200, body: { uri: `data:image/png;base64,${png.toString('base64')}`, actionId: to.actionId } };
+  const expiresAt = Date.now() + parseDuration(body.presignedExpiresIn ?? '30m', '/presignedExpiresIn');
+  const key = `boxes/${to.boxId}/actions/${to.actionId}/screenshot.png`;
+  await to.store.put(key, png, expiresAt);
+  return { status: 200, body: { uri: key, presignedUrl: to.store.url(to.origin, key, expiresAt), actionId: to.actionId } };
 }

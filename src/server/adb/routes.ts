@@ -11,7 +11,7 @@ import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, kInstallMaxBytes, type Box, type DragBody, type EndpointName, type ListPackagesQuery, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../../api/schemas.js';
 import { planDrag, resolveTextTarget, typeTraceLabel } from '../dragPlan.js';
-import { screenshotPlan, withScreenshots, type ShotContext } from '../screenshots.js';
+import { screenshotAnswer, screenshotPlan, withScreenshots, type ShotContext } from '../screenshots.js';
 import { presign } from '../secret.js';
 import type { ObjectStore } from '../storage.js';
 import { terminalPath, webTerminalReady } from '../terminal.js';
@@ -121,11 +121,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       const scale = entry.scale;
       const clip = body.clip && { x: body.clip.x / scale, y: body.clip.y / scale, width: body.clip.width / scale, height: body.clip.height / scale };
       const png = await entry.android.screenshot(scale, clip);
-      if ((body.outputFormat ?? 'base64') === 'base64') return { status: 200, body: { uri: `data:image/png;base64,${png.toString('base64')}`, actionId: call.actionId } };
-      const expiresAt = Date.now() + parseDuration(body.presignedExpiresIn ?? '30m', '/presignedExpiresIn');
-      const key = `boxes/${entry.record.id}/actions/${call.actionId}/screenshot.png`;
-      await deps.store.put(key, png, expiresAt);
-      return { status: 200, body: { uri: key, presignedUrl: deps.store.url(call.origin, key, expiresAt), actionId: call.actionId } };
+      return screenshotAnswer(png, body, { store: deps.store, origin: call.origin, boxId: entry.record.id, actionId: call.actionId });
     },
     setResolution: async (entry, call) => {
       const body = validated(endpoints.setResolution.body, call.body) as Resolution;
