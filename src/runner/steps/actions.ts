@@ -2,7 +2,7 @@
 import { formatDuration } from '../../api/duration.js';
 import { BoxflowError } from '../../errors.js';
 import { describeSelector, query } from '../../layout/index.js';
-import type { StepHandler, StepRun } from '../executor.js';
+import type { StepHandler, StepRun } from './types.js';
 import { pngSize } from '../../visual/index.js';
 import { delay } from '../poll.js';
 import { resolveTarget, screenSize, toAction, type ApiTarget, findVisible } from './target.js';

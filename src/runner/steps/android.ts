@@ -2,7 +2,7 @@
 import { resolve, dirname } from 'node:path';
 import { BoxApiError } from '../../api/client.js';
 import { BoxflowError } from '../../errors.js';
-import type { StepHandler } from '../executor.js';
+import type { StepHandler } from './types.js';
 
 export const installApp: StepHandler<'installApp'> = async (step, run) => {
   let apk = run.resolve(step.apk);

@@ -5,7 +5,7 @@ import { randomInt } from 'node:crypto';
 import { BoxflowError } from '../../errors.js';
 import { describeSelector } from '../../layout/index.js';
 import { stableCapture } from '../../visual/index.js';
-import type { StepHandler, StepRun } from '../executor.js';
+import type { StepHandler, StepRun } from './types.js';
 import { isTrueText, scriptHostFor } from '../script.js';
 import { closeBrowser, openTab } from './actions.js';
 import { findVisible } from './target.js';

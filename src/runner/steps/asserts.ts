@@ -2,7 +2,7 @@
 import { BoxflowError } from '../../errors.js';
 import { describeSelector, normaliseText, query } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree } from '../../layout/types.js';
-import type { StepHandler } from '../executor.js';
+import type { StepHandler } from './types.js';
 import { pollUntil } from '../poll.js';
 import { attachEvidence, findVisible } from './target.js';
 

@@ -2,7 +2,7 @@
 import { BoxflowError } from '../../errors.js';
 import { query } from '../../layout/index.js';
 import type { Selector } from '../../layout/types.js';
-import type { StepHandler, StepRun } from '../executor.js';
+import type { StepHandler, StepRun } from './types.js';
 import type { StepRecord } from '../types.js';
 
 async function condition(run: StepRun, when: { visible?: Selector; notVisible?: Selector } | undefined): Promise<boolean> {

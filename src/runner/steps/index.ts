@@ -1,5 +1,5 @@
 import type { Step } from '../../flow/types.js';
-import type { StepHandler } from '../executor.js';
+import type { StepHandler } from './types.js';
 import * as actions from './actions.js';
 import * as android from './android.js';
 import * as app from './app.js';

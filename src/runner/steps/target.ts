@@ -4,7 +4,7 @@ import { BoxflowError } from '../../errors.js';
 import type { Target } from '../../flow/types.js';
 import { centre, describeSelector, nearMatches, query, serializeTree } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
-import type { StepRun } from '../executor.js';
+import type { StepRun } from './types.js';
 import { pollUntil } from '../poll.js';
 
 export type ApiTarget = { x: number; y: number } | string;

@@ -7,7 +7,7 @@ import type { Rect } from '../../flow/types.js';
 import { query, describeSelector } from '../../layout/index.js';
 import type { Selector } from '../../layout/types.js';
 import { compareImages, pngSize, resolveBaselinePath, stableCapture, writeBaseline, writeFailureImages } from '../../visual/index.js';
-import type { StepHandler, StepRun } from '../executor.js';
+import type { StepHandler, StepRun } from './types.js';
 
 const kCaptureMode = new WeakMap<object, 'screenshot' | 'type'>();
 

@@ -7,7 +7,7 @@ import { BoxflowError } from '../../errors.js';
 import type { Target } from '../../flow/types.js';
 import { centre, describeSelector, query } from '../../layout/index.js';
 import type { LayoutNode, Selector } from '../../layout/types.js';
-import type { StepHandler, StepRun } from '../executor.js';
+import type { StepHandler, StepRun } from './types.js';
 import { pollUntil } from '../poll.js';
 import { resolveTarget, screenSize, findVisible } from './target.js';
 import { tap } from './actions.js';

@@ -1,0 +1,58 @@
+// What a step handler sees: the flow's runtime and this step's run. Kept apart from executor.ts so
+// the handlers in this folder and the executor that calls them do not import each other.
+import type { ActionResult } from '../../api/schemas.js';
+import type { BoxClient } from '../../api/client.js';
+import type { Flow, Step } from '../../flow/types.js';
+import type { Masker } from '../../mask.js';
+import type { ArtifactStore } from '../artifacts.js';
+import type { BoxState } from '../boxPool.js';
+import type { LayoutSource } from '../layoutSource.js';
+import type { RunOptions } from '../options.js';
+import type { BoxInfo, FlowInfo, StepRecord } from '../types.js';
+
+export interface ExecutorHooks {
+  stepBegin(step: { id: string; label: string; command: string }): void;
+  stepEnd(step: StepRecord): void;
+  baselineWritten(path: string, why: 'missing' | 'changed' | 'all'): void;
+}
+
+export interface FlowRuntime {
+  client: BoxClient;
+  box: BoxInfo;
+  flow: Flow;
+  info: FlowInfo;
+  options: RunOptions;
+  artifacts: ArtifactStore;
+  layout: LayoutSource;
+  hooks: ExecutorHooks;
+  /** Loads (and caches) a runFlow file, relative to the flow that names it. */
+  loadFlow(file: string): Promise<Flow>;
+  /** Hides the run's secrets (every flow's, the API key; a runFlow's once it ran) in everything recorded. */
+  masker: Masker;
+  /** Secret values learnt while running (a runFlow's `secrets:`): masked from then on, here and in the reports. */
+  addSecrets(values: Iterable<string | undefined>): void;
+  state: { scale: number; tabId?: string };
+  /** What the flow changes on its box that the next flow must not inherit. */
+  boxState: BoxState;
+}
+
+/** What a step handler gets: the runtime plus this step's record, deadline and helpers. */
+export interface StepRun {
+  rt: FlowRuntime;
+  record: StepRecord;
+  vars: Record<string, string>;
+  /** performance.now() deadline of this step. */
+  deadline: number;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** The flow file the step came from (runFlow steps: the sub-flow's file). */
+  flowFile: string;
+  resolve<T>(value: T): T;
+  /** The `options` an action sends: screenshots as the step and config ask. */
+  actionOptions(step: Step): { screenshot: false | { phases: ('before' | 'after' | 'trace')[]; delay: string; outputFormat: 'base64' } };
+  /** Records an action's id, message and images. */
+  recordAction(result: ActionResult): Promise<void>;
+  runChildren(steps: Step[], vars: Record<string, string>, flowFile: string, attempt?: number): Promise<StepRecord[]>;
+}
+
+export type StepHandler<K extends Step['kind'] = Step['kind']> = (step: Extract<Step, { kind: K }>, run: StepRun) => Promise<void>;
