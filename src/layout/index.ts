@@ -1,5 +1,6 @@
 // Public surface of src/layout: pure parsing of screen layouts and selectors over them. No I/O.
-export type { Bounds, LayoutNode, LayoutTree, NodeState, Selector, SelectorObject } from './types.js';
+export type { Bounds, LayoutNode, LayoutTree, NodeState, Selector, SelectorObject, SelectorKey, SelectorKeyKind, SelectorSize, Trait } from './types.js';
+export { kSelectorKeys, kSelectorKeyKinds, kNestedKeys, kPatternKeys, kPositionalKeys, kStateKeys, kTraits } from './types.js';
 export { parseLayout, detectFormat, type ParseOptions } from './parse.js';
 export { parseAndroid, parseBounds, cleanAndroidXml } from './android.js';
 export { parseHtml } from './html.js';

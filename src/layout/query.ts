@@ -13,13 +13,30 @@
 //   node.top >= anchor.bottom), for any match of the anchor selector. Matches are then ordered
 //   nearest first, nodes overlapping the anchor on the other axis ahead of those that do not (by the
 //   first positional key written in the selector); `index` counts in that order. They need geometry (GEOMETRY_UNAVAILABLE on plain HTML).
-// - childOf: a descendant (any depth) of a match of the anchor selector.
+// - childOf: a descendant (any depth) of a match of the anchor selector. containsChild: a direct
+//   child matches; containsDescendants: each selector matches some descendant (not the node itself).
+//   These look at every match of the inner selector (HTML: not only the innermost).
+// - traits: text (non-empty text), long-text (more than 200 characters of normalised text), square
+//   (|1 - width/height| < 3%); size: bounds width/height within ± tolerance. square and size need
+//   geometry, as the positional keys do.
 // - Otherwise matches come top-to-bottom, then left-to-right, then in document order (document
-//   order alone without geometry). `index` is 0-based; past the end, no match.
+//   order alone without geometry). `index` is 0-based, negative from the end; past either end, no match.
 // - Anchors are resolved with the same options (visibleOnly). The root is never a match.
 import { distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../errors.js';
-import type { Bounds, LayoutNode, LayoutTree, NodeState, Selector, SelectorObject } from './types.js';
+import {
+  kPositionalKeys,
+  kSelectorKeyKinds,
+  kSelectorKeys,
+  kStateKeys,
+  kTraits,
+  type Bounds,
+  type LayoutNode,
+  type LayoutTree,
+  type Selector,
+  type SelectorKeyKind,
+  type SelectorObject,
+} from './types.js';
 import { cssMatches } from './css.js';
 import { containsMatcher, normaliseText, parseRegexLiteral, textMatcher, type TextMatcher } from './text.js';
 import { hintOf, normDesc, normHint, normText, treeIndex, type TreeIndex } from './tree.js';
@@ -30,15 +47,31 @@ export interface QueryOptions {
   visibleOnly?: boolean;
 }
 
-const kStringKeys = ['text', 'textContains', 'id', 'desc', 'class', 'css', 'xpath'] as const;
-const kStateKeys = ['enabled', 'checked', 'selected', 'focused', 'clickable', 'scrollable'] as const;
-const kPositionalKeys = ['below', 'above', 'leftOf', 'rightOf'] as const;
-const kRelativeKeys = [...kPositionalKeys, 'childOf'] as const;
 /** Every selector key, in the order describeSelector prints them. */
-export const selectorKeys = [...kStringKeys, 'index', ...kStateKeys, ...kRelativeKeys] as const;
-const kKnown = new Set<string>(selectorKeys);
+export const selectorKeys = kSelectorKeys;
 
 type Positional = (typeof kPositionalKeys)[number];
+
+const isSelectorValue = (v: unknown) => typeof v === 'string' || (typeof v === 'object' && v !== null && !Array.isArray(v));
+const isSize = (v: unknown): boolean => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  const ok = (k: string) => o[k] === undefined || (typeof o[k] === 'number' && Number.isFinite(o[k]) && o[k] >= 0);
+  return Object.keys(o).every((k) => ['width', 'height', 'tolerance'].includes(k) && ok(k)) && (o.width !== undefined || o.height !== undefined);
+};
+
+/** What each kind of key takes, for the error message, and the check. */
+const kValueRules: Record<SelectorKeyKind, [string, (v: unknown) => boolean]> = {
+  pattern: ['a string', (v) => typeof v === 'string'],
+  string: ['a string', (v) => typeof v === 'string'],
+  traits: [`a non-empty list of ${kTraits.join(', ')}`, (v) => Array.isArray(v) && v.length > 0 && v.every((t) => (kTraits as readonly unknown[]).includes(t))],
+  size: ['{width, height, tolerance} (numbers >= 0, width or height required)', isSize],
+  index: ['a whole number (negative counts from the end)', (v) => Number.isInteger(v)],
+  state: ['true or false', (v) => typeof v === 'boolean'],
+  position: ['a selector', isSelectorValue],
+  selector: ['a selector', isSelectorValue],
+  selectors: ['a non-empty list of selectors', (v) => Array.isArray(v) && v.length > 0 && v.every(isSelectorValue)],
+};
 
 /** A bare string is `{text}`; an object is checked key by key (INVALID_ARGUMENT on a bad one). */
 export function toSelectorObject(selector: Selector): SelectorObject {
@@ -48,12 +81,10 @@ export function toSelectorObject(selector: Selector): SelectorObject {
   }
   for (const [key, value] of Object.entries(selector)) {
     if (value === undefined) continue;
-    if (!kKnown.has(key)) throw new BoxflowError('INVALID_ARGUMENT', `unknown selector key "${key}" (known: ${selectorKeys.join(', ')})`);
-    const bad = (want: string) => new BoxflowError('INVALID_ARGUMENT', `selector key "${key}" takes ${want}, got ${JSON.stringify(value)}`);
-    if ((kStringKeys as readonly string[]).includes(key) && typeof value !== 'string') throw bad('a string');
-    if ((kStateKeys as readonly string[]).includes(key) && typeof value !== 'boolean') throw bad('true or false');
-    if (key === 'index' && !(Number.isInteger(value) && (value as number) >= 0)) throw bad('a whole number >= 0');
-    if ((kRelativeKeys as readonly string[]).includes(key) && (typeof value !== 'string' && (typeof value !== 'object' || value === null || Array.isArray(value)))) throw bad('a selector');
+    const kind = (kSelectorKeyKinds as Record<string, SelectorKeyKind>)[key];
+    if (!kind) throw new BoxflowError('INVALID_ARGUMENT', `unknown selector key "${key}" (known: ${selectorKeys.join(', ')})`);
+    const [want, ok] = kValueRules[kind];
+    if (!ok(value)) throw new BoxflowError('INVALID_ARGUMENT', `selector key "${key}" takes ${want}, got ${JSON.stringify(value)}`);
   }
   return selector;
 }
@@ -120,6 +151,24 @@ function relate(b: Bounds, rel: Relation, self: Bounds | undefined): { gap: numb
 
 /** Nodes matching the selector, in selector order (see the rules above). */
 export function query(tree: LayoutTree, selector: Selector, opts: QueryOptions = {}): LayoutNode[] {
+  return select(tree, selector, opts, true);
+}
+
+function needGeometry(tree: LayoutTree, what: string): void {
+  if (!tree.hasGeometry) throw new BoxflowError('GEOMETRY_UNAVAILABLE', `${what} needs element positions, and this ${tree.format} layout has none`);
+}
+
+/** Prefix counts of `inner`'s matches over document order, to count them inside any subtree in O(1). */
+function descendantCounts(idx: TreeIndex, inner: LayoutNode[]): Int32Array {
+  const n = idx.nodes.length;
+  const hits = new Int32Array(n + 1);
+  for (const d of inner) hits[idx.pos.get(d)! + 1]! += 1;
+  for (let i = 1; i <= n; i++) hits[i]! += hits[i - 1]!;
+  // hits[i] = matches at positions < i, so a subtree (p, end[p]] holds hits[end+1] - hits[p+1].
+  return hits;
+}
+
+function select(tree: LayoutTree, selector: Selector, opts: QueryOptions, innermost: boolean): LayoutNode[] {
   const sel = toSelectorObject(selector);
   const visibleOnly = opts.visibleOnly ?? true;
   const idx = treeIndex(tree);
@@ -130,7 +179,27 @@ export function query(tree: LayoutTree, selector: Selector, opts: QueryOptions =
   if (visibleOnly) preds.push((i) => nodes[i]!.visible);
   for (const k of kStateKeys) {
     const want = sel[k];
-    if (want !== undefined) preds.push((i) => nodes[i]!.state[k as keyof NodeState] === want);
+    if (want !== undefined) preds.push((i) => nodes[i]!.state[k] === want);
+  }
+  if (sel.size !== undefined) {
+    needGeometry(tree, '"size"');
+    const { width, height, tolerance = 0 } = sel.size;
+    preds.push((i) => {
+      const b = nodes[i]!.bounds;
+      return b !== undefined && (width === undefined || Math.abs(b.right - b.left - width) <= tolerance) && (height === undefined || Math.abs(b.bottom - b.top - height) <= tolerance);
+    });
+  }
+  for (const trait of new Set(sel.traits ?? [])) {
+    if (trait === 'square') {
+      needGeometry(tree, 'the trait "square"');
+      preds.push((i) => {
+        const b = nodes[i]!.bounds;
+        return b !== undefined && b.bottom > b.top && Math.abs(1 - (b.right - b.left) / (b.bottom - b.top)) < 0.03;
+      });
+    } else {
+      const min = trait === 'text' ? 1 : 201;
+      preds.push((i) => normText(idx, i).length >= min);
+    }
   }
   if (sel.css !== undefined) {
     const set = cssMatches(tree, sel.css);
@@ -150,12 +219,20 @@ export function query(tree: LayoutTree, selector: Selector, opts: QueryOptions =
     for (let i = 1; i < inside.length; i++) inside[i]! += inside[i - 1]!;
     preds.push((i) => inside[i]! > 0);
   }
+  if (sel.containsChild !== undefined) {
+    const parents = new Set(select(tree, sel.containsChild, opts, false).map((c) => c.parent));
+    preds.push((i) => parents.has(nodes[i]!));
+  }
+  for (const inner of sel.containsDescendants ?? []) {
+    const hits = descendantCounts(idx, select(tree, inner, opts, false));
+    preds.push((i) => hits[idx.end[i]! + 1]! - hits[i + 1]! > 0);
+  }
   const relations: Relation[] = [];
   // The selector's own key order decides which relation orders the matches.
   for (const key of Object.keys(sel).filter((k): k is Positional => (kPositionalKeys as readonly string[]).includes(k))) {
     const anchorSel = sel[key];
     if (anchorSel === undefined) continue;
-    if (!tree.hasGeometry) throw new BoxflowError('GEOMETRY_UNAVAILABLE', `"${key}" needs element positions, and this ${tree.format} layout has none`);
+    needGeometry(tree, `"${key}"`);
     const anchors = query(tree, anchorSel, opts).flatMap((a) => (a.bounds ? [a.bounds] : []));
     const rel = { key, anchors };
     relations.push(rel);
@@ -188,8 +265,9 @@ export function query(tree: LayoutTree, selector: Selector, opts: QueryOptions =
   }
 
   // 3. HTML text keys: keep the innermost. Descendants follow their ancestor in document order,
-  //    so checking the next match is enough.
-  if (hasText && tree.format === 'html' && matches.length > 1) {
+  //    so checking the next match is enough. (Not for containsChild/containsDescendants, which ask
+  //    about every element that matches.)
+  if (innermost && hasText && tree.format === 'html' && matches.length > 1) {
     matches = matches.filter((p, k) => {
       const next = matches[k + 1];
       return next === undefined || next > idx.end[p]!;
@@ -210,8 +288,9 @@ export function query(tree: LayoutTree, selector: Selector, opts: QueryOptions =
   } else {
     ordered = matches.map((p) => nodes[p]!);
   }
-  if (sel.index !== undefined) return sel.index < ordered.length ? [ordered[sel.index]!] : [];
-  return ordered;
+  if (sel.index === undefined) return ordered;
+  const at = ordered[sel.index < 0 ? ordered.length + sel.index : sel.index];
+  return at ? [at] : [];
 }
 
 function byPosition(a: LayoutNode, b: LayoutNode): number {
@@ -228,6 +307,7 @@ export function centre(node: LayoutNode): { x: number; y: number } {
 
 function describeValue(v: unknown): string {
   if (typeof v === 'string') return parseRegexLiteralSafe(v) ? v : JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(describeValue).join(', ')}]`;
   if (typeof v === 'object' && v !== null) return describeSelector(v as Selector);
   return String(v);
 }
@@ -247,7 +327,7 @@ export function describeSelector(selector: Selector): string {
   const parts: string[] = [];
   const rec = selector as Record<string, unknown>;
   for (const k of selectorKeys) if (rec[k] !== undefined) parts.push(`${k}: ${describeValue(rec[k])}`);
-  for (const k of Object.keys(rec)) if (!kKnown.has(k) && rec[k] !== undefined) parts.push(`${k}: ${describeValue(rec[k])}`);
+  for (const k of Object.keys(rec)) if (!(k in kSelectorKeyKinds) && rec[k] !== undefined) parts.push(`${k}: ${describeValue(rec[k])}`);
   return `{${parts.join(', ')}}`;
 }
 

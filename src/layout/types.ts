@@ -66,9 +66,14 @@ export interface SelectorObject {
   class?: string;
   css?: string;
   xpath?: string;
+  /** All must hold: `text` (has text), `long-text` (more than 200 characters), `square` (sides within 3%). */
+  traits?: Trait[];
+  /** Bounds size in the layout's pixels, each side within ± tolerance (default 0). */
+  size?: SelectorSize;
   /**
-   * n-th match (0-based), top-to-bottom then left-to-right (document order without geometry);
-   * with below/above/leftOf/rightOf, nearest to the anchor first.
+   * n-th match (0-based, negative counts from the end: -1 is the last), top-to-bottom then
+   * left-to-right (document order without geometry); with below/above/leftOf/rightOf, nearest to
+   * the anchor first.
    */
   index?: number;
   enabled?: boolean;
@@ -82,4 +87,64 @@ export interface SelectorObject {
   leftOf?: Selector;
   rightOf?: Selector;
   childOf?: Selector;
+  /** A direct child matches this selector. */
+  containsChild?: Selector;
+  /** Each of these selectors matches some descendant. */
+  containsDescendants?: Selector[];
 }
+
+export const kTraits = ['text', 'long-text', 'square'] as const;
+export type Trait = (typeof kTraits)[number];
+
+export interface SelectorSize {
+  width?: number;
+  height?: number;
+  tolerance?: number;
+}
+
+/**
+ * What a selector key's value is: `pattern` is text that may be `/regex/flags`; `string` is plain
+ * text; `position` a selector the node lies beside; `selector` / `selectors` nested selectors.
+ */
+export type SelectorKeyKind = 'pattern' | 'string' | 'traits' | 'size' | 'index' | 'state' | 'position' | 'selector' | 'selectors';
+
+/** The one list of selector keys (in the order messages print them); the compiler keeps it equal to SelectorObject. */
+export const kSelectorKeyKinds = {
+  text: 'pattern',
+  textContains: 'string',
+  id: 'pattern',
+  desc: 'pattern',
+  class: 'pattern',
+  css: 'string',
+  xpath: 'string',
+  traits: 'traits',
+  size: 'size',
+  index: 'index',
+  enabled: 'state',
+  checked: 'state',
+  selected: 'state',
+  focused: 'state',
+  clickable: 'state',
+  scrollable: 'state',
+  below: 'position',
+  above: 'position',
+  leftOf: 'position',
+  rightOf: 'position',
+  childOf: 'selector',
+  containsChild: 'selector',
+  containsDescendants: 'selectors',
+} as const satisfies { [K in keyof Required<SelectorObject>]: SelectorKeyKind };
+
+export type SelectorKey = keyof typeof kSelectorKeyKinds;
+type KeysOf<Kind extends SelectorKeyKind> = { [K in SelectorKey]: (typeof kSelectorKeyKinds)[K] extends Kind ? K : never }[SelectorKey];
+
+const keysOf = <Kind extends SelectorKeyKind>(...kinds: Kind[]): KeysOf<Kind>[] =>
+  (Object.keys(kSelectorKeyKinds) as SelectorKey[]).filter((k): k is KeysOf<Kind> => (kinds as SelectorKeyKind[]).includes(kSelectorKeyKinds[k]));
+
+export const kSelectorKeys: readonly SelectorKey[] = Object.keys(kSelectorKeyKinds) as SelectorKey[];
+/** Keys whose value may be `/regex/flags`. */
+export const kPatternKeys = keysOf('pattern');
+export const kStateKeys = keysOf('state') satisfies (keyof NodeState)[];
+export const kPositionalKeys = keysOf('position');
+/** Keys whose value holds other selectors (anchors, parents, children, descendants). */
+export const kNestedKeys = keysOf('position', 'selector', 'selectors');

@@ -105,6 +105,40 @@ test('index counts top-to-bottom then left-to-right; relative keys pick by geome
   assert.deepEqual(query(t, { childOf: { id: 'button_bar' }, text: 'Camera' }), []);
 });
 
+test('resolver grid: containsChild, containsDescendants, size, traits and a negative index on a real dump', () => {
+  const t = tree('resolver');
+  const cell = (text: string) => query(t, { clickable: true, containsDescendants: [text] });
+  // Each grid cell is a clickable LinearLayout holding an icon and, one level down, its label.
+  assert.deepEqual(cell('Camera').map((n) => n.bounds), [{ left: 539, top: 1705, right: 786, bottom: 2036 }]);
+  assert.deepEqual(query(t, { clickable: true, containsDescendants: ['Backup', { id: 'icon' }] }).map((n) => n.bounds!.left), [45, 292]);
+  assert.deepEqual(query(t, { clickable: true, containsDescendants: ['Backup', 'Camera'] }), [], 'every listed selector must match inside the same node');
+  assert.deepEqual(query(t, { clickable: true, containsChild: 'Camera' }), [], 'the label is a grandchild of the cell, not a child');
+  assert.deepEqual(query(t, { containsChild: 'Camera' }).map((n) => n.bounds), [{ left: 575, top: 1921, right: 749, bottom: 2012 }]);
+  assert.deepEqual(query(t, { clickable: true, containsChild: { id: 'icon' } }).length, 12);
+  // Icons: 168×168 in the first two rows, cut to 168×118 by the screen edge in the third.
+  assert.equal(query(t, { id: 'icon', size: { width: 168, height: 168 } }).length, 8);
+  assert.equal(query(t, { id: 'icon', size: { height: 120, tolerance: 2 } }).length, 4);
+  assert.equal(query(t, { id: 'icon', size: { height: 120, tolerance: 1 } }).length, 0);
+  assert.equal(query(t, { id: 'icon', traits: ['square'] }).length, 8);
+  assert.deepEqual(query(t, { id: 'text1', traits: ['text', 'square'] }), []);
+  assert.deepEqual(query(t, { class: 'Button', traits: ['text'] }).map((n) => n.text), ['Just once', 'Always']);
+  assert.deepEqual(query(t, { id: 'icon', traits: ['text'] }), []);
+  // -1 is the last match in reading order; the hidden third-row labels do not count.
+  assert.deepEqual(query(t, { id: 'text1', index: -1 }).map((n) => n.text), ['Device care']);
+  assert.deepEqual(query(t, { text: 'Backup', index: -2 }).map((n) => n.bounds!.left), [109]);
+  assert.deepEqual(query(t, { text: 'Backup', index: -3 }), []);
+  assert.throws(() => query(t, { css: 'Button' }), (e: unknown) => e instanceof Error && /css selectors apply to HTML layouts only; this layout is android/.test(e.message));
+});
+
+test('askamo: long-text finds the long chat messages, text the short ones too', () => {
+  const t = tree('askamo');
+  assert.equal(query(t, { traits: ['long-text'] }, { visibleOnly: false }).length, 6);
+  assert.ok(query(t, { traits: ['long-text'] }, { visibleOnly: false }).every((n) => n.text.length > 200));
+  assert.ok(query(t, { traits: ['text'] }, { visibleOnly: false }).length > 6);
+  const hermes = tree('hermes');
+  assert.deepEqual(query(hermes, { traits: ['long-text'] }), [], 'a 168-character text is not long');
+});
+
 test('hermes: the password field is found by its password attribute and shows no secret', () => {
   const t = tree('hermes');
   const [field] = query(t, { xpath: "//node[@password='true']" });

@@ -78,6 +78,18 @@ test('selectors: css, text with innermost match, index top-to-bottom, relative k
   assert.deepEqual(query(t, { textContains: 'screen' }).map((n) => n.id), ['partly-off'], 'partly on screen counts as visible');
 });
 
+test('DOMSnapshot tree: css with a negative index, containsChild, containsDescendants, size and square', () => {
+  assert.equal(query(t, { css: '#items li', index: -1 })[0]!.bounds!.top, 370);
+  assert.deepEqual(query(t, { css: 'p', containsChild: { css: 'b' } }).map((n) => n.id), ['greet']);
+  assert.deepEqual(query(t, { css: 'ul', containsChild: 'Item' }).map((n) => n.id), ['items']);
+  assert.deepEqual(query(t, { css: 'label', containsDescendants: [{ id: 'remember' }] }).map((n) => n.tag), ['label']);
+  assert.deepEqual(query(t, { css: 'label', containsDescendants: [{ id: 'email' }] }), []);
+  assert.deepEqual(query(t, { size: { width: 120, height: 40 } }).map((n) => n.id), ['login', 'reset']);
+  assert.deepEqual(query(t, { size: { width: 40, height: 40 } }).map((n) => n.id), ['logo']);
+  assert.ok(query(t, { traits: ['square'] }).some((n) => n.id === 'logo'));
+  assert.ok(!query(t, { traits: ['square'] }).some((n) => n.id === 'login'));
+});
+
 test('the same page without geometry (plain HTML) agrees on text and hidden elements', () => {
   const html = parseLayout(readFileSync(new URL('../fixtures/dom/page.html', import.meta.url), 'utf8'));
   for (const id of ['title', 'greet', 'login', 'reset', 'help']) assert.equal(query(html, { id })[0]!.text, byId(id).text, id);

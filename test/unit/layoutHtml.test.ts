@@ -122,12 +122,26 @@ test('css/xpath/positional keys say clearly where they do not apply', () => {
   assert.throws(() => query(t, { xpath: '//li' }), (e: unknown) => BoxflowError.is(e) && e.code === 'INVALID_ARGUMENT' && /Android/.test(e.message));
   assert.throws(() => query(t, { below: 'Sign in' }), (e: unknown) => BoxflowError.is(e) && e.code === 'GEOMETRY_UNAVAILABLE');
   assert.throws(() => query(t, { css: 'li[' }), (e: unknown) => BoxflowError.is(e) && e.code === 'INVALID_ARGUMENT');
+  assert.throws(() => query(t, { size: { width: 10 } }), (e: unknown) => BoxflowError.is(e) && e.code === 'GEOMETRY_UNAVAILABLE' && /"size"/.test(e.message));
+  assert.throws(() => query(t, { traits: ['square'] }), (e: unknown) => BoxflowError.is(e) && e.code === 'GEOMETRY_UNAVAILABLE' && /square/.test(e.message));
+});
+
+test('containsChild / containsDescendants look at every match, not only the innermost; traits text works without geometry', () => {
+  const page = parseLayout('<ul id="a"><li><span>Foo</span></li></ul><ul id="b"><li>Bar</li><li></li></ul><p>  </p>');
+  assert.deepEqual(query(page, 'Foo').map((n) => n.tag), ['span']);
+  assert.deepEqual(query(page, { css: 'ul', containsChild: 'Foo' }).map((n) => n.id), ['a'], 'the <li> reads "Foo" too');
+  assert.deepEqual(query(page, { css: 'ul', containsDescendants: [{ css: 'span' }, 'Foo'] }).map((n) => n.id), ['a']);
+  assert.deepEqual(query(page, { css: 'li', containsDescendants: ['Foo'] }).length, 1);
+  assert.deepEqual(query(page, { css: 'span', containsDescendants: ['Foo'] }), [], 'a node is not its own descendant');
+  assert.deepEqual(query(page, { css: 'li, p', traits: ['text'] }).map((n) => n.text), ['Foo', 'Bar'], 'whitespace only is no text');
+  assert.deepEqual(query(page, { css: 'li', index: -1 }).map((n) => n.text), ['']);
 });
 
 test('without geometry, index counts in document order', () => {
   const page = parseLayout('<div><p>b</p><p id="x">a</p></div><p>c</p>');
   assert.deepEqual(query(page, { class: 'p' }).map((n) => n.text), ['b', 'a', 'c']);
   assert.deepEqual(query(page, { class: 'p', index: 2 }).map((n) => n.text), ['c']);
+  assert.deepEqual(query(page, { class: 'p', index: -3 }).map((n) => n.text), ['b']);
 });
 
 test('near matches on HTML name the innermost element', () => {

@@ -31,6 +31,10 @@ test('describeSelector prints what the user wrote', () => {
   assert.equal(describeSelector('Log in'), '"Log in"');
   assert.equal(describeSelector('/^Log/i'), '/^Log/i');
   assert.equal(describeSelector({ below: { id: 'email' }, text: 'Log in', enabled: true, index: 0 }), '{text: "Log in", index: 0, enabled: true, below: {id: "email"}}');
+  assert.equal(
+    describeSelector({ containsDescendants: ['A', { id: 'b' }], size: { width: 48, height: 48 }, traits: ['square'], index: -1 }),
+    '{traits: ["square"], size: {width: 48, height: 48}, index: -1, containsDescendants: ["A", {id: "b"}]}',
+  );
 });
 
 function node(tag: string, extra: Partial<LayoutNode> = {}): LayoutNode {
@@ -58,7 +62,12 @@ test('queries work on a tree built by hand (no parser, orders left at 0)', () =>
 test('bad selectors fail with INVALID_ARGUMENT and say why', () => {
   const t = parseLayout('<p>x</p>');
   assert.throws(() => query(t, { txt: 'x' } as never), (e: unknown) => isCode('INVALID_ARGUMENT')(e) && /unknown selector key "txt"/.test((e as Error).message));
-  assert.throws(() => query(t, { index: -1 }), isCode('INVALID_ARGUMENT'));
+  assert.deepEqual(query(t, { index: -1 }).map((n) => n.tag), ['p'], 'a negative index counts from the end');
+  for (const bad of [
+    { traits: 'text' }, { traits: [] }, { traits: ['round'] }, { size: {} }, { size: { width: -1 } }, { size: { width: 1, depth: 2 } },
+    { containsChild: ['x'] }, { containsDescendants: 'x' }, { containsDescendants: [] }, { containsDescendants: [{ txt: 1 }] },
+  ]) assert.throws(() => query(t, bad as never), isCode('INVALID_ARGUMENT'), JSON.stringify(bad));
+  assert.throws(() => query(t, { traits: ['round'] } as never), (e: unknown) => /selector key "traits" takes a non-empty list of text, long-text, square/.test((e as Error).message));
   assert.throws(() => query(t, { index: 1.5 }), isCode('INVALID_ARGUMENT'));
   assert.throws(() => query(t, { enabled: 'yes' } as never), isCode('INVALID_ARGUMENT'));
   assert.throws(() => query(t, { text: 3 } as never), isCode('INVALID_ARGUMENT'));
