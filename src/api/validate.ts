@@ -1,9 +1,9 @@
 // One ajv instance for the contract, shared by the server (requests) and the client (responses).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { TSchema } from '@sinclair/typebox';
-import { closest } from 'fastest-levenshtein';
 import { BoxflowError } from '../errors.js';
 import { isDuration, parseDuration } from './duration.js';
+import { didYouMean, hint } from './suggest.js';
 
 const withinMax = (data: string, max: string) => {
   try {
@@ -72,9 +72,8 @@ function describe(errors: ErrorObject[], _data: unknown): SchemaProblem {
         ? (best.params as { allowedValues: unknown[] }).allowedValues
         : errors.filter((e) => e.keyword === 'const' && e.instancePath === best.instancePath).map((e) => (e.params as { allowedValue: unknown }).allowedValue);
       const strings = allowed.filter((v): v is string => typeof v === 'string');
-      // Edit distance costs length × length: only short inputs get a suggestion.
-      const hint = typeof best.data === 'string' && best.data.length <= kSuggestMaxLength && strings.length ? ` (did you mean "${suggest(best.data, strings)}"?)` : '';
-      message = `is ${preview(best.data)}, not one of the allowed values${hint}: ${allowed.slice(0, 12).map((v) => JSON.stringify(v)).join(', ')}${allowed.length > 12 ? ', ...' : ''}`;
+      const suggestion = typeof best.data === 'string' ? didYouMean(best.data, strings) : undefined;
+      message = `is ${preview(best.data)}, not one of the allowed values${hint(suggestion)}: ${allowed.slice(0, 12).map((v) => JSON.stringify(v)).join(', ')}${allowed.length > 12 ? ', ...' : ''}`;
       break;
     }
     case 'pattern':
@@ -89,7 +88,6 @@ function describe(errors: ErrorObject[], _data: unknown): SchemaProblem {
   return { path, message };
 }
 
-const kSuggestMaxLength = 64;
 const kPreviewLength = 60;
 
 /** A value as a message may quote it: strings cut short, containers named, never walked. */
@@ -101,13 +99,6 @@ export function preview(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'object') return 'an object';
   return String(value);
-}
-
-/** A value the input is a prefix of (`esc` → `escape`), else the nearest by edit distance. */
-function suggest(input: string, allowed: string[]): string {
-  const lower = input.toLowerCase();
-  const prefixed = allowed.filter((a) => lower.length > 0 && a.toLowerCase().startsWith(lower)).sort((a, b) => a.length - b.length);
-  return prefixed[0] ?? closest(input, allowed);
 }
 
 export function formatProblem(p: SchemaProblem): string {

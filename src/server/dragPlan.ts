@@ -1,9 +1,10 @@
 // One reading of a drag body for every backend (Chromium, adb): text targets, the points, the time
 // each segment takes, the limits, the trace and the message. A backend only finds and moves.
-import { closest, distance } from 'fastest-levenshtein';
+import { distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../errors.js';
 import { formatDuration, kDurationLimits, parseDuration } from '../api/duration.js';
 import type { DragBody, Point } from '../api/schemas.js';
+import { didYouMean, kSuggestMaxLength } from '../api/suggest.js';
 import { preview } from '../api/validate.js';
 import type { TargetMatch, TargetResolution } from './chromium/linuxBox.js';
 import type { TraceOp } from './trace.js';
@@ -65,9 +66,6 @@ export function typeTraceLabel(body: { text: string; pressEnter?: boolean; sensi
   return `type: ${shown}${body.pressEnter ? ' ⏎' : ''}`;
 }
 
-/** Edit distance costs length × length: only a short target gets a "did you mean". */
-const kSuggestMaxLength = 64;
-
 /**
  * A text target (`start: "Send"`) as a point in the box's action scale, from what the backend found
  * on the screen at real pixels: 422 TARGET_AMBIGUOUS or TARGET_NOT_FOUND with the nearest candidates.
@@ -85,6 +83,7 @@ export async function resolveTextTarget(target: Point | string, field: string, s
   const want = target.toLowerCase();
   const short = want.length <= kSuggestMaxLength;
   const candidates = (short ? r.candidates.map((c) => ({ c, d: distance(want, c.text) })).sort((a, b) => a.d - b.d).map((x) => x.c) : r.candidates).slice(0, 10).map(scaled);
-  const hint = !candidates.length ? '; the screen shows no text' : short ? `; did you mean "${closest(want, candidates.map((c) => c.text))}"?` : '';
+  const suggestion = didYouMean(target, candidates.map((c) => c.text));
+  const hint = !candidates.length ? '; the screen shows no text' : suggestion ? `; did you mean "${suggestion}"?` : '';
   throw new BoxflowError('TARGET_NOT_FOUND', `${field}: no visible element shows or is labelled ${preview(target)}${hint}`, { details: { target, candidates } });
 }
