@@ -63,8 +63,10 @@ export const errorCodes = {
   // flows, config, CLI
   FLOW_SYNTAX: { exit: 2, summary: 'A flow file is not valid YAML (or TypeScript failed to load).' },
   FLOW_SCHEMA: { exit: 2, summary: 'A flow does not match the flow schema: unknown step or key, wrong type, bad duration.' },
+  STEP_INVALID: { exit: 2, summary: 'A step turned out invalid only when it ran (an unknown or unset ${VAR}, a TypeScript flow\'s `box.step({...})`, a swipe/drag missing its ends), so `boxflow validate` could not see it.' },
   FLOW_NOT_FOUND: { exit: 2, summary: 'A flow path, runFlow file or selected flow does not exist.' },
   CONFIG_INVALID: { exit: 2, summary: 'The config file or a CLI flag is invalid.' },
+  RESULTS_INVALID: { exit: 2, summary: 'A run folder given to merge-reports holds no results.json/results.jsonl, or one that is not a boxflow run\'s (a corrupt line, not JSON, not a RunResult).' },
 
   // runner and assertions
   ELEMENT_NOT_FOUND: { exit: 1, summary: 'A selector matched no visible element before the step timeout.' },
@@ -77,6 +79,7 @@ export const errorCodes = {
   STEP_TIMEOUT: { exit: 1, summary: 'A step did not finish within its timeout.' },
   FLOW_TIMEOUT: { exit: 1, summary: 'A flow did not finish within its timeout.' },
   BOX_UNAVAILABLE: { exit: 3, summary: 'The flow\'s box died or could not be created.' },
+  WEB_SERVER_FAILED: { exit: 3, summary: 'The config\'s webServer command exited or did not answer at its url in time; the message has its stderr.' },
   FLOW_ERROR: { exit: 1, summary: 'A TypeScript flow threw outside a step (an error in the flow\'s own code).' },
   REPORTER_ERROR: { exit: 3, summary: 'A reporter threw; the run went on and the exit code shows it.' },
   RUN_INTERRUPTED: { exit: 3, summary: 'The run was killed before this flow finished; the report keeps its finished steps.' },

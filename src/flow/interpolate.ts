@@ -23,7 +23,7 @@ function interpolateString(text: string, vars: Record<string, string>, env: Reco
       continue;
     }
     const end = text.indexOf('}', at);
-    if (end < 0) throw new BoxflowError('FLOW_SCHEMA', `"${text}": "\${" has no closing "}" (write $\${ for a literal \${)`);
+    if (end < 0) throw new BoxflowError('STEP_INVALID', `"${text}": "\${" has no closing "}" (write $\${ for a literal \${)`);
     const ref = text.slice(at + 2, end).trim();
     const isEnv = ref.startsWith('env.');
     const name = isEnv ? ref.slice(4) : ref;
@@ -35,11 +35,11 @@ function interpolateString(text: string, vars: Record<string, string>, env: Reco
       i = last + 1;
       continue;
     }
-    if (!kName.test(name)) throw new BoxflowError('FLOW_SCHEMA', `"\${${ref}}" is not a variable reference: use \${NAME} or \${env.NAME}`, { details: { variable: ref } });
+    if (!kName.test(name)) throw new BoxflowError('STEP_INVALID', `"\${${ref}}" is not a variable reference: use \${NAME} or \${env.NAME}`, { details: { variable: ref } });
     const value = isEnv ? env[name] : Object.hasOwn(vars, name) ? vars[name] : undefined;
     if (value === undefined) {
       throw new BoxflowError(
-        'FLOW_SCHEMA',
+        'STEP_INVALID',
         isEnv
           ? `\${env.${name}}: the environment variable ${name} is not set`
           : `\${${name}}: unknown variable; define it under env: (flow, runFlow or config) or read the process environment with \${env.${name}}`,
@@ -56,7 +56,7 @@ function interpolateString(text: string, vars: Record<string, string>, env: Reco
  * Replaces `${NAME}` (from `vars`) and `${env.NAME}` (from `env`) in every string of `value`
  * (deeply through arrays and plain objects). `$${` writes a literal `${`. With `script`, any other
  * `${expression}` is JavaScript the runner evaluates (`${output.total}`, `${COUNT * 2}`). An unknown or unset
- * variable throws FLOW_SCHEMA; the runner adds the step's location.
+ * variable throws STEP_INVALID (interpolation happens as a step runs); the runner adds the step's location.
  */
 export function interpolate<T>(value: T, vars: Record<string, string>, env: Record<string, string | undefined> = process.env, script?: ExpressionEvaluator): T {
   if (typeof value === 'string') return interpolateString(value, vars, env, script) as T;

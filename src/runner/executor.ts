@@ -5,7 +5,8 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { BoxflowError, type ErrorCode } from '../errors.js';
 import type { FlowBox, FlowExpect, SourceLocation, Step } from '../flow/types.js';
 import type { Masker } from '../mask.js';
-import { callerLocation, codeFrame, interpolate, normalizeStep } from '../flow/index.js';
+import { codeFrame, interpolate } from '../flow/index.js';
+import { flowApi } from '../flow/tsApi.js';
 import type { RunOptions } from './options.js';
 import { handlers } from './steps/index.js';
 import type { FlowRuntime, StepHandler, StepRun } from './steps/types.js';
@@ -116,57 +117,15 @@ export class Executor {
 
   /** A TS function flow: each `box.*` call becomes one recorded top-level step. */
   flowBox(vars: Record<string, string>): { box: FlowBox; expect: FlowExpect } {
-    const exec = this;
-    const flowFile = this.rt.flow.file;
-    const call = async (raw: Record<string, unknown>, source: SourceLocation) => {
-      const step = normalizeStep(raw, source);
-      const id = String(++exec.#counter);
-      const record = await exec.runStep(step, id, exec.records.length, vars, flowFile);
-      exec.records.push(record);
-      if (record.status === 'failed') throw new StepFailure(record);
-    };
-    // Options take the YAML shape; a numeric timeout is in ms, as StepCommon has it.
-    const withOpts = (raw: Record<string, unknown>, opts?: Record<string, unknown>) => {
-      const extra = { ...(opts ?? {}) };
-      if (typeof extra.timeout === 'number') extra.timeout = `${extra.timeout}ms`;
-      return { ...raw, ...extra };
-    };
-    const rt = this.rt;
-    const box: FlowBox = {
-      tap: (target, opts) => call(withOpts({ tap: target }, opts), callerLocation()),
-      longPress: (target, opts) => {
-        const { duration, ...rest } = opts ?? {};
-        return call(withOpts({ longPress: duration ? { ...(typeof target === 'string' ? { text: target } : target), duration } : target }, rest), callerLocation());
+    return flowApi({
+      runStep: async (step) => {
+        const record = await this.runStep(step, String(++this.#counter), this.records.length, vars, this.rt.flow.file);
+        this.records.push(record);
+        if (record.status === 'failed') throw new StepFailure(record);
       },
-      swipe: (spec, opts) => call(withOpts({ swipe: spec }, opts), callerLocation()),
-      drag: (spec, opts) => call(withOpts({ drag: spec }, opts), callerLocation()),
-      pressKey: (keys, opts) => call(withOpts({ pressKey: keys }, opts), callerLocation()),
-      type: (text, opts) => call(withOpts({ type: text }, opts), callerLocation()),
-      openTab: (url, opts) => call(withOpts({ openTab: url }, opts), callerLocation()),
-      closeBrowser: (opts) => call(withOpts({ closeBrowser: null }, opts), callerLocation()),
-      setScale: (scale, opts) => call(withOpts({ setScale: scale }, opts), callerLocation()),
-      setResolution: (size, opts) => call(withOpts({ setResolution: size }, opts), callerLocation()),
-      screenshot: (name, opts) => call(withOpts({ screenshot: name }, opts), callerLocation()),
-      sleep: (duration, opts) => call(withOpts({ sleep: duration }, opts), callerLocation()),
-      step: (raw) => call(raw, callerLocation()),
-      browser: { page: () => rt.layout.page() },
-      info: { id: rt.box.id, type: rt.box.type },
-    };
-    const expect: FlowExpect = () => ({
-      toShow: (selector, opts) => call(withOpts({ assertVisible: selector }, opts), callerLocation()),
-      toHaveLayout: (spec, opts) => {
-        const { selector, ...rest } = spec;
-        const sel = typeof selector === 'string' ? { text: selector } : selector;
-        return call(withOpts({ assertLayout: { ...sel, ...rest } }, opts), callerLocation());
-      },
-      toMatchScreenshot: (name, opts) => {
-        const { label, optional, timeout, screenshots, ...visual } = (opts ?? {}) as Record<string, unknown>;
-        const common = Object.fromEntries(Object.entries({ label, optional, timeout, screenshots }).filter(([, v]) => v !== undefined));
-        return call({ assertScreenshot: Object.keys(visual).length ? { name, ...visual } : name, ...common }, callerLocation());
-      },
-      not: { toShow: (selector, opts) => call(withOpts({ assertNotVisible: selector }, opts), callerLocation()) },
+      info: { id: this.rt.box.id, type: this.rt.box.type },
+      page: () => this.rt.layout.page(),
     });
-    return { box, expect };
   }
 
   #skipped(step: Step, id: string, index: number): StepRecord {

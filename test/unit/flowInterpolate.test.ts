@@ -18,7 +18,7 @@ test('interpolate replaces ${NAME} from the flow vars and ${env.NAME} from the e
 
 test('interpolate names an unknown variable, an unset environment variable and a bad reference', () => {
   const fails = (text: string, has: string) =>
-    assert.throws(() => interpolate(text, { A: '1' }, {}), (e: BoxflowError) => e.code === 'FLOW_SCHEMA' && e.message.includes(has), text);
+    assert.throws(() => interpolate(text, { A: '1' }, {}), (e: BoxflowError) => e.code === 'STEP_INVALID' && e.message.includes(has), text);
   fails('${USR}', '${USR}: unknown variable; define it under env:');
   fails('${env.HOME_DIR}', 'the environment variable HOME_DIR is not set');
   fails('${a-b}', '"${a-b}" is not a variable reference');

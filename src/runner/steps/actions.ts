@@ -56,7 +56,7 @@ export const swipe: StepHandler<'swipe'> = async (step, run) => {
     const { from, to } = await directionPoints(run, step.direction, step.on);
     return dragSimple(run, from, to, duration, step);
   }
-  if (!step.from || !step.to) throw new BoxflowError('FLOW_SCHEMA', 'swipe needs a direction or both from and to');
+  if (!step.from || !step.to) throw new BoxflowError('STEP_INVALID', 'swipe needs a direction or both from and to');
   await dragSimple(run, await resolveTarget(run, step.from), await resolveTarget(run, step.to), duration, step);
 };
 
@@ -113,7 +113,7 @@ export const drag: StepHandler<'drag'> = async (step, run) => {
     );
     return run.recordAction(result);
   }
-  if (!step.from || !step.to) throw new BoxflowError('FLOW_SCHEMA', 'drag needs from and to, or a path');
+  if (!step.from || !step.to) throw new BoxflowError('STEP_INVALID', 'drag needs from and to, or a path');
   await dragSimple(run, await resolveTarget(run, step.from), await resolveTarget(run, step.to), step.duration ?? 500, step);
 };
 
