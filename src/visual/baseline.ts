@@ -54,6 +54,8 @@ export function resolveBaselinePath(template: string | undefined, tokens: Baseli
 
 export type UpdateMode = 'missing' | 'changed' | 'all' | 'none';
 export const kUpdateModes: readonly UpdateMode[] = ['missing', 'changed', 'all', 'none'];
+/** Why a baseline was written. */
+export type BaselineWritten = Exclude<UpdateMode, 'none'>;
 
 export type BaselineAction = 'compare' | 'write-missing' | 'write-changed' | 'write-all' | 'fail-missing';
 

@@ -4,6 +4,6 @@ export { compareImagesSync, diffLimit, kDefaultThreshold, validateCompareOptions
 export { stableCapture, type StableCaptureOptions, type StableCaptureResult } from './stable.js';
 export {
   decideBaseline, kDefaultBaselineTemplate, kUpdateModes, resolveBaselinePath, sanitizeSegment, writeBaseline, writeFailureImages,
-  type BaselineAction, type BaselineTokens, type FailureImagePaths, type FailureImages, type UpdateMode,
+  type BaselineAction, type BaselineTokens, type BaselineWritten, type FailureImagePaths, type FailureImages, type UpdateMode,
 } from './baseline.js';
 export { clampRect, cropRgba, decodePng, encodePng, fillRect, isPng, padRgba, pngSize, type Rect, type RgbaImage, type Size } from './png.js';

@@ -1,12 +1,13 @@
 // Screenshot steps: capture a stable frame, compare with the baseline, write the evidence.
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { BoxApiError } from '../../api/client.js';
 import { BoxflowError } from '../../errors.js';
 import type { Rect } from '../../flow/types.js';
 import { query, describeSelector } from '../../layout/index.js';
 import type { Selector } from '../../layout/types.js';
-import { compareImages, pngSize, resolveBaselinePath, stableCapture, writeBaseline, writeFailureImages } from '../../visual/index.js';
+import { compareImages, decideBaseline, pngSize, resolveBaselinePath, stableCapture, writeBaseline, writeFailureImages, type BaselineWritten } from '../../visual/index.js';
 import type { StepHandler, StepRun } from './types.js';
 
 const kCaptureMode = new WeakMap<object, 'screenshot' | 'type'>();
@@ -98,23 +99,21 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
 
   const mode = rt.options.baselines.update;
   const exists = existsSync(baseline);
-  const write = async (why: 'missing' | 'changed' | 'all') => {
+  const write = async (why: BaselineWritten) => {
     await writeBaseline(baseline, frame.png);
     visual.written = why;
     rt.hooks.baselineWritten(rel, why);
     run.record.message = `baseline ${why === 'missing' ? 'written' : 'updated'}: ${rel}`;
   };
-  if (!exists) {
-    if (mode === 'none') {
-      const files = await writeFailureImages(outDir, name, { actual: frame.png });
-      visual.actual = files.actual && outRel(files.actual);
-      throw new BoxflowError('ASSERT_SCREENSHOT', `no baseline at ${rel}; run with --update-baselines=missing to write it`);
-    }
-    return write('missing');
+  const before = decideBaseline(mode, exists, null);
+  if (before === 'fail-missing') {
+    const files = await writeFailureImages(outDir, name, { actual: frame.png });
+    visual.actual = files.actual && outRel(files.actual);
+    throw new BoxflowError('ASSERT_SCREENSHOT', `no baseline at ${rel}; run with --update-baselines=missing to write it`);
   }
-  if (mode === 'all') return write('all');
+  if (before === 'write-missing') return write('missing');
+  if (before === 'write-all') return write('all');
 
-  const { readFile } = await import('node:fs/promises');
   const expected = await readFile(baseline);
   const result = await compareImages(expected, frame.png, {
     threshold: step.threshold,
@@ -125,11 +124,11 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
   });
   visual.diffPixels = result.diffPixels;
   visual.diffRatio = result.diffRatio;
+  if (decideBaseline(mode, true, result.pass) === 'write-changed') return write('changed');
   if (result.pass) {
     run.record.message = `matches ${rel} (${result.diffPixels} pixels differ)`;
     return;
   }
-  if (mode === 'changed') return write('changed');
   const files = await writeFailureImages(outDir, name, { expected, actual: frame.png, diff: result.diffPng });
   visual.expected = files.expected && outRel(files.expected);
   visual.actual = files.actual && outRel(files.actual);
