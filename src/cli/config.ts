@@ -10,6 +10,7 @@ import { BoxflowError } from '../errors.js';
 import { importTs } from '../flow/index.js';
 import type { RunOptions, UpdateBaselines } from '../runner/options.js';
 import type { ReporterSpec } from '../runner/reporterHost.js';
+import { kDefaultBaselineTemplate, kUpdateModes } from '../visual/index.js';
 import { checkConfig } from './configSchema.js';
 
 export interface Config {
@@ -126,8 +127,6 @@ function duration(value: string | undefined, what: string): number | undefined {
   return parseDuration(value);
 }
 
-const kUpdateModes = ['missing', 'changed', 'all', 'none'] as const;
-
 export function resolveConfig(flags: CliFlags, config: Config, configFile: string | undefined, cwd: string, env: NodeJS.ProcessEnv = process.env): Resolved {
   const rootDir = configFile ? dirname(configFile) : cwd;
   const take = <T>(...values: (T | undefined)[]): T | undefined => values.find((v) => v !== undefined);
@@ -197,7 +196,7 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
       flowTimeout: duration(config.timeouts?.flow, 'timeouts.flow') ?? 120_000,
       actionTimeout: duration(config.timeouts?.action, 'timeouts.action') ?? 60_000,
       screenshots: { phases, delay },
-      baselines: { pathTemplate: config.baselines?.pathTemplate ?? '{flowDir}/__screenshots__/{flowName}/{name}-{boxType}.png', update },
+      baselines: { pathTemplate: config.baselines?.pathTemplate ?? kDefaultBaselineTemplate, update },
       boxes: { ids, createLinux: boxCfg.linux ?? workers, createAndroid: boxCfg.android ?? 0 },
     },
   };

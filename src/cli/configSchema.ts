@@ -3,6 +3,7 @@
 import { Ajv } from 'ajv';
 import { BoxflowError } from '../errors.js';
 import { explain, formatPath } from '../flow/index.js';
+import { kUpdateModes } from '../visual/index.js';
 
 type JsonSchema = Record<string, unknown>;
 const str: JsonSchema = { type: 'string', minLength: 1 };
@@ -33,7 +34,7 @@ export const configSchema: JsonSchema = obj({
     items: { anyOf: [str, { type: 'array', items: [str, { type: 'object' }], minItems: 1, maxItems: 2 }] },
   },
   webServer: obj({ command: str, url: str, timeout: duration, reuseExistingServer: { type: 'boolean' }, cwd: str }, ['command', 'url']),
-  baselines: obj({ pathTemplate: str, update: { type: 'string', enum: ['missing', 'changed', 'all', 'none'] } }),
+  baselines: obj({ pathTemplate: str, update: { type: 'string', enum: [...kUpdateModes] } }),
 });
 
 export const kConfigKeys = Object.keys((configSchema as { properties: object }).properties);

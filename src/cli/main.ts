@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { BoxflowError, exitClassOf, type ExitClass } from '../errors.js';
 import { runTest, runValidate, runMergeReports, runShowReport, printError } from './commands.js';
 import { runConvertMaestro } from './convert.js';
+import { kUpdateModes } from '../visual/index.js';
 
 const kVersion = '0.1.0';
 
@@ -36,7 +37,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option('--base-url <url>', 'a remote Box API service (ends in /api/v1); the key comes from BOXFLOW_API_KEY')
     .option('--box <id...>', 'run on these existing boxes')
     .option('-e, --env <NAME=value>', 'a variable every flow sees as ${NAME} (over the config\'s env; a flow\'s own env: wins); repeatable', collect, [])
-    .addOption(new Option('--update-baselines [mode]', 'write screenshot baselines: missing, changed (also writes missing ones), all or none; the flag alone means changed, no flag means missing').choices(['missing', 'changed', 'all', 'none']))
+    .addOption(new Option('--update-baselines [mode]', 'write screenshot baselines: missing, changed (also writes missing ones), all or none; the flag alone means changed, no flag means missing').choices(kUpdateModes))
     .action((paths: string[], opts: Record<string, unknown>) => done(runTest({ ...opts, paths })));
 
   program

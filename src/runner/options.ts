@@ -1,7 +1,8 @@
 // What the runner needs, fully resolved (the CLI decides precedence in one place: cli/config.ts).
 import type { Phase } from '../api/schemas.js';
+import type { UpdateMode } from '../visual/index.js';
 
-export type UpdateBaselines = 'missing' | 'changed' | 'all' | 'none';
+export type UpdateBaselines = UpdateMode;
 
 export interface RunOptions {
   rootDir: string;
