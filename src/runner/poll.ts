@@ -1,7 +1,6 @@
 // Polling, not sleeping: re-check until a deadline with backoff (Playwright's 100/250/500/1000 ms).
 import { setTimeout as sleep } from 'node:timers/promises';
-
-const kBackoffMs = [0, 100, 250, 500, 1000];
+import { kBackoffMs } from '../visual/stable.js';
 
 export async function pollUntil<T>(
   probe: () => Promise<T | undefined>,

@@ -24,7 +24,8 @@ export type StableCaptureResult =
   | { stable: true; png: Buffer; frames: number }
   | { stable: false; png: Buffer; previous: Buffer; frames: number };
 
-const kBackoffMs = [0, 100, 250, 500, 1000];
+/** Playwright's poll intervals; the runner's polling (src/runner/poll.ts) waits the same. */
+export const kBackoffMs: readonly number[] = [0, 100, 250, 500, 1000];
 
 function checkAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new BoxflowError('ABORTED', 'stable screenshot capture was aborted', { cause: signal.reason });
