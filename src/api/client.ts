@@ -13,6 +13,7 @@ import { BoxflowError, type ErrorCode } from '../errors.js';
 import { Masker } from '../mask.js';
 import { endpoints, kInstallMaxBytes, type EndpointName } from './schemas.js';
 import { check, formatProblem } from './validate.js';
+import { boxflowVersion } from './version.js';
 
 export interface BoxClientOptions {
   /** Ends in /api/v1. Default: BOXFLOW_BASE_URL, else GBOX_BASE_URL. */
@@ -86,8 +87,6 @@ export function codeForStatus(status: number): ErrorCode {
 
 // Connection failures that happen before any byte of the request left: safe to retry for any method.
 const kNotSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
-const kVersion = '0.1.0';
 
 export class BoxClient {
   readonly baseUrl: string;
@@ -272,7 +271,7 @@ export class BoxClient {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#apiKey}`,
       accept: 'response' in ep ? 'application/json' : '*/*',
-      'user-agent': `boxflow/${kVersion}`,
+      'user-agent': `boxflow/${boxflowVersion()}`,
     };
     let body: string | FormData | undefined;
     if (call.form) body = call.form;

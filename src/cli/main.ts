@@ -8,14 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { BoxflowError, exitClassOf, type ExitClass } from '../errors.js';
 import { runTest, runValidate, runMergeReports, runShowReport, printError } from './commands.js';
 import { runConvertMaestro } from './convert.js';
+import { boxflowVersion } from '../api/version.js';
 import { kUpdateModes } from '../visual/index.js';
-
-const kVersion = '0.1.0';
 
 export function buildProgram(exit: (code: number) => void): Command {
   const program = new Command('boxflow')
     .description('Flows for remote device boxes: run, check layouts and screenshots, report.')
-    .version(kVersion)
+    .version(boxflowVersion())
     .showHelpAfterError()
     .exitOverride();
 
