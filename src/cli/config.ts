@@ -9,7 +9,7 @@ import type { Phase } from '../api/schemas.js';
 import { BoxflowError } from '../errors.js';
 import { importTs } from '../flow/index.js';
 import type { RunOptions, UpdateBaselines } from '../runner/options.js';
-import type { ReporterSpec } from '../runner/reporterHost.js';
+import { parseReporterFlag, type ReporterSpec } from '../runner/reporterHost.js';
 import { kDefaultBaselineTemplate, kUpdateModes } from '../visual/index.js';
 import { checkConfig } from './configSchema.js';
 
@@ -161,7 +161,7 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
   // `boxes: {linux: n}` alone runs n flows at once, one per box.
   const workers = take(int(flags.workers, '--workers', 1), int(config.workers, 'workers', 1), boxCfg.linux || undefined) ?? 1;
 
-  const reporterFlag = flags.reporter?.split(',').map((s) => s.trim()).filter(Boolean);
+  const reporterFlag = flags.reporter === undefined ? undefined : parseReporterFlag(flags.reporter);
   const apiKeyEnv = config.apiKeyEnv ?? 'BOXFLOW_API_KEY';
   const baseUrl = take(flags.baseUrl, config.baseUrl, env.BOXFLOW_BASE_URL, env.GBOX_BASE_URL);
   const web = config.webServer;
