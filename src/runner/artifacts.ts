@@ -7,6 +7,7 @@ import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
+import { decodeDataUri } from '../api/dataUri.js';
 import { BoxflowError } from '../errors.js';
 
 const kExt = /^[a-z0-9]{1,8}$/;
@@ -73,13 +74,8 @@ export class ArtifactStore {
   }
 
   /** Stores a `data:` URI (base64 or percent-encoded); the extension comes from its media type. */
-  putDataUri(uri: string): Promise<string> {
-    const m = /^data:([^;,]*)((?:;[^;,]*)*),/s.exec(uri);
-    if (!m) return Promise.reject(new BoxflowError('INVALID_ARGUMENT', 'not a data: URI'));
-    const mime = m[1] || 'text/plain';
-    const isBase64 = m[2]!.split(';').includes('base64');
-    const payload = uri.slice(m[0].length);
-    const bytes = isBase64 ? Buffer.from(payload, 'base64') : Buffer.from(decodeURIComponent(payload), 'utf8');
+  async putDataUri(uri: string): Promise<string> {
+    const { mime, bytes } = decodeDataUri(uri);
     return this.put(bytes, extForMime(mime));
   }
 

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { BoxApiError } from '../../api/client.js';
+import { decodeDataUri } from '../../api/dataUri.js';
 import { BoxflowError } from '../../errors.js';
 import type { Rect } from '../../flow/types.js';
 import { query, describeSelector } from '../../layout/index.js';
@@ -19,7 +20,7 @@ export async function captureOnce(run: StepRun): Promise<Buffer> {
     try {
       const shot = await client.screenshot(box.id, { outputFormat: 'base64' }, { signal: run.signal });
       kCaptureMode.set(run.rt.state, 'screenshot');
-      return shot.presignedUrl && !shot.uri.startsWith('data:') ? client.fetchObject(shot.presignedUrl) : decodeDataUri(shot.uri);
+      return shot.presignedUrl && !shot.uri.startsWith('data:') ? client.fetchObject(shot.presignedUrl) : decodeDataUri(shot.uri).bytes;
     } catch (err) {
       if (!(err instanceof BoxApiError && (err.httpStatus === 404 || err.httpStatus === 405) && err.serverCode !== 'BOX_NOT_FOUND')) throw err;
       kCaptureMode.set(run.rt.state, 'type');
@@ -28,12 +29,7 @@ export async function captureOnce(run: StepRun): Promise<Buffer> {
   const result = await client.type(box.id, { text: '', options: { screenshot: { phases: ['after'], delay: '0ms', outputFormat: 'base64' } } }, { signal: run.signal });
   const uri = result.screenshot?.after?.uri;
   if (!uri) throw new BoxflowError('INVALID_RESPONSE', 'the box returned no after-screenshot for an empty type action');
-  return uri.startsWith('data:') ? decodeDataUri(uri) : client.fetchObject(result.screenshot!.after!.presignedUrl ?? uri);
-}
-
-function decodeDataUri(uri: string): Buffer {
-  const comma = uri.indexOf(',');
-  return Buffer.from(uri.slice(comma + 1), 'base64');
+  return uri.startsWith('data:') ? decodeDataUri(uri).bytes : client.fetchObject(result.screenshot!.after!.presignedUrl ?? uri);
 }
 
 function isRect(v: Selector | Rect): v is Rect {
