@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { deflateSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { ArtifactStore } from '../src/runner/artifacts.js';
-import { computeStats } from '../src/runner/events.js';
+import { computeStats } from '../src/runner/stats.js';
 import type { FlowResult, RunResult, StepRecord } from '../src/runner/types.js';
 import { writeHtmlReport } from '../reporters/html/index.js';
 import { percentile, printResult } from './_report.js';

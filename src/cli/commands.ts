@@ -9,7 +9,8 @@ import { BoxClient } from '../api/client.js';
 import { BoxflowError, exitClassOf } from '../errors.js';
 import { loadFlows, undefinedVariables } from '../flow/index.js';
 import { Masker } from '../mask.js';
-import { EventLog, writeResultsJson, mergeRunDirs } from '../runner/events.js';
+import { EventLog, writeResultsJson } from '../runner/events.js';
+import { mergeRunDirs } from '../runner/eventsMerge.js';
 import { loadReporters, ReporterHost, replayResult, parseReporterFlag } from '../runner/reporterHost.js';
 import { runFlows, selectFlows } from '../runner/run.js';
 import type { RunResult } from '../runner/types.js';
@@ -195,13 +196,13 @@ async function startWebServer(web: NonNullable<ReturnType<typeof resolveConfig>[
   while (performance.now() < deadline) {
     if (child.exitCode !== null) {
       const clash = /EADDRINUSE|address already in use/i.test(stderr) ? ` (its port is taken: another server is running on ${new URL(web.url).host})` : '';
-      throw new BoxflowError('CONFIG_INVALID', `webServer "${web.command}" exited with ${child.exitCode}${clash}: ${stderr.trim()}`);
+      throw new BoxflowError('WEB_SERVER_FAILED', `webServer "${web.command}" exited with ${child.exitCode}${clash}: ${stderr.trim()}`);
     }
     if (await answers()) return stop;
     await new Promise((r) => setTimeout(r, 200));
   }
   await stop();
-  throw new BoxflowError('CONFIG_INVALID', `webServer "${web.command}" did not answer at ${web.url} within ${web.timeoutMs} ms`);
+  throw new BoxflowError('WEB_SERVER_FAILED', `webServer "${web.command}" did not answer at ${web.url} within ${web.timeoutMs} ms`);
 }
 
 export async function runMergeReports(dirs: string[], opts: { reporter: string; output: string }): Promise<number> {

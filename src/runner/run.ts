@@ -12,6 +12,8 @@ import { ArtifactStore } from './artifacts.js';
 import { BoxPool, type Lease } from './boxPool.js';
 import { Executor, maskError, relativeSource, toErrorInfo, type FlowRuntime } from './executor.js';
 import { LayoutSource } from './layoutSource.js';
+import { computeStats } from './stats.js';
+import { defineVariables } from './script.js';
 import type { RunOptions } from './options.js';
 import type { ErrorInfo, FlowAttempt, FlowInfo, FlowResult, Reporter, RunResult, StepRecord } from './types.js';
 
@@ -130,13 +132,7 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
 
   const order = new Map(flows.map((f, i) => [infos.get(f)!.id, i]));
   results.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-  const stats = {
-    total: results.length,
-    passed: results.filter((r) => r.status === 'passed').length,
-    failed: results.filter((r) => r.status === 'failed').length,
-    flaky: results.filter((r) => r.status === 'flaky').length,
-    skipped: results.filter((r) => r.status === 'skipped').length,
-  };
+  const stats = computeStats(results);
   const result: RunResult = {
     version: 1,
     startedAt,
@@ -197,6 +193,8 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
   let error: ErrorInfo | undefined;
   const steps: StepRecord[] = [];
   try {
+    // env: values may read -e and the values before them (`USER: ${USER || 'guest'}`), as in Maestro.
+    Object.assign(vars, defineVariables({ ...deps.options.env }, flow.env, state, box.type));
     state.scale = (await deps.client.getSettings(box.id).catch(() => ({ scale: 1 }))).scale;
     steps.push(...(await exec.runList(flow.onStart, '', vars, flow.file)));
     if (!steps.some((s) => s.status === 'failed')) {

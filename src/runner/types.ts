@@ -1,12 +1,14 @@
 // The result model: what the runner records, streams to reporters and writes to
 // <output>/results.jsonl (events) and <output>/results.json (the final RunResult).
 // Reporters consume these types only. docs/results.md documents them.
+import type { ErrorCode } from '../errors.js';
 
 export type StepStatus = 'passed' | 'failed' | 'skipped' | 'warned';
 export type FlowStatus = 'passed' | 'failed' | 'flaky' | 'skipped';
 
 export interface ErrorInfo {
-  code: string;
+  /** One of the stable codes of docs/errors.md. */
+  code: ErrorCode;
   message: string;
   /** Code frame of the flow file around the step, when the step has a source. */
   snippet?: string;

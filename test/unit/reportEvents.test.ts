@@ -5,7 +5,9 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EventLog, mergeResults, mergeRunDirs, readEvents, readRunDir, resultFromEvents, writeResultsJson } from '../../src/runner/events.js';
+import { EventLog, writeResultsJson } from '../../src/runner/events.js';
+import { mergeResults, mergeRunDirs } from '../../src/runner/eventsMerge.js';
+import { readEvents, readRunDir, resultFromEvents } from '../../src/runner/eventsRead.js';
 import { ReporterHost } from '../../src/runner/reporterHost.js';
 import type { RunEvent, RunResult, StepRecord } from '../../src/runner/types.js';
 import { kFlows, runFixture } from '../fixtures/results/fixture.js';
@@ -51,9 +53,25 @@ test('a torn last line is skipped, a torn line in the middle is an error', () =>
     writeFileSync(file, `${ok}\n${ok}\n{"type":"stepEnd","ti`);
     assert.equal(readEvents(file).length, 2);
     writeFileSync(file, `${ok}\n{"type":"ste\n${ok}\n`);
-    assert.throws(() => readEvents(file), (e: Error & { code?: string }) => e.code === 'CONFIG_INVALID');
+    assert.throws(() => readEvents(file), (e: Error & { code?: string }) => e.code === 'RESULTS_INVALID');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('merge-reports refuses a folder with no results, a results.json that is not JSON and one that is not a run, naming the file', async () => {
+  const dir = tmp();
+  const out = tmp();
+  try {
+    const refused = (has: string) => (e: Error & { code?: string }) => e.code === 'RESULTS_INVALID' && e.message.includes(has);
+    assert.throws(() => mergeRunDirs([dir], out), refused('holds no results.json or results.jsonl'));
+    writeFileSync(join(dir, 'results.json'), '{"version": 1, "flows": [');
+    assert.throws(() => mergeRunDirs([dir], out), refused(`${join(dir, 'results.json')}: not JSON`));
+    writeFileSync(join(dir, 'results.json'), '{"hello": "world"}');
+    assert.throws(() => readRunDir(dir), refused('not the results of a boxflow run'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(out, { recursive: true, force: true });
   }
 });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { loadReporters, replayResult, ReporterHost } from '../../src/runner/reporterHost.js';
-import { mergeRunDirs } from '../../src/runner/events.js';
+import { mergeRunDirs } from '../../src/runner/eventsMerge.js';
 import { EventLog } from '../../src/runner/events.js';
 import { builtinReporters } from '../../reporters/index.js';
 import type { ReportData } from '../../reporters/html/index.js';

@@ -13,7 +13,7 @@ import { builtinReporters, junitXml, writeHtmlReport } from '../../reporters/ind
 const flowText = 'name: login\nsecrets: [PASSWORD]\nenv: { PASSWORD: hunter2 }\nsteps:\n  - tap: Sign in\n';
 
 function result(): RunResult {
-  const error = { code: 'ELEMENT_NOT_FOUND', message: 'no visible element matches {text: "Sign in"}' };
+  const error = { code: 'ELEMENT_NOT_FOUND' as const, message: 'no visible element matches {text: "Sign in"}' };
   const step = { id: '1', index: 0, label: 'tap Sign in', command: 'tap', args: {}, source: { file: 'login.flow.yaml', line: 5, column: 5 }, status: 'failed' as const, attempts: 1, startedAt: new Date(0).toISOString(), durationMs: 1, error };
   const attempt = { attempt: 1, status: 'failed' as const, startedAt: step.startedAt, durationMs: 1, steps: [step], error };
   return {
