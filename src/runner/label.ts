@@ -1,21 +1,20 @@
 // A step's default label reads like the step: `tap #email`, `type "demo@…"`, `assertVisible "Welcome"`.
-import { describeSelector } from '../layout/index.js';
+import { describeSelector, kNestedKeys } from '../layout/index.js';
 import type { Selector } from '../layout/types.js';
 import type { Step, Target } from '../flow/types.js';
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const quoted = (s: string, n = 40) => JSON.stringify(clip(s, n));
 
-const kRelative = ['below', 'above', 'leftOf', 'rightOf', 'childOf'] as const;
-
 /** A selector as a user would point at it: "Welcome", #email, .todo label, [Menu], "OK" below #title. */
 export function selectorLabel(sel: Selector): string {
   if (typeof sel === 'string') return quoted(sel);
-  const relative = kRelative.filter((k) => sel[k] !== undefined);
+  const relative = kNestedKeys.filter((k) => sel[k] !== undefined);
   if (relative.length) {
     const base = { ...sel };
     for (const k of relative) delete base[k];
-    if (Object.keys(base).length) return `${selectorLabel(base)} ${relative.map((k) => `${k} ${selectorLabel(sel[k]!)}`).join(' ')}`;
+    const inner = (v: Selector | Selector[]) => (Array.isArray(v) ? `[${v.map(selectorLabel).join(', ')}]` : selectorLabel(v));
+    if (Object.keys(base).length) return `${selectorLabel(base)} ${relative.map((k) => `${k} ${inner(sel[k]!)}`).join(' ')}`;
   }
   const keys = Object.keys(sel).filter((k) => sel[k as keyof typeof sel] !== undefined);
   const index = sel.index !== undefined ? ` [${sel.index}]` : '';
@@ -98,8 +97,13 @@ export function stepLabel(step: Step): string {
       return `sleep ${step.ms} ms`;
     case 'runFlow':
       return `runFlow ${step.file.slice(step.file.lastIndexOf('/') + 1)}`;
-    case 'repeat':
-      return step.times !== undefined ? `repeat ${step.times}×` : `repeat while ${step.while?.visible !== undefined ? `visible ${selectorLabel(step.while.visible)}` : `not visible ${selectorLabel(step.while!.notVisible!)}`}`;
+    case 'repeat': {
+      if (step.times !== undefined) return `repeat ${step.times}×`;
+      const w = step.while!;
+      const cond = w.true !== undefined ? clip(w.true, 60) : w.visible !== undefined ? `visible ${selectorLabel(w.visible)}` : `not visible ${selectorLabel(w.notVisible!)}`;
+      // A one-round loop is how a condition guards steps (Maestro's when on inline commands).
+      return step.max === 1 ? `if ${cond}` : `repeat while ${cond}`;
+    }
     case 'retry':
       return `retry up to ${step.times}×`;
     case 'launchApp':

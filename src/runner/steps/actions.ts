@@ -1,7 +1,7 @@
 // UI, browser and utility steps: each is one Box API call (waits only where a target is looked up).
 import { formatDuration } from '../../api/duration.js';
 import { BoxflowError } from '../../errors.js';
-import { describeSelector, query } from '../../layout/index.js';
+import { describeSelector, matchText, query } from '../../layout/index.js';
 import type { StepHandler, StepRun } from './types.js';
 import { pngSize } from '../../visual/index.js';
 import { delay } from '../poll.js';
@@ -204,7 +204,7 @@ export const openTab: StepHandler<'openTab'> = async (step, run) => {
   const expect = step.expect ? run.resolve(step.expect) : undefined;
   for (const key of ['title', 'url'] as const) {
     const want = expect?.[key];
-    if (want !== undefined && !textMatches(tab[key], want)) {
+    if (want !== undefined && !matchText(want, tab[key])) {
       throw new BoxflowError('ASSERT_TAB', `tab ${key} is ${JSON.stringify(tab[key])}, expected ${want}`);
     }
   }
@@ -214,11 +214,6 @@ function absoluteUrl(url: string, base: string | undefined): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return url;
   if (!base) throw new BoxflowError('INVALID_URL', `openTab ${JSON.stringify(url)} is not an absolute URL: set appBaseUrl (or webServer.url) in boxflow.config to open paths of your app`);
   return new URL(url, base).href;
-}
-
-function textMatches(actual: string, want: string): boolean {
-  const m = /^\/(.*)\/([a-z]*)$/s.exec(want);
-  return m ? new RegExp(m[1]!, m[2]).test(actual) : actual === want;
 }
 
 export const closeBrowser: StepHandler<'closeBrowser'> = async (_step, run) => {

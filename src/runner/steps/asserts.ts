@@ -1,6 +1,6 @@
 // Layout assertions: poll the layout until the condition holds or the step times out.
 import { BoxflowError } from '../../errors.js';
-import { describeSelector, normaliseText, query } from '../../layout/index.js';
+import { describeSelector, query, textMatcher, type TextMatcher } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree } from '../../layout/types.js';
 import type { StepHandler } from './types.js';
 import { pollUntil } from '../poll.js';
@@ -32,12 +32,14 @@ export const assertNotVisible: StepHandler<'assertNotVisible'> = async (step, ru
 export const assertLayout: StepHandler<'assertLayout'> = async (step, run) => {
   const selector = run.resolve(step.selector);
   const want = run.resolve({ count: step.count, text: step.text, attributes: step.attributes });
+  // Compiled before polling, so a bad /regex/ fails at once rather than at the timeout.
+  const textOk = want.text === undefined ? undefined : textMatcher(want.text);
   let last: LayoutTree | undefined;
   let problem = '';
   const ok = await pollUntil(async () => {
     last = await run.rt.layout.tree(run.signal);
     const nodes = query(last, selector);
-    problem = check(nodes, want);
+    problem = check(nodes, want, textOk);
     return problem ? undefined : nodes.length;
   }, run.deadline, run.signal);
   if (ok.value !== undefined) {
@@ -49,24 +51,19 @@ export const assertLayout: StepHandler<'assertLayout'> = async (step, run) => {
   throw new BoxflowError('ASSERT_LAYOUT', `${describeSelector(selector)}: ${problem} (after ${run.timeoutMs} ms)`);
 };
 
-function check(nodes: LayoutNode[], want: { count?: number; text?: string; attributes?: Record<string, string> }): string {
+function check(nodes: LayoutNode[], want: { count?: number; text?: string; attributes?: Record<string, string> }, textOk: TextMatcher | undefined): string {
   if (want.count !== undefined) {
     if (nodes.length !== want.count) return `expected ${want.count} visible match${want.count === 1 ? '' : 'es'}, found ${nodes.length}`;
     if (want.count === 0) return '';
   }
   const node = nodes[0];
   if (!node) return 'no visible element matches';
-  if (want.text !== undefined && !textMatches(node.text, want.text)) return `text is ${JSON.stringify(node.text)}, expected ${want.text}`;
+  if (textOk && !textOk(node.text)) return `text is ${JSON.stringify(node.text)}, expected ${want.text}`;
   for (const [k, v] of Object.entries(want.attributes ?? {})) {
     const actual = node.attributes[k];
     if (actual !== String(v)) return `attribute ${k} is ${actual === undefined ? 'absent' : JSON.stringify(actual)}, expected ${JSON.stringify(String(v))}`;
   }
   return '';
-}
-
-function textMatches(actual: string, want: string): boolean {
-  const m = /^\/(.*)\/([a-z]*)$/s.exec(want);
-  return m ? new RegExp(m[1]!, m[2]).test(actual) : normaliseText(actual) === normaliseText(want);
 }
 
 function label(n: LayoutNode): string {

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BoxflowError } from '../../errors.js';
 import type { Target } from '../../flow/types.js';
-import { centre, describeSelector, query } from '../../layout/index.js';
+import { centre, describeSelector, query, textMatcher } from '../../layout/index.js';
 import type { LayoutNode, Selector } from '../../layout/types.js';
 import type { StepHandler, StepRun } from './types.js';
 import { pollUntil } from '../poll.js';
@@ -177,18 +177,14 @@ export const uploadFile: StepHandler<'uploadFile'> = async (step, run) => {
   run.record.message = `uploaded ${r.ok!.join(', ')}`;
 };
 
-function matches(actual: string, want: string): boolean {
-  const m = /^\/(.+)\/([a-z]*)$/s.exec(want);
-  return m ? new RegExp(m[1]!, m[2]!.replace(/[gy]/g, '')).test(actual) : actual === want;
-}
-
 async function assertPage(run: StepRun, what: 'url' | 'title', want: string): Promise<void> {
   requireLinux(run, what === 'url' ? 'assertUrl' : 'assertTitle');
+  const matches = textMatcher(want);
   let actual = '';
   const ok = await pollUntil(async () => {
     const page = await run.rt.layout.page();
     actual = what === 'url' ? page.url() : await page.title();
-    return matches(actual, want) ? true : undefined;
+    return matches(actual) ? true : undefined;
   }, run.deadline, run.signal);
   if (!ok.value) throw new BoxflowError('ASSERT_TAB', `the tab's ${what} is ${JSON.stringify(actual)}, expected ${want} (after ${run.timeoutMs} ms)`);
   run.record.message = `${what} ${JSON.stringify(actual)}`;
