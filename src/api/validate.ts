@@ -1,4 +1,5 @@
-// One ajv instance for the contract, shared by the server (requests) and the client (responses).
+// One ajv instance, with one set of options: the contract (server requests, client responses),
+// the flow schema and the config schema all compile on it.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { TSchema } from '@sinclair/typebox';
 import { BoxflowError } from '../errors.js';
@@ -22,6 +23,11 @@ ajv.addKeyword({
   errors: false,
   validate: (max: string, data: string) => !isDuration(data) || withinMax(data, max),
 });
+
+/** The shared instance, for schemas that are not the contract's (flow files, the config). */
+export function sharedAjv(): Ajv {
+  return ajv;
+}
 
 const cache = new WeakMap<TSchema, ValidateFunction>();
 

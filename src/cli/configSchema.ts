@@ -1,6 +1,7 @@
 // The config's JSON Schema: ajv judges it and the flow schema's `explain` says what is wrong, at
 // which nested key, with a did-you-mean, as flow files get it. docs/config.md documents every key.
-import { Ajv } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { sharedAjv } from '../api/validate.js';
 import { BoxflowError } from '../errors.js';
 import { explain, formatPath } from '../flow/index.js';
 import { kUpdateModes } from '../visual/index.js';
@@ -39,11 +40,11 @@ export const configSchema: JsonSchema = obj({
 
 export const kConfigKeys = Object.keys((configSchema as { properties: object }).properties);
 
-let validate: ReturnType<Ajv['compile']> | undefined;
+let validate: ValidateFunction | undefined;
 
 /** Throws CONFIG_INVALID naming the nested key (`timeouts.stpe`) and the likely intended one. */
 export function checkConfig(config: unknown, file: string): void {
-  validate ??= new Ajv({ strict: false, allErrors: false }).compile(configSchema);
+  validate ??= sharedAjv().compile(configSchema);
   if (validate(config)) return;
   const found = explain(configSchema, config, [], {})[0];
   const e = validate.errors?.[0];

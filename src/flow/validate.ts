@@ -2,8 +2,9 @@
 // judges validity against the published schema; when it says no, `explain` and the step
 // dispatch below find the issue a person can act on and its path.
 import { basename } from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseDuration } from '../api/duration.js';
+import { sharedAjv } from '../api/validate.js';
 import { BoxflowError } from '../errors.js';
 import { explain, describeValue } from './explain.js';
 import { flowSchema, kTopLevelProps } from './schema.js';
@@ -17,7 +18,7 @@ import type { Flow, SourceLocation, Step, StepBody, StepCommon } from './types.j
 let compiled: { document: ValidateFunction; step: ValidateFunction } | undefined;
 function validators() {
   if (!compiled) {
-    const ajv = new Ajv({ allErrors: false, strict: false });
+    const ajv = sharedAjv();
     ajv.addSchema(flowSchema, 'flow');
     compiled = { document: ajv.compile({ $ref: 'flow#' }), step: ajv.compile({ $ref: 'flow#/definitions/step' }) };
   }
