@@ -14,6 +14,8 @@ export class ObjectStore {
   /** key → ms since epoch after which no URL for it can be valid. */
   readonly #expiry = new Map<string, number>();
   readonly #timer: NodeJS.Timeout;
+  /** Objects still being made (a trace drawn after its action answered): a GET waits for them. */
+  readonly #pending = new Map<string, Promise<void>>();
 
   constructor(root: string, secret: string) {
     this.#root = root;
@@ -28,6 +30,16 @@ export class ObjectStore {
     this.#expiry.set(key, Math.max(expiresAt, this.#expiry.get(key) ?? 0));
   }
 
+  /** Stores `data` once it is ready; its URL works at once (a GET that comes earlier waits). A failed `data` stores nothing. */
+  putWhenReady(key: string, data: Promise<Buffer>, expiresAt: number): void {
+    this.#file(key);
+    const done = data.then((bytes) => this.put(key, bytes, expiresAt)).catch(() => {});
+    this.#pending.set(key, done);
+    void done.finally(() => {
+      if (this.#pending.get(key) === done) this.#pending.delete(key);
+    });
+  }
+
   /** `origin` is e.g. http://127.0.0.1:28080. */
   url(origin: string, key: string, expiresAt: number): string {
     const path = kStoragePrefix + key;
@@ -38,6 +50,7 @@ export class ObjectStore {
   async get(pathname: string, query: URLSearchParams): Promise<Buffer> {
     verifyPresigned(this.#secret, pathname, query);
     const key = pathname.slice(kStoragePrefix.length);
+    await this.#pending.get(key);
     try {
       return await readFile(this.#file(key));
     } catch {
@@ -55,6 +68,7 @@ export class ObjectStore {
 
   async close(): Promise<void> {
     clearInterval(this.#timer);
+    await Promise.all(this.#pending.values());
     await rm(this.#root, { recursive: true, force: true });
   }
 

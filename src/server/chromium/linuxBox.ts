@@ -241,6 +241,8 @@ export class LinuxBox {
       format: 'png',
       clip: { x: vv.pageX + area.x, y: vv.pageY + area.y, width: area.width, height: area.height, scale },
       captureBeyondViewport: false,
+      // zlib's fastest level instead of its default: the PNG is a little larger and takes a fraction of the time.
+      optimizeForSpeed: true,
     });
     return Buffer.from(data, 'base64');
   }
