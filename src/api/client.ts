@@ -261,6 +261,22 @@ export class BoxClient {
     }
   }
 
+  /** `fetchObject` as a stream: the body is passed on as it arrives, never held whole. */
+  async streamObject(url: string, opts: RequestOptions = {}): Promise<Dispatcher.ResponseData['body']> {
+    const where = { method: 'GET', path: new URL(url).pathname };
+    const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
+    const deadline = new Deadline(timeoutMs, opts.signal);
+    try {
+      const res = await request(url, { method: 'GET', signal: deadline, dispatcher: this.#dispatcher });
+      if (res.statusCode !== 200) throw this.#httpError(res.statusCode, await res.body.text().catch(() => ''), where);
+      res.body.once('close', () => deadline.dispose());
+      return res.body;
+    } catch (cause) {
+      deadline.dispose();
+      throw BoxflowError.is(cause) ? cause : this.#transportError(cause, opts.signal, timeoutMs, where);
+    }
+  }
+
   // ------------------------------------------------------------------ transport
 
   async #call<N extends EndpointName>(name: N, call: Call, opts: RequestOptions = {}): Promise<Result<N>> {
