@@ -7,8 +7,11 @@ import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
+import type { BoxClient } from '../api/client.js';
 import { decodeDataUri } from '../api/dataUri.js';
+import type { ActionResult } from '../api/schemas.js';
 import { BoxflowError } from '../errors.js';
+import type { StepImages } from './types.js';
 
 const kExt = /^[a-z0-9]{1,8}$/;
 
@@ -128,6 +131,33 @@ export class ArtifactStore {
   private _ensureDir(): void {
     mkdirSync(this.dataDir, { recursive: true });
   }
+}
+
+/** How an action step asks for its images (`options.screenshot` besides phases and delay). */
+export type ImageTransport = { outputFormat: 'base64' } | { outputFormat: 'storageKey'; settle: 'frames' };
+
+/**
+ * `boxflow serve` (known once it answered an action, docs/api.md) offers every phase as a stored file
+ * behind a pre-signed URL, the trace included, and its `settle: 'frames'` extension: the after-shot
+ * is taken once two frames in a row agree, the delay being the longest wait. Any other service gets
+ * base64: the reference service's stored trace has no URL to fetch.
+ */
+export function imageTransport(client: BoxClient): ImageTransport {
+  return client.isBoxflowService ? { outputFormat: 'storageKey', settle: 'frames' } : { outputFormat: 'base64' };
+}
+
+/** Stores an action's images (data URIs decoded, pre-signed files streamed) and returns their paths. */
+export async function storeActionImages(store: ArtifactStore, client: BoxClient, shots: NonNullable<ActionResult['screenshot']>, signal?: AbortSignal): Promise<StepImages> {
+  const phases = (['before', 'after', 'trace'] as const).filter((p) => shots[p]?.uri);
+  const paths = await Promise.all(
+    phases.map(async (phase) => {
+      const { uri, presignedUrl } = shots[phase] as { uri: string; presignedUrl?: string };
+      if (uri.startsWith('data:')) return store.putDataUri(uri);
+      if (presignedUrl) return store.putStream(await client.streamObject(presignedUrl, signal ? { signal } : {}), 'png');
+      return uri;
+    }),
+  );
+  return Object.fromEntries(phases.map((p, i) => [p, paths[i]]));
 }
 
 function checkExt(ext: string): void {

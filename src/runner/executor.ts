@@ -7,6 +7,7 @@ import type { FlowBox, FlowExpect, SourceLocation, Step } from '../flow/types.js
 import type { Masker } from '../mask.js';
 import { codeFrame, interpolate } from '../flow/index.js';
 import { flowApi } from '../flow/tsApi.js';
+import { imageTransport, storeActionImages, type ImageTransport } from './artifacts.js';
 import type { RunOptions } from './options.js';
 import { handlers } from './steps/index.js';
 import type { FlowRuntime, StepHandler, StepRun } from './steps/types.js';
@@ -82,18 +83,11 @@ export class Executor {
       signal: stepSignal,
       flowFile,
       resolve: (value) => interpolate(value, vars, process.env, (expr) => scriptHostFor(rt.state).run(expr, { vars, platform: rt.box.type === 'linux' ? 'web' : 'android' }, `\${${expr}}`)),
-      actionOptions: (s) => screenshotOptions(s, rt.options),
+      actionOptions: (s) => screenshotOptions(s, rt.options, imageTransport(rt.client)),
       recordAction: async (result) => {
         record.actionId = result.actionId;
         record.message = result.message;
-        if (result.screenshot) {
-          const images: NonNullable<StepRecord['screenshots']> = {};
-          for (const phase of ['before', 'after', 'trace'] as const) {
-            const entry = result.screenshot[phase] as { uri: string; presignedUrl?: string } | undefined;
-            if (entry?.uri) images[phase] = await storeImage(rt, entry);
-          }
-          record.screenshots = images;
-        }
+        if (result.screenshot) record.screenshots = await storeActionImages(rt.artifacts, rt.client, result.screenshot, stepSignal);
       },
       runChildren: (steps, childVars, file, attempt) => this.runList(steps, id, childVars, file, attempt),
     };
@@ -149,10 +143,10 @@ export class Executor {
 
 // ---------------------------------------------------------------------------- helpers
 
-function screenshotOptions(step: Step, options: RunOptions) {
+function screenshotOptions(step: Step, options: RunOptions, transport: ImageTransport) {
   const phases = step.screenshots === undefined ? options.screenshots.phases : step.screenshots === true ? (['before', 'after', 'trace'] as const) : step.screenshots === false ? [] : step.screenshots;
   if (!phases.length) return { screenshot: false as const };
-  return { screenshot: { phases: [...phases], delay: options.screenshots.delay, outputFormat: 'base64' as const } };
+  return { screenshot: { phases: [...phases], delay: options.screenshots.delay, ...transport } };
 }
 
 /** Paths in records are relative to the project root: reports and GitHub annotations need that. */
@@ -176,12 +170,6 @@ async function failureScreenshot(run: StepRun, step: Step, err: unknown, flowSig
   } catch {
     // The step's own error is what the report must show.
   }
-}
-
-async function storeImage(rt: FlowRuntime, entry: { uri: string; presignedUrl?: string }): Promise<string> {
-  if (entry.uri.startsWith('data:')) return rt.artifacts.putDataUri(entry.uri);
-  if (entry.presignedUrl) return rt.artifacts.put(await rt.client.fetchObject(entry.presignedUrl), 'png');
-  return entry.uri;
 }
 
 export function stepArgs(step: Step): unknown {

@@ -4,7 +4,7 @@ import type { ActionResult } from '../../api/schemas.js';
 import type { BoxClient } from '../../api/client.js';
 import type { Flow, Step } from '../../flow/types.js';
 import type { Masker } from '../../mask.js';
-import type { ArtifactStore } from '../artifacts.js';
+import type { ArtifactStore, ImageTransport } from '../artifacts.js';
 import type { BoxState } from '../boxPool.js';
 import type { LayoutSource } from '../layoutSource.js';
 import type { RunOptions } from '../options.js';
@@ -49,7 +49,7 @@ export interface StepRun {
   flowFile: string;
   resolve<T>(value: T): T;
   /** The `options` an action sends: screenshots as the step and config ask. */
-  actionOptions(step: Step): { screenshot: false | { phases: ('before' | 'after' | 'trace')[]; delay: string; outputFormat: 'base64' } };
+  actionOptions(step: Step): { screenshot: false | ({ phases: ('before' | 'after' | 'trace')[]; delay: string } & ImageTransport) };
   /** Records an action's id, message and images. */
   recordAction(result: ActionResult): Promise<void>;
   runChildren(steps: Step[], vars: Record<string, string>, flowFile: string, attempt?: number): Promise<StepRecord[]>;
