@@ -221,8 +221,11 @@ export type InstallResult = Static<typeof InstallResult>;
 /** Multipart fields of an install: `apk` is a file part, or a text part holding an http(s) URL. */
 export const kInstallMaxBytes = 512 * 1024 * 1024;
 
-/** Open or restart an app: `activityName` (`.Main` or a full class name), else its launcher activity. */
-export const AppActivityBody = Type.Object({ activityName: Type.Optional(Type.String({ minLength: 1, maxLength: kLimits.shortString })) });
+/** Open or restart an app: `activityName` (`.Main` or a full class name), else its launcher activity; `extras`: string extras of the launch intent (boxflow's, for Maestro's launchApp arguments). */
+export const AppActivityBody = Type.Object({
+  activityName: Type.Optional(Type.String({ minLength: 1, maxLength: kLimits.shortString })),
+  extras: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: kLimits.shortString }), Type.String({ maxLength: kLimits.shortString }))),
+});
 export type AppActivityBody = Static<typeof AppActivityBody>;
 
 export const LauncherApp = Type.Object({ packageName: Type.String(), activityName: Type.String(), activityClassName: Type.String() });

@@ -42,6 +42,21 @@ function toJs(doc: Document): unknown {
   return plain.toJS({ maxAliasCount: 1000 });
 }
 
+/**
+ * Maestro's `${NAME}` is JavaScript: a name nothing defines gives undefined. In boxflow `${NAME}`
+ * must be defined, so a name the file's own `env:` does not define becomes the expression
+ * `${(NAME)}`, which reads the same variable and gives "undefined" without it. Maestro's `\${`
+ * (a literal `${`) is boxflow's `$${`.
+ */
+function lenient(v: unknown, defined: Set<string>): unknown {
+  if (typeof v === 'string') {
+    return v.replace(/\\\$\{|\$\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}/g, (m, name?: string) => (name === undefined ? '$${' : defined.has(name) ? m : `\${(${name})}`));
+  }
+  if (Array.isArray(v)) return v.map((x) => lenient(x, defined));
+  if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, lenient(x, defined)]));
+  return v;
+}
+
 class Unsupported extends Error {
   constructor(readonly path: Path, readonly command: string, readonly why: string) {
     super(`Maestro command "${command}" is not supported: ${why}`);
@@ -99,21 +114,34 @@ function textRe(t: string): string {
   return validRe(t) ? `/^(?:${t.replace(/\//g, '\\/')}|${literal})$/is` : `/^${literal}$/is`;
 }
 
-const kSelectorKeys = ['text', 'id', 'index', 'enabled', 'checked', 'selected', 'focused', 'below', 'above', 'leftOf', 'rightOf', 'childOf', 'optional', 'label'];
+const kTraits = ['text', 'long-text', 'square'];
 
-/** A Maestro selector (scalar or map) → a boxflow selector map; `extra` keys are returned apart. */
+/** A Maestro selector (scalar or map) → a boxflow selector map. */
 function selector(v: unknown, path: Path, command: string): Raw {
   if (!isObj(v)) return { text: textRe(String(v)) };
   const out: Raw = {};
+  const size: Raw = {};
   for (const [k, x] of Object.entries(v)) {
     if (k === 'text') out.text = textRe(String(x));
     else if (k === 'id') out.id = `/^(?:.*\\/)?(?:${String(x)})$/is`;
-    else if (k === 'index') out.index = Number(x) >= 0 ? Math.trunc(Number(x)) : (() => { throw new Unsupported([...path, k], command, 'a negative index (counting from the end) has no boxflow form'); })();
+    else if (k === 'index') out.index = Math.trunc(Number(x));
     else if (['enabled', 'checked', 'selected', 'focused'].includes(k)) out[k] = x === true || x === 'true';
-    else if (['below', 'above', 'leftOf', 'rightOf', 'childOf'].includes(k)) out[k] = selector(x, [...path, k], command);
+    else if (['below', 'above', 'leftOf', 'rightOf', 'childOf', 'containsChild'].includes(k)) out[k] = selector(x, [...path, k], command);
+    else if (k === 'containsDescendants') {
+      if (!Array.isArray(x)) throw new Unsupported([...path, k], command, 'containsDescendants is a list of selectors');
+      out[k] = x.map((d, i) => selector(d, [...path, k, i], command));
+    } else if (k === 'css') out.css = String(x);
+    else if (k === 'traits') {
+      // Maestro: space-separated names; an unknown one is an error there too.
+      const traits = String(x).split(' ').filter(Boolean).map((t) => t.toLowerCase().replace(/_/g, '-'));
+      const bad = traits.find((t) => !kTraits.includes(t));
+      if (bad) throw new Unsupported([...path, k], command, `unknown trait "${bad}" (Maestro knows ${kTraits.join(', ')})`);
+      out.traits = traits;
+    } else if (k === 'width' || k === 'height' || k === 'tolerance') size[k] = Number(x);
     else if (k === 'optional' || k === 'label') continue;
-    else throw new Unsupported([...path, k], command, `the selector key "${k}" has no boxflow equivalent${kSelectorKeys.includes(k) ? '' : ' (boxflow knows text, id, index, enabled, checked, selected, focused, below, above, leftOf, rightOf, childOf)'}`);
+    else throw new Unsupported([...path, k], command, `"${k}" is not a Maestro selector key`);
   }
+  if (Object.keys(size).length) out.size = size;
   return out;
 }
 
@@ -128,13 +156,40 @@ function options(v: unknown): Raw {
 
 const ms = (v: unknown) => `${Math.max(0, Math.round(Number(String(v).replace(/_/g, ''))))}ms`;
 
-function condition(v: unknown, path: Path, command: string): Raw {
+/** A Maestro screen point: "x%,y%" (0-100) stays a percent target, "x,y" becomes pixels [x, y]. */
+function screenPoint(v: unknown, path: Path, command: string): string | number[] {
+  const t = String(v).replace(/\s/g, '');
+  if (/^\d+(?:\.\d+)?%,\d+(?:\.\d+)?%$/.test(t)) return t;
+  const px = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(t);
+  if (px) return [Number(px[1]), Number(px[2])];
+  throw new Unsupported(path, command, `a point is "x,y" in pixels or "x%,y%", not "${String(v)}"${t.includes('${') ? ' (a ${...} point is not supported)' : ''}`);
+}
+
+/**
+ * A Maestro condition as boxflow conditions (each one key), all of which must hold, the platform
+ * first. `platform` becomes a script test of the box type (`maestro.platform`: android or web).
+ */
+function conditions(v: unknown, path: Path, command: string): Raw[] {
   if (!isObj(v)) throw new Unsupported(path, command, 'a condition is a map (visible, notVisible, true, platform)');
-  const keys = Object.keys(v).filter((k) => k !== 'label' && k !== 'optional');
-  if (keys.length !== 1 || (keys[0] !== 'visible' && keys[0] !== 'notVisible')) {
-    throw new Unsupported(path, command, `boxflow conditions hold exactly one of visible / notVisible (here: ${keys.join(', ') || 'nothing'})`);
+  const out: Raw[] = [];
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'visible' || k === 'notVisible') out.push({ [k]: selector(x, [...path, k], command) });
+    else if (k === 'true') out.push({ true: String(x) });
+    else if (k === 'platform') {
+      const p = String(x).toLowerCase();
+      if (!['android', 'ios', 'web'].includes(p)) throw new Unsupported([...path, k], command, `platform is Android, iOS or Web, not "${String(x)}"`);
+      out.unshift({ true: `\${maestro.platform === '${p}'}` });
+    } else if (k !== 'label' && k !== 'optional') throw new Unsupported([...path, k], command, `"${k}" is not a Maestro condition key (visible, notVisible, true, platform)`);
   }
-  return { [keys[0]!]: selector(v[keys[0]!], [...path, keys[0]!], command) };
+  if (!out.length) throw new Unsupported(path, command, 'the condition is empty');
+  return out;
+}
+
+/** `step` run only when every condition holds: each is a one-round `repeat` while it holds. */
+function guarded(step: Raw | string, conds: Raw[], o: Raw): Raw {
+  let out = step;
+  for (const c of [...conds].reverse()) out = { repeat: { while: c, max: 1, steps: [out] } };
+  return { ...(out as Raw), ...o };
 }
 
 class Mapper {
@@ -178,13 +233,17 @@ class Mapper {
       case 'launchApp': {
         if (v === undefined) return 'launchApp';
         if (typeof v === 'string') return { launchApp: v };
-        const bad = Object.keys(v as Raw).find((k) => !['appId', 'url', 'clearState', 'stopApp', 'label', 'optional'].includes(k));
-        if (bad) throw new Unsupported([...at, bad], name, `option "${bad}": ${bad === 'arguments' ? 'the Box API cannot pass launch arguments' : bad === 'permissions' ? 'the Box API cannot grant permissions' : bad === 'clearKeychain' ? 'it is iOS-only' : 'unknown option'}`);
+        const bad = Object.keys(v as Raw).find((k) => !['appId', 'url', 'clearState', 'stopApp', 'arguments', 'label', 'optional'].includes(k));
+        if (bad) throw new Unsupported([...at, bad], name, `option "${bad}": ${bad === 'permissions' ? 'the Box API cannot grant permissions' : bad === 'clearKeychain' ? 'it is iOS-only' : 'unknown option'}`);
         const m = v as Raw;
         const arg: Raw = {};
         if (m.appId ?? m.url) arg.appId = String(m.appId ?? m.url);
         if (m.clearState !== undefined) arg.clearState = m.clearState === true;
         if (m.stopApp !== undefined) arg.stopApp = m.stopApp === true;
+        if (m.arguments !== undefined) {
+          if (!isObj(m.arguments)) throw new Unsupported([...at, 'arguments'], name, 'arguments is a map of names to values');
+          arg.arguments = Object.fromEntries(Object.entries(m.arguments).map(([k, x]) => [k, String(x)]));
+        }
         return { launchApp: arg, ...o };
       }
       case 'stopApp':
@@ -208,16 +267,17 @@ class Mapper {
       case 'tapOn':
       case 'doubleTapOn':
       case 'longPressOn': {
-        if (isObj(v)) {
-          const bad = ['point', 'repeat', 'delay', 'retryTapIfNoChange', 'waitUntilVisible', 'waitToSettleTimeoutMs'].find((k) => k in v);
-          if (bad === 'point' && Object.keys(v).filter((k) => k !== 'label' && k !== 'optional').length === 1) {
-            return { [name === 'tapOn' ? 'tap' : name === 'doubleTapOn' ? 'doubleTap' : 'longPress']: String(v.point).replace(/\s/g, ''), ...o };
-          }
-          if (bad && bad !== 'retryTapIfNoChange' && bad !== 'waitToSettleTimeoutMs' && bad !== 'waitUntilVisible') throw new Unsupported([...at, bad], name, `the tap option "${bad}" has no boxflow equivalent`);
-          const { retryTapIfNoChange: _r, waitToSettleTimeoutMs: _w, waitUntilVisible: _u, ...rest } = v;
-          return { [name === 'tapOn' ? 'tap' : name === 'doubleTapOn' ? 'doubleTap' : 'longPress']: selector(rest, at, name), ...o };
-        }
-        return { [name === 'tapOn' ? 'tap' : name === 'doubleTapOn' ? 'doubleTap' : 'longPress']: sel(), ...o };
+        const kind = name === 'tapOn' ? 'tap' : name === 'doubleTapOn' ? 'doubleTap' : 'longPress';
+        if (!isObj(v)) return { [kind]: sel(), ...o };
+        // Accepted and not needed: boxflow waits for the element and does not re-tap.
+        const { retryTapIfNoChange: _r, waitToSettleTimeoutMs: _w, waitUntilVisible: _u, repeat: times, delay, point, ...rest } = v;
+        const keys = Object.keys(rest).filter((k) => k !== 'label' && k !== 'optional');
+        if (point !== undefined && keys.length) throw new Unsupported([...at, 'point'], name, 'a point inside an element has no boxflow form (tap the element, or a point of the screen)');
+        const tap = { [kind]: point !== undefined ? screenPoint(point, [...at, 'point'], name) : selector(rest, at, name) };
+        // Maestro: repeat ≤ 1 is one tap; `delay` (default 100 ms) separates the taps.
+        const n = Math.trunc(Number(times ?? 1));
+        if (!(n > 1) || kind === 'doubleTap') return { ...tap, ...o };
+        return { repeat: { times: n, steps: [tap, { sleep: ms(delay ?? 100) }] }, ...o };
       }
       case 'assertVisible':
       case 'assertNotVisible':
@@ -225,8 +285,9 @@ class Mapper {
         return { [name]: sel(), ...o };
       case 'extendedWaitUntil': {
         const m = v as Raw;
-        const cond = condition({ ...(m.visible !== undefined ? { visible: m.visible } : {}), ...(m.notVisible !== undefined ? { notVisible: m.notVisible } : {}) }, at, name);
-        const [k, s] = Object.entries(cond)[0]!;
+        const conds = conditions({ ...(m.visible !== undefined ? { visible: m.visible } : {}), ...(m.notVisible !== undefined ? { notVisible: m.notVisible } : {}) }, at, name);
+        if (conds.length > 1) throw new Unsupported(at, name, 'boxflow waits for visible or notVisible, not both at once (write two steps)');
+        const [k, s] = Object.entries(conds[0]!)[0]!;
         return { [k === 'visible' ? 'assertVisible' : 'assertNotVisible']: s, ...(m.timeout !== undefined ? { timeout: ms(m.timeout) } : {}), ...o };
       }
       case 'inputText':
@@ -246,43 +307,54 @@ class Mapper {
       case 'evalScript': {
         // Maestro runs only the ${...} parts of an evalScript.
         const s = String(isObj(v) ? v.script : v);
-        const parts = [...s.matchAll(/(?<!\\)\$\{([^$]*)\}/g)].map((m) => m[1]!);
+        const parts = [...s.matchAll(/(?<![\\$])\$\{([^$]*)\}/g)].map((m) => m[1]!);
         if (!parts.length) throw new Unsupported(at, name, 'without ${...} Maestro runs nothing; write the script inside ${...}');
         return { evalScript: parts.join(';\n') };
       }
       case 'runScript': {
         const m = isObj(v) ? v : { file: v };
-        if (m.when !== undefined) throw new Unsupported([...at, 'when'], name, 'boxflow runScript has no when condition');
-        return { runScript: { file: String(m.file), ...(isObj(m.env) ? { env: m.env } : {}) }, ...o };
+        const step = { runScript: { file: String(m.file), ...(isObj(m.env) ? { env: m.env } : {}) } };
+        return m.when !== undefined ? guarded(step, conditions(m.when, [...at, 'when'], name), o) : { ...step, ...o };
       }
       case 'runFlow': {
         const m = isObj(v) ? v : { file: v };
+        if ((m.commands === undefined) === (m.file === undefined)) throw new Unsupported(at, name, 'runFlow takes file or commands (one of them)');
+        const conds = m.when !== undefined ? conditions(m.when, [...at, 'when'], name) : [];
         if (m.commands !== undefined) {
-          if (m.when !== undefined) throw new Unsupported([...at, 'when'], name, 'a when condition on inline commands has no boxflow form yet (put the commands in a file)');
-          return { repeat: { times: 1, steps: this.list(m.commands, [...at, 'commands']) }, ...o };
+          if (m.env !== undefined) throw new Unsupported([...at, 'env'], name, 'env on inline commands has no boxflow form (put the commands in a file)');
+          const steps = this.list(m.commands, [...at, 'commands']);
+          return conds.length ? guarded({ repeat: { times: 1, steps } }, conds, o) : { repeat: { times: 1, steps }, ...o };
         }
         const arg: Raw = { file: String(m.file) };
         if (isObj(m.env)) arg.env = m.env;
-        if (m.when !== undefined) arg.when = condition(m.when, [...at, 'when'], name);
-        return { runFlow: arg, ...o };
+        // The last condition is the runFlow's own; any others guard it.
+        if (conds.length) arg.when = conds.pop();
+        return conds.length ? guarded({ runFlow: arg }, conds, o) : { runFlow: arg, ...o };
       }
       case 'repeat': {
         const m = v as Raw;
         if (m.times === undefined && m.while === undefined) throw new Unsupported(at, name, 'without times or while Maestro loops forever');
         const arg: Raw = { steps: this.list(m.commands, [...at, 'commands']) };
-        if (m.while !== undefined) arg.while = condition(m.while, [...at, 'while'], name);
-        if (m.times !== undefined) {
-          if (m.while !== undefined) throw new Unsupported([...at, 'times'], name, 'boxflow repeat takes times or while, not both');
-          arg.times = Math.max(1, Math.trunc(Number(m.times)));
-        }
-        return { repeat: arg, ...o };
+        const times = m.times === undefined ? undefined : Math.trunc(Number(m.times));
+        if (times !== undefined && !(times >= 1)) throw new Unsupported([...at, 'times'], name, `times must be a number of at least 1 here (a \${...} count is not supported), not "${String(m.times)}"`);
+        if (m.while === undefined) return { repeat: { ...arg, times }, ...o };
+        // The platform cannot change between rounds: it guards the loop instead of being re-checked.
+        const conds = conditions(m.while, [...at, 'while'], name);
+        const constant = conds.filter((c) => typeof c.true === 'string' && c.true.startsWith('${maestro.platform'));
+        const loop = conds.filter((c) => !constant.includes(c));
+        if (loop.length !== 1) throw new Unsupported([...at, 'while'], name, 'boxflow repeat checks one of visible / notVisible / true per round');
+        // Maestro: while the condition holds and fewer than times rounds ran.
+        const step = { repeat: { ...arg, while: loop[0], ...(times !== undefined ? { max: times } : {}) } };
+        return constant.length ? guarded(step, constant, o) : { ...step, ...o };
       }
       case 'retry': {
         const m = v as Raw;
-        if (m.file !== undefined) throw new Unsupported([...at, 'file'], name, 'retry of a file has no boxflow form yet (use commands: with runFlow)');
+        if ((m.commands === undefined) === (m.file === undefined)) throw new Unsupported(at, name, 'retry takes file or commands (one of them)');
         // Maestro caps maxRetries at 3; a non-integer becomes 1.
         const n = /^\d+$/.test(String(m.maxRetries ?? '1')) ? Math.min(3, Number(m.maxRetries ?? 1)) : 1;
-        return { retry: { times: Math.max(1, n), steps: this.list(m.commands, [...at, 'commands']) }, ...o };
+        if (m.commands !== undefined && m.env !== undefined) throw new Unsupported([...at, 'env'], name, 'env on inline commands has no boxflow form (put the commands in a file)');
+        const steps = m.file !== undefined ? [{ runFlow: { file: String(m.file), ...(isObj(m.env) ? { env: m.env } : {}) } }] : this.list(m.commands, [...at, 'commands']);
+        return { retry: { times: Math.max(1, n), steps }, ...o };
       }
       case 'takeScreenshot':
         return { screenshot: String(isObj(v) ? v.path : v), ...o };
@@ -290,10 +362,20 @@ class Mapper {
         return { swipe: 'up' };
       case 'swipe': {
         const m = v as Raw;
-        if (isObj(m) && typeof m.direction === 'string' && Object.keys(m).every((k) => ['direction', 'duration', 'label', 'optional'].includes(k))) {
-          return { swipe: { direction: m.direction.toLowerCase(), ...(m.duration !== undefined ? { duration: ms(m.duration) } : {}) }, ...o };
+        if (!isObj(m)) throw new Unsupported(at, name, 'swipe is a map: direction, start and end, or from and direction');
+        const bad = Object.keys(m).find((k) => !['direction', 'start', 'end', 'from', 'duration', 'waitToSettleTimeoutMs', 'label', 'optional'].includes(k));
+        if (bad) throw new Unsupported([...at, bad], name, `"${bad}" is not a swipe option`);
+        const duration = m.duration !== undefined ? { duration: ms(m.duration) } : {};
+        if (m.start !== undefined || m.end !== undefined) {
+          if (m.start === undefined || m.end === undefined || m.direction !== undefined || m.from !== undefined) throw new Unsupported(at, name, 'a swipe takes start and end together, without direction or from');
+          return { swipe: { from: screenPoint(m.start, [...at, 'start'], name), to: screenPoint(m.end, [...at, 'end'], name), ...duration }, ...o };
         }
-        throw new Unsupported(at, name, 'boxflow maps swipe with a direction only');
+        // Maestro accepts UP or up, not Up.
+        const direction = String(m.direction ?? '');
+        if (!/^(?:up|down|left|right|UP|DOWN|LEFT|RIGHT)$/.test(direction)) throw new Unsupported([...at, 'direction'], name, `direction is UP, DOWN, LEFT or RIGHT (all upper or all lower case), not "${direction}"`);
+        // From an element: boxflow swipes across it in that direction.
+        const on = m.from !== undefined ? { on: selector(m.from, [...at, 'from'], name) } : {};
+        return { swipe: { direction: direction.toLowerCase(), ...on, ...duration }, ...o };
       }
       case 'scrollUntilVisible': {
         const m = v as Raw;
@@ -320,8 +402,10 @@ export function maestroToBoxflow(text: string, file: string): { doc: Record<stri
     throw locatedError('FLOW_SYNTAX', { file, line: pos.line, column: pos.col }, `YAML: ${bad.message.split('\n')[0]}`, text);
   }
   const [configDoc, commandsDoc] = docs as [Document, Document];
-  const config = toJs(configDoc) as Raw;
-  const commands = toJs(commandsDoc);
+  const rawConfig = toJs(configDoc) as Raw;
+  const defined = new Set(isObj(rawConfig.env) ? Object.keys(rawConfig.env) : []);
+  const config = lenient(rawConfig, defined) as Raw;
+  const commands = lenient(toJs(commandsDoc), defined);
   // At the key: the command's or the option's name is what the message is about.
   const locConfig = (p: Path): SourceLocation => locateIn(configDoc, lc, file, p, typeof p.at(-1) === 'string');
   const locCommand = (p: Path): SourceLocation => locateIn(commandsDoc, lc, file, p, typeof p.at(-1) === 'string');

@@ -140,8 +140,12 @@ export const kDefinitions: Record<string, JsonSchema> = {
   keyName: { type: 'string', enum: [...kKeyNames], description: 'A key name exactly as the Box API lists it.' },
   condition: {
     type: 'object',
-    description: 'Exactly one of visible / notVisible.',
-    properties: { visible: ref('selector'), notVisible: ref('selector') },
+    description: 'Exactly one of visible / notVisible / true.',
+    properties: {
+      visible: ref('selector'),
+      notVisible: ref('selector'),
+      true: { type: ['string', 'number', 'boolean'], description: 'Holds unless its text, after ${...}, is blank, false, undefined, null or 0.' },
+    },
     additionalProperties: false,
     minProperties: 1,
     maxProperties: 1,

@@ -18,7 +18,7 @@ import {
   type JsonSchema,
   type Path,
 } from './parts.js';
-import type { Rect, Step, StepBody, Target } from './types.js';
+import type { Condition, Rect, Step, StepBody, Target } from './types.js';
 
 export interface NormalizeCtx {
   /** Absolute path of the flow file (relative paths in steps resolve against its folder). */
@@ -117,7 +117,8 @@ function toSelectorOrRect(v: unknown, ctx: NormalizeCtx, rel: Path): Selector | 
   return checkSelector(v as Selector, ctx, rel);
 }
 
-function toCondition(v: Record<string, unknown>, ctx: NormalizeCtx, rel: Path): { visible?: Selector; notVisible?: Selector } {
+function toCondition(v: Record<string, unknown>, ctx: NormalizeCtx, rel: Path): Condition {
+  if (v.true !== undefined) return { true: String(v.true) };
   return v.visible !== undefined
     ? { visible: checkSelector(v.visible as Selector, ctx, [...rel, 'visible']) }
     : { notVisible: checkSelector(v.notVisible as Selector, ctx, [...rel, 'notVisible']) };
@@ -700,11 +701,12 @@ export const stepDefs = {
   launchApp: {
     description:
       'Start the app (Android: `appId`, default the flow\'s appId; Linux boxes: open `appId` if it is a URL, else the flow\'s appId URL, else appBaseUrl). ' +
-      '`stopApp` (default true) stops it first, `clearState` clears its data first.',
+      '`stopApp` (default true) stops it first, `clearState` clears its data first; `arguments` are launch arguments ' +
+      '(Android: string extras of the launch intent; Linux boxes: query parameters added to the URL).',
     example: '- launchApp: { appId: com.example.app, clearState: true }',
     bare: true,
     arg: {
-      title: 'empty, an app id, or {appId, clearState, stopApp}',
+      title: 'empty, an app id, or {appId, clearState, stopApp, arguments}',
       anyOf: [
         { type: 'null' },
         str('Android package, or on a Linux box a URL.'),
@@ -714,6 +716,11 @@ export const stepDefs = {
             appId: str('Android package, or on a Linux box a URL (default: the flow\'s appId).'),
             clearState: { type: 'boolean', description: 'Clear the app\'s data (Linux boxes: cookies and storage) first (default false).' },
             stopApp: { type: 'boolean', description: 'Stop the app (Linux boxes: close the browser) first (default true).' },
+            arguments: {
+              type: 'object',
+              description: 'Launch arguments: Android string extras of the launch intent; Linux boxes: query parameters of the URL.',
+              additionalProperties: { type: ['string', 'number', 'boolean'] },
+            },
           },
           additionalProperties: false,
         },
@@ -724,6 +731,7 @@ export const stepDefs = {
       const body: StepBody & { kind: 'launchApp' } = { kind: 'launchApp', stopApp: a.stopApp ?? true };
       if (a.appId !== undefined) body.appId = a.appId;
       if (a.clearState !== undefined) body.clearState = a.clearState;
+      if (a.arguments !== undefined) body.arguments = envValues(a.arguments);
       return body;
     },
   },

@@ -23,6 +23,13 @@ export type Target =
   | { percent: { x: number; y: number } }
   | { prompt: string };
 
+/** One of: the selector is visible, is not visible, or the text (after `${...}`) is true. */
+export interface Condition {
+  visible?: Selector;
+  notVisible?: Selector;
+  true?: string;
+}
+
 export interface StepCommon {
   label?: string;
   optional?: boolean;
@@ -75,10 +82,10 @@ export type StepBody =
     }
   | { kind: 'screenshot'; name: string }
   | { kind: 'sleep'; ms: number }
-  | { kind: 'runFlow'; file: string; env?: Record<string, string>; when?: { visible?: Selector; notVisible?: Selector } }
-  | { kind: 'repeat'; times?: number; while?: { visible?: Selector; notVisible?: Selector }; max?: number; steps: Step[] }
+  | { kind: 'runFlow'; file: string; env?: Record<string, string>; when?: Condition }
+  | { kind: 'repeat'; times?: number; while?: Condition; max?: number; steps: Step[] }
   | { kind: 'retry'; times: number; steps: Step[] }
-  | { kind: 'launchApp'; appId?: string; clearState?: boolean; stopApp: boolean }
+  | { kind: 'launchApp'; appId?: string; clearState?: boolean; stopApp: boolean; arguments?: Record<string, string> }
   | { kind: 'stopApp'; appId?: string }
   | { kind: 'clearState'; appId?: string }
   | { kind: 'back' }

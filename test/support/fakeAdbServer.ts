@@ -221,7 +221,7 @@ export class FakeDevice {
     [/^pm path (\S+)$/, (m, d) => d.packages.filter((p) => p.packageName === m[1]).map((p) => `package:${p.apkPath}\n`).join('')],
     [/^pm clear (\S+)$/, (m, d) => (d.packages.some((p) => p.packageName === m[1]) ? (d.cleared.push(m[1]!), 'Success\n') : 'Failed\n')],
     [/^am force-stop (\S+)$/, (m, d) => (d.running.delete(m[1]!), '')],
-    [/^am start -a android\.intent\.action\.MAIN -c android\.intent\.category\.LAUNCHER -n ([\w.]+)\/([\w.$]+)$/, (m, d) => {
+    [/^am start -a android\.intent\.action\.MAIN -c android\.intent\.category\.LAUNCHER -n ([\w.]+)\/([\w.$]+)(?: --es '[^']*' '[^']*')*$/, (m, d) => {
       if (!d.packages.some((p) => p.packageName === m[1])) return `Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] cmp=${m[1]}/${m[2]} }\nError type 3\nError: Activity class {${m[1]}/${m[2]}} does not exist.\n`;
       d.running.add(m[1]!);
       return `Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] cmp=${m[1]}/${m[2]} }\n`;

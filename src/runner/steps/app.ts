@@ -43,9 +43,18 @@ async function clearSiteData(run: StepRun): Promise<string> {
   return origin;
 }
 
+/** Linux boxes: launch arguments are what a site reads at start, its URL's query parameters. */
+function withQuery(url: string, args: Record<string, string> | undefined): string {
+  if (!args) return url;
+  const u = new URL(url);
+  for (const [k, v] of Object.entries(args)) u.searchParams.set(k, v);
+  return u.href;
+}
+
 export const launchApp: StepHandler<'launchApp'> = async (step, run) => {
+  const args = run.resolve(step.arguments);
   if (isLinux(run)) {
-    const url = siteUrl(run, step.appId);
+    const url = withQuery(siteUrl(run, step.appId), args);
     if (step.clearState) await clearSiteData(run);
     if (step.stopApp) await closeBrowser({ kind: 'closeBrowser', source: step.source }, run);
     await openTab({ kind: 'openTab', url, source: step.source }, run);
@@ -54,8 +63,9 @@ export const launchApp: StepHandler<'launchApp'> = async (step, run) => {
   const app = androidApp(run, step.appId, 'launchApp');
   const opts = { signal: run.signal };
   if (step.clearState) await run.rt.client.clearAppData(run.rt.box.id, app, opts);
-  if (step.stopApp) await run.rt.client.restartApp(run.rt.box.id, app, {}, opts);
-  else await run.rt.client.openApp(run.rt.box.id, app, {}, opts);
+  const body = args && Object.keys(args).length ? { extras: args } : {};
+  if (step.stopApp) await run.rt.client.restartApp(run.rt.box.id, app, body, opts);
+  else await run.rt.client.openApp(run.rt.box.id, app, body, opts);
   run.record.message = `${step.stopApp ? 'restarted' : 'opened'} ${app}${step.clearState ? ' with its data cleared' : ''}`;
 };
 

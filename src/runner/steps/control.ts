@@ -1,12 +1,14 @@
 // Steps that hold steps: runFlow, repeat, retry. Their children nest in the record.
 import { BoxflowError } from '../../errors.js';
 import { query } from '../../layout/index.js';
-import type { Selector } from '../../layout/types.js';
+import type { Condition } from '../../flow/types.js';
+import { defineVariables, isTrueText } from '../script.js';
 import type { StepHandler, StepRun } from './types.js';
 import type { StepRecord } from '../types.js';
 
-async function condition(run: StepRun, when: { visible?: Selector; notVisible?: Selector } | undefined): Promise<boolean> {
+async function condition(run: StepRun, when: Condition | undefined): Promise<boolean> {
   if (!when) return true;
+  if (when.true !== undefined) return isTrueText(run.resolve(when.true));
   const tree = await run.rt.layout.tree(run.signal);
   if (when.visible !== undefined && !query(tree, run.resolve(when.visible)).length) return false;
   if (when.notVisible !== undefined && query(tree, run.resolve(when.notVisible)).length) return false;
@@ -24,7 +26,8 @@ export const runFlow: StepHandler<'runFlow'> = async (step, run) => {
     return;
   }
   const sub = await run.rt.loadFlow(step.file);
-  const vars = { ...run.vars, ...sub.env, ...run.resolve(step.env ?? {}) };
+  // As Maestro: the step's env first, then the flow's own env: (its values may read the step's).
+  const vars = defineVariables({ ...run.vars, ...run.resolve(step.env ?? {}) }, sub.env, run.rt.state, run.rt.box.type);
   run.rt.addSecrets(sub.secrets.map((name) => vars[name] ?? process.env[name]));
   const children = [
     ...(await run.runChildren([...sub.onStart, ...sub.steps, ...sub.onFinish], vars, sub.file)),

@@ -368,16 +368,17 @@ export class AndroidBox {
     return stop;
   }
 
-  async openApp(packageName: string, className: string): Promise<void> {
+  async openApp(packageName: string, className: string, extras: Record<string, string> = {}): Promise<void> {
     if (!/^[\w.$]+$/.test(className)) throw new BoxflowError('INVALID_REQUEST', `"${className.slice(0, 100)}" is not an activity class name`);
-    const out = await this.shell(`am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n ${packageName}/${className}`);
+    const es = Object.entries(extras).map(([k, v]) => ` --es ${q(k)} ${q(v)}`).join('');
+    const out = await this.shell(`am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n ${packageName}/${className}${es}`);
     const error = /^Error: (.*)$/m.exec(out);
     if (error) throw new BoxflowError('DEVICE_ERROR', `cannot open ${packageName}/${className}: ${error[1]}`);
     this.#opened.add(packageName);
   }
 
   /** Opens `activityName` (`.Main` or a full class name) of a package, else its launcher activity. */
-  async launch(packageName: string, activityName?: string): Promise<void> {
+  async launch(packageName: string, activityName?: string, extras?: Record<string, string>): Promise<void> {
     if (!activityName) {
       const app = (await this.listApps()).find((a) => a.packageName === packageName);
       if (!app) {
@@ -386,7 +387,7 @@ export class AndroidBox {
       }
       activityName = app.activityClassName;
     }
-    await this.openApp(packageName, activityName.startsWith('.') ? packageName + activityName : activityName);
+    await this.openApp(packageName, activityName.startsWith('.') ? packageName + activityName : activityName, extras);
   }
 
   async closeApp(packageName: string): Promise<void> {

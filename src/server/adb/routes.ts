@@ -183,14 +183,14 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       return { status: 200, body: { actionId: call.actionId, message: `pressed ${body.buttons.join(', ')}`, ...(screenshot ? { screenshot } : {}) } };
     },
     openApp: async (entry, call) => {
-      const body = validated(endpoints.openApp.body, call.body) as { activityName?: string };
-      await entry.android.launch(call.params.packageName!, body.activityName);
+      const body = validated(endpoints.openApp.body, call.body) as { activityName?: string; extras?: Record<string, string> };
+      await entry.android.launch(call.params.packageName!, body.activityName, body.extras);
       return { status: 204 };
     },
     restartApp: async (entry, call) => {
-      const body = validated(endpoints.restartApp.body, call.body) as { activityName?: string };
+      const body = validated(endpoints.restartApp.body, call.body) as { activityName?: string; extras?: Record<string, string> };
       await entry.android.closeApp(call.params.packageName!);
-      await entry.android.launch(call.params.packageName!, body.activityName);
+      await entry.android.launch(call.params.packageName!, body.activityName, body.extras);
       return { status: 204 };
     },
     closeApp: async (entry, call) => {

@@ -1,0 +1,124 @@
+// Maestro semantics the reader maps (src/flow/maestro.ts): conditions, retry of a file, loops,
+// launch arguments, tap repeats, swipes by points, the newer selector keys and lenient ${NAME}.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Step } from '../../src/flow/index.js';
+import { maestroToBoxflow, parseMaestroYaml } from '../../src/flow/maestro.js';
+
+const flow = (...commands: string[]) => `appId: com.example.app\n---\n${commands.join('\n')}\n`;
+/** The boxflow document a Maestro file maps to (what `boxflow convert maestro` writes). */
+const mapped = (text: string) => maestroToBoxflow(text, '/m/flow.yaml').doc;
+const read = (text: string) => parseMaestroYaml(text, '/m/flow.yaml');
+const bare = (steps: Step[]): unknown[] => steps.map(({ source: _s, ...rest }) => ('steps' in rest ? { ...rest, steps: bare(rest.steps as Step[]) } : rest));
+const refusal = (text: string) => {
+  try {
+    read(text);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return '';
+};
+
+test('when: platform becomes a test of the box type, true a script condition, and all keys must hold', () => {
+  const doc = mapped(
+    flow(
+      '- runFlow: { file: a.yaml, when: { platform: android } }',
+      '- runFlow:',
+      '    file: b.yaml',
+      '    label: Both',
+      '    when: { platform: Web, true: "${COUNT > 1}" }',
+      '- runFlow: { when: { true: "${output.go}" }, commands: [back] }',
+      '- runScript: { file: s.js, when: { notVisible: Ad } }',
+    ),
+  );
+  assert.deepEqual(doc.steps, [
+    { runFlow: { file: 'a.yaml', when: { true: "${maestro.platform === 'android'}" } } },
+    {
+      repeat: { while: { true: "${maestro.platform === 'web'}" }, max: 1, steps: [{ runFlow: { file: 'b.yaml', when: { true: '${COUNT > 1}' } } }] },
+      label: 'Both',
+    },
+    { repeat: { while: { true: '${output.go}' }, max: 1, steps: [{ repeat: { times: 1, steps: ['back'] } }] } },
+    { repeat: { while: { notVisible: { text: '/^(?:Ad|Ad)$/is' } }, max: 1, steps: [{ runScript: { file: 's.js' } }] } },
+  ]);
+  const steps = bare(read(flow('- runFlow: { file: a.yaml, when: { true: "${X}" } }')).steps);
+  assert.deepEqual(steps, [{ kind: 'runFlow', file: '/m/a.yaml', when: { true: '${(X)}' } }], 'a true condition is a boxflow condition');
+  assert.match(refusal(flow('- runFlow: { file: a.yaml, when: { platform: Windows } }')), /flow\.yaml:3:36: .*platform is Android, iOS or Web, not "Windows"/);
+});
+
+test('retry runs a file as a runFlow (maxRetries capped at 3); repeat with times and while is a bounded while', () => {
+  const doc = mapped(
+    flow(
+      '- retry: { maxRetries: 5, file: sub/flaky.yaml, env: { A: 1 } }',
+      '- repeat: { times: 4, while: { visible: More }, commands: [back] }',
+      '- repeat: { while: { platform: ios, true: "${output.more}" }, commands: [back] }',
+    ),
+  );
+  assert.deepEqual(doc.steps, [
+    { retry: { times: 3, steps: [{ runFlow: { file: 'sub/flaky.yaml', env: { A: 1 } } }] } },
+    { repeat: { steps: ['back'], while: { visible: { text: '/^(?:More|More)$/is' } }, max: 4 } },
+    { repeat: { while: { true: "${maestro.platform === 'ios'}" }, max: 1, steps: [{ repeat: { steps: ['back'], while: { true: '${output.more}' } } }] } },
+  ]);
+  assert.match(refusal(flow('- retry: { maxRetries: 1, file: a.yaml, commands: [back] }')), /retry takes file or commands \(one of them\)/);
+  assert.match(refusal(flow('- runFlow: { commands: [back], env: { A: 1 } }')), /env on inline commands has no boxflow form/, 'never dropped silently');
+});
+
+test('launchApp arguments, tapOn repeat and delay, swipes by points and from an element', () => {
+  const f = read(
+    flow(
+      '- launchApp: { arguments: { lang: fr, debug: true, n: 3 } }',
+      '- tapOn: { id: plus, repeat: 3, delay: 250, label: Three more }',
+      '- tapOn: { text: Once, repeat: 1, waitToSettleTimeoutMs: 500, retryTapIfNoChange: false }',
+      '- tapOn: { point: "120, 640" }',
+      '- swipe: { start: "90%, 50%", end: "10%, 50%", duration: 500 }',
+      '- swipe: { start: "100, 200", end: "300,400" }',
+      '- swipe: { from: { id: card }, direction: LEFT }',
+    ),
+  );
+  assert.deepEqual(bare(f.steps), [
+    { kind: 'launchApp', stopApp: true, arguments: { lang: 'fr', debug: 'true', n: '3' } },
+    {
+      kind: 'repeat',
+      times: 3,
+      label: 'Three more',
+      steps: [{ kind: 'tap', target: { selector: { id: '/^(?:.*\\/)?(?:plus)$/is' } } }, { kind: 'sleep', ms: 250 }],
+    },
+    { kind: 'tap', target: { selector: { text: '/^(?:Once|Once)$/is' } } },
+    { kind: 'tap', target: { point: { x: 120, y: 640 } } },
+    { kind: 'swipe', from: { percent: { x: 90, y: 50 } }, to: { percent: { x: 10, y: 50 } }, duration: 500 },
+    { kind: 'swipe', from: { point: { x: 100, y: 200 } }, to: { point: { x: 300, y: 400 } } },
+    { kind: 'swipe', direction: 'left', on: { id: '/^(?:.*\\/)?(?:card)$/is' } },
+  ] as never);
+  assert.match(refusal(flow('- swipe: { start: "10%, 10%", direction: UP }')), /a swipe takes start and end together, without direction or from/);
+  assert.match(refusal(flow('- swipe: { direction: Up }')), /direction is UP, DOWN, LEFT or RIGHT \(all upper or all lower case\), not "Up"/);
+});
+
+test('selector keys css, traits, size, containsChild, containsDescendants and a negative index map to boxflow\'s', () => {
+  const doc = mapped(
+    flow(
+      '- tapOn: { css: "button.primary" }',
+      '- assertVisible: { traits: "text long-text", index: -1 }',
+      '- assertVisible: { width: 48, height: 48, tolerance: 2, traits: square }',
+      '- assertVisible: { id: row, containsChild: Title, containsDescendants: [{ id: icon }, Subtitle] }',
+    ),
+  );
+  assert.deepEqual(doc.steps, [
+    { tap: { css: 'button.primary' } },
+    { assertVisible: { traits: ['text', 'long-text'], index: -1 } },
+    { assertVisible: { size: { width: 48, height: 48, tolerance: 2 }, traits: ['square'] } },
+    {
+      assertVisible: {
+        id: '/^(?:.*\\/)?(?:row)$/is',
+        containsChild: { text: '/^(?:Title|Title)$/is' },
+        containsDescendants: [{ id: '/^(?:.*\\/)?(?:icon)$/is' }, { text: '/^(?:Subtitle|Subtitle)$/is' }],
+      },
+    },
+  ]);
+  assert.match(refusal(flow('- assertVisible: { traits: round }')), /unknown trait "round" \(Maestro knows text, long-text, square\)/);
+});
+
+test('${NAME} that the file does not define reads as undefined (a script expression); \\${ stays literal', () => {
+  const doc = mapped('appId: a\nenv:\n  KNOWN: k\n  WITH_DEFAULT: ${WITH_DEFAULT || "d"}\n---\n- inputText: "${KNOWN} ${UNKNOWN} \\\\${LITERAL}"\n- evalScript: ${output.u = UNKNOWN}\n');
+  assert.deepEqual(doc.env, { KNOWN: 'k', WITH_DEFAULT: '${WITH_DEFAULT || "d"}' });
+  assert.deepEqual(doc.steps, [{ type: '${KNOWN} ${(UNKNOWN)} $${LITERAL}' }, { evalScript: 'output.u = UNKNOWN' }]);
+  assert.deepEqual(bare(read(flow('- inputText: ${NOT_DEFINED}')).steps), [{ kind: 'type', text: '${(NOT_DEFINED)}' }]);
+});
