@@ -1,9 +1,10 @@
 // The in-thread comparator. The worker pool runs this same function; unit tests call it
-// directly. Cheap checks come first: equal PNG bytes, then equal decoded pixels, and only
-// then pixelmatch, over just the band of rows that differ.
+// directly. Cheap checks come first: equal PNG bytes, then equal decoded pixels (the second
+// image decoded only where its scanlines differ), and only then pixelmatch, over just the band
+// of rows that differ.
 import pixelmatch from 'pixelmatch';
 import { BoxflowError } from '../errors.js';
-import { clampRect, cropRgba, decodePng, encodePng, fillRect, padRgba, pngSize, type Rect, type RgbaImage, type Size } from './png.js';
+import { clampRect, cropRgba, decodePngPair, encodePng, fillRect, padRgba, pngSize, type Rect, type RgbaImage, type Size } from './png.js';
 
 export interface CompareOptions {
   /** Per-pixel colour distance (YIQ) from 0 to 1 above which a pixel differs. Default 0.2. */
@@ -84,9 +85,8 @@ function checkClipHits(clip: Rect | undefined, a: Size, b: Size, sa: Size, sb: S
   }
 }
 
-/** Decodes one PNG, paints the masks and applies the clip. */
-export function prepareImage(png: Buffer, what: string, opts: CompareOptions): { image: RgbaImage; fullSize: Size } {
-  const img = decodePng(png, what);
+/** Paints the masks on a decoded image and applies the clip. */
+function prepareImage(img: RgbaImage, opts: CompareOptions): { image: RgbaImage; fullSize: Size } {
   for (const m of opts.masks ?? []) fillRect(img, m, kMaskColor);
   return { image: opts.clip ? cropRgba(img, opts.clip) : img, fullSize: { width: img.width, height: img.height } };
 }
@@ -183,8 +183,9 @@ export function compareImagesSync(expected: Buffer, actual: Buffer, opts: Compar
   validateCompareOptions(opts);
   const bytes = equalBytesResult(expected, actual, opts);
   if (bytes) return bytes;
-  const exp = prepareImage(expected, 'expected image', opts);
-  const act = prepareImage(actual, 'actual image', opts);
+  const [expImg, actImg] = decodePngPair(expected, actual);
+  const exp = prepareImage(expImg, opts);
+  const act = prepareImage(actImg, opts);
   checkClipHits(opts.clip, exp.fullSize, act.fullSize, exp.image, act.image);
   return compareRgba(exp.image, act.image, opts);
 }

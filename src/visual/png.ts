@@ -73,9 +73,10 @@ function readChunks(buf: Buffer, what: string): Chunks {
   return out;
 }
 
-function unfilter(raw: Uint8Array, height: number, stride: number, bpp: number): void {
+/** Reverses the row filters of rows y0..y1-1 in place; row y0-1 must already be unfiltered. */
+function unfilter(raw: Uint8Array, y0: number, y1: number, stride: number, bpp: number): void {
   const rowLen = stride + 1;
-  for (let y = 0; y < height; y++) {
+  for (let y = y0; y < y1; y++) {
     const cur = y * rowLen + 1;
     const end = cur + stride;
     let f = raw[cur - 1]!;
@@ -118,37 +119,101 @@ function unfilter(raw: Uint8Array, height: number, stride: number, bpp: number):
   }
 }
 
-/** Decodes any PNG to 8-bit RGBA. */
-export function decodePng(buf: Buffer, what = 'image'): RgbaImage {
+interface Inflated {
+  c: Chunks;
+  bpp: number;
+  stride: number;
+  /** Filtered scanlines, each led by its filter byte; unfiltered in place as rows are decoded. */
+  raw: Buffer;
+}
+
+/** The inflated scanlines of a PNG the typed-array path handles, else undefined (pngjs decodes it). */
+function inflate(buf: Buffer, what: string): Inflated | undefined {
   const c = readChunks(buf, what);
   const fast = c.bitDepth === 8 && c.interlace === 0 &&
     (c.colorType === 6 || c.colorType === 4 || ((c.colorType === 2 || c.colorType === 0) && !c.trns) || (c.colorType === 3 && !!c.palette));
-  if (!fast) return decodeWithPngjs(buf, what);
+  if (!fast) return undefined;
   const bpp = c.colorType === 6 ? 4 : c.colorType === 2 ? 3 : c.colorType === 4 ? 2 : 1;
-  const { width, height } = c;
-  const stride = width * bpp;
+  const stride = c.width * bpp;
   let raw: Buffer;
   try {
     raw = zlib.inflateSync(c.idat.length === 1 ? c.idat[0]! : Buffer.concat(c.idat));
   } catch (err) {
     throw new BoxflowError('INVALID_ARGUMENT', `${what} is not a valid PNG: its image data does not inflate.`, { cause: err });
   }
-  if (raw.length < height * (stride + 1)) throw notPng(what, 'image data is shorter than its size');
-  unfilter(raw, height, stride, bpp);
+  if (raw.length < c.height * (stride + 1)) throw notPng(what, 'image data is shorter than its size');
+  return { c, bpp, stride, raw };
+}
+
+/** Decodes any PNG to 8-bit RGBA. */
+export function decodePng(buf: Buffer, what = 'image'): RgbaImage {
+  const img = inflate(buf, what);
+  if (!img) return decodeWithPngjs(buf, what);
+  const { width, height } = img.c;
+  unfilter(img.raw, 0, height, img.stride, img.bpp);
   const out = Buffer.allocUnsafeSlow(width * height * 4);
+  expandRows(img, out, 0, height);
+  return { width, height, data: out };
+}
+
+/**
+ * Decodes two PNGs that are likely to show nearly the same screen. A scanline whose filtered
+ * bytes and whose previous row are equal in both reconstructs to the same pixels, so only the
+ * band of rows from the first differing scanline until the two images agree again is decoded a
+ * second time; the rest of `b` is a copy of `a`. Same pixels as two decodePng calls.
+ */
+export function decodePngPair(a: Buffer, b: Buffer, whatA = 'expected image', whatB = 'actual image'): [RgbaImage, RgbaImage] {
+  const ia = inflate(a, whatA);
+  const ib = inflate(b, whatB);
+  if (!ia || !ib || !sameFormat(ia.c, ib.c)) return [decodePng(a, whatA), decodePng(b, whatB)];
+  const { width, height } = ia.c;
+  const { stride, bpp } = ia;
+  const rowLen = stride + 1;
+  const rowEq = (y: number) => ia.raw.compare(ib.raw, y * rowLen, (y + 1) * rowLen, y * rowLen, (y + 1) * rowLen) === 0;
+  let first = 0;
+  while (first < height && rowEq(first)) first++;
+  let last = height - 1;
+  while (last > first && rowEq(last)) last--;
+  unfilter(ia.raw, 0, height, stride, bpp);
+  const outA = Buffer.allocUnsafeSlow(width * height * 4);
+  expandRows(ia, outA, 0, height);
+  const outB = Buffer.allocUnsafeSlow(outA.length);
+  outA.copy(outB);
+  if (first === height) return [{ width, height, data: outA }, { width, height, data: outB }];
+  // b's row first-1 is a's (equal so far), the seed its first differing row unfilters against.
+  if (first > 0) ia.raw.copy(ib.raw, (first - 1) * rowLen, (first - 1) * rowLen, first * rowLen);
+  let end = first;
+  for (; end < height; end++) {
+    unfilter(ib.raw, end, end + 1, stride, bpp);
+    // Past the last differing scanline, the first row that comes out equal ends the band.
+    if (end > last && ia.raw.compare(ib.raw, end * rowLen + 1, (end + 1) * rowLen, end * rowLen + 1, (end + 1) * rowLen) === 0) break;
+  }
+  expandRows(ib, outB, first, end);
+  return [{ width, height, data: outA }, { width, height, data: outB }];
+}
+
+function sameFormat(a: Chunks, b: Chunks): boolean {
+  const eq = (x?: Buffer, y?: Buffer) => (x === undefined ? y === undefined : y !== undefined && x.equals(y));
+  return a.width === b.width && a.height === b.height && a.colorType === b.colorType && eq(a.palette, b.palette) && eq(a.trns, b.trns);
+}
+
+/** Unfiltered scanlines y0..y1-1 to RGBA pixels in `out`. */
+function expandRows({ c, bpp, stride, raw }: Inflated, out: Buffer, y0: number, y1: number): void {
+  const { width } = c;
   const rowLen = stride + 1;
   if (c.colorType === 6) {
-    for (let y = 0; y < height; y++) raw.copy(out, y * stride, y * rowLen + 1, y * rowLen + 1 + stride);
-    return { width, height, data: out };
+    for (let y = y0; y < y1; y++) raw.copy(out, y * stride, y * rowLen + 1, y * rowLen + 1 + stride);
+    return;
   }
-  let o = 0;
-  if (c.colorType === 2 && kLittleEndian) {
-    const out32 = new Uint32Array(out.buffer, out.byteOffset, width * height);
-    for (let y = 0; y < height; y++) {
-      for (let i = y * rowLen + 1, end = i + stride; i < end; i += 3) out32[o++] = (raw[i]! | (raw[i + 1]! << 8) | (raw[i + 2]! << 16) | 0xff000000) >>> 0;
+  let o = y0 * width * 4;
+  if (c.colorType === 2 && kLittleEndian && out.byteOffset % 4 === 0) {
+    const out32 = new Uint32Array(out.buffer, out.byteOffset, out.length >> 2);
+    let p = y0 * width;
+    for (let y = y0; y < y1; y++) {
+      for (let i = y * rowLen + 1, end = i + stride; i < end; i += 3) out32[p++] = (raw[i]! | (raw[i + 1]! << 8) | (raw[i + 2]! << 16) | 0xff000000) >>> 0;
     }
   } else if (c.colorType === 2) {
-    for (let y = 0; y < height; y++) {
+    for (let y = y0; y < y1; y++) {
       for (let i = y * rowLen + 1, end = i + stride; i < end; i += 3) {
         out[o++] = raw[i]!;
         out[o++] = raw[i + 1]!;
@@ -157,7 +222,7 @@ export function decodePng(buf: Buffer, what = 'image'): RgbaImage {
       }
     }
   } else if (c.colorType === 0 || c.colorType === 4) {
-    for (let y = 0; y < height; y++) {
+    for (let y = y0; y < y1; y++) {
       for (let i = y * rowLen + 1, end = i + stride; i < end; i += bpp) {
         const v = raw[i]!;
         out[o++] = v;
@@ -169,7 +234,7 @@ export function decodePng(buf: Buffer, what = 'image'): RgbaImage {
   } else {
     const plte = c.palette!;
     const trns = c.trns;
-    for (let y = 0; y < height; y++) {
+    for (let y = y0; y < y1; y++) {
       for (let i = y * rowLen + 1, end = i + stride; i < end; i++) {
         const k = raw[i]!;
         out[o++] = plte[k * 3] ?? 0;
@@ -179,7 +244,6 @@ export function decodePng(buf: Buffer, what = 'image'): RgbaImage {
       }
     }
   }
-  return { width, height, data: out };
 }
 
 function decodeWithPngjs(buf: Buffer, what: string): RgbaImage {

@@ -7,6 +7,7 @@ import { BoxflowError } from '../../src/errors.js';
 import {
   closeVisualPool, compareImages, compareImagesSync, decodePng, encodePng, pngSize, visualPoolInfo, type Rect,
 } from '../../src/visual/index.js';
+import { decodePngPair } from '../../src/visual/png.js';
 
 const dir = join(import.meta.dirname, '../fixtures/visual');
 const png = (name: string) => readFileSync(join(dir, `${name}.png`));
@@ -178,6 +179,30 @@ test('the decoder agrees with pngjs on every colour type and filter, and the enc
   for (const img of [decodePng(png('text')), decodePng(PNG.sync.write(translucent))]) {
     const enc = encodePng(img);
     assert.ok(PNG.sync.read(enc).data.equals(img.data), 'encoded pixels read back equal');
+  }
+});
+
+test('decoding a pair only where scanlines differ gives the same pixels as two full decodes, for every filter', () => {
+  const pairs: [Buffer, Buffer][] = ['pixel', 'text', 'clock', 'base-again', 'size'].map((name) => [png('base'), png(name)]);
+  // Changes on the first, a middle and the last row, and two apart: with the Up/Average/Paeth
+  // filters a changed row alters how the rows below it are encoded, so the re-decoded band must
+  // run on past it, and on to the last differing scanline.
+  const base = PNG.sync.read(png('base'));
+  for (const filterType of [-1, 0, 1, 2, 3, 4]) {
+    for (const rows of [[0], [320], [639], [10, 500]]) {
+      const edited = new PNG({ width: base.width, height: base.height });
+      base.data.copy(edited.data);
+      for (const y of rows) edited.data.fill(7, y * base.width * 4, y * base.width * 4 + 40);
+      pairs.push([PNG.sync.write(base, { filterType }), PNG.sync.write(edited, { filterType })]);
+    }
+  }
+  for (const [a, b] of pairs) {
+    const [da, db] = decodePngPair(a, b);
+    const fa = decodePng(a);
+    const fb = decodePng(b);
+    assert.ok(da.data.equals(fa.data), 'first image');
+    assert.ok(db.data.equals(fb.data), 'second image');
+    assert.deepEqual([db.width, db.height], [fb.width, fb.height]);
   }
 });
 
