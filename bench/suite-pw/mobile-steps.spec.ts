@@ -1,0 +1,37 @@
+import { expect, test } from '@playwright/test';
+
+test('Mobile-style steps on the web - launch, erase, copy and paste, back, scripts', async ({ page, context }) => {
+  const user = 'demo@example.com';
+  await context.clearCookies();
+  await page.goto('http://127.0.0.1:4173/login');
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  const email = page.locator('#email');
+  await email.click();
+  await page.keyboard.type(`${Math.random().toString(36).replace(/[^a-z]/g, '').padEnd(8, 'a').slice(0, 8)}@example.com`);
+  await expect(email).toHaveValue(/^[a-z]{8}@example\.com$/);
+  await email.clear();
+  await page.keyboard.type(`${user}.org`);
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Backspace');
+  await expect(email).toHaveValue(user);
+  const copied = await email.inputValue();
+  await email.clear();
+  await expect(email).toHaveValue('');
+  await page.keyboard.insertText(copied);
+  await page.locator('#password').click();
+  await page.keyboard.type('hunter2');
+  await page.locator('#password').blur();
+  const output: Record<string, unknown> = { greeting: `Welcome, ${user}` };
+  output.signedIn = false;
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByText(output.greeting as string)).toBeVisible();
+  output.signedIn = true;
+  expect(output.signedIn && (output.greeting as string).endsWith(user)).toBe(true);
+  await context.clearCookies();
+  await page.evaluate(() => localStorage.clear());
+  await page.goto('http://127.0.0.1:4173/');
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  await page.goBack();
+  await expect(page.getByText('Boxflow demo shop')).toBeVisible();
+  await page.goto('about:blank');
+});

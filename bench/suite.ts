@@ -1,0 +1,90 @@
+// `npm run bench -- suite`: the example flows (flows/) through `boxflow test` on the embedded
+// local box against the same scenarios as @playwright/test specs (bench/suite-pw), on the same
+// Chromium with the same flags and the same number of workers, screenshots off on both sides.
+// Each side is a whole CLI run (process start, browsers, flows, a JSON report), alternating
+// rounds, median of each. boxflow runs from dist/ (what TS flows import as 'boxflow'): build first. A second line times boxflow with its default screenshots
+// (before/after/trace on every action) against the same Playwright runs.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { percentile, printResult } from './_report.js';
+
+const kRounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const kWorkers = Number(process.env.BENCH_WORKERS ?? 2);
+const kAppUrl = 'http://127.0.0.1:4173';
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+const work = mkdtempSync(join(tmpdir(), 'bench-suite-'));
+
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** The flows hard-code the demo app on :4173; reuse one that already answers there. */
+async function startDemoApp(): Promise<() => Promise<void>> {
+  if (!(await portFree(4173))) {
+    const res = await fetch(`${kAppUrl}/login`).catch(() => undefined);
+    if (!res?.ok) throw new Error('port 4173 is taken by something that is not the demo app');
+    return async () => {};
+  }
+  const demo = (await import('../flows/app/server.mjs')) as { createDemoServer(): import('node:http').Server };
+  const app = demo.createDemoServer();
+  await new Promise<void>((r) => app.listen(4173, '127.0.0.1', r));
+  return () => new Promise<void>((r) => app.close(() => r()));
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<number> {
+  const t = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(performance.now() - t) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}\n${err}`))));
+  });
+}
+
+function boxflowConfig(name: string, screenshots: boolean): string {
+  const file = join(work, `${name}.config.json`);
+  const config = { flows: [join(repo, 'flows')], workers: kWorkers, appBaseUrl: kAppUrl, reporters: ['json'], ...(screenshots ? {} : { screenshots: false }) };
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+const configs = { off: boxflowConfig('off', false), on: boxflowConfig('on', true) };
+const boxflow = (mode: 'off' | 'on', round: number) =>
+  run(process.execPath, [join(repo, 'dist/src/cli/main.js'), 'test', '-c', configs[mode], '-o', join(work, `bf-${mode}-${round}`)]);
+const pwOut = join(work, 'pw');
+const playwright = () =>
+  run(process.execPath, [join(repo, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'bench/suite-pw/playwright.config.ts', '--workers', String(kWorkers), '--reporter', 'json'],
+    { BENCH_PW_OUT: pwOut, BENCH_PW_SNAPSHOTS: join(work, 'pw-snapshots'), PLAYWRIGHT_JSON_OUTPUT_NAME: join(work, 'pw.json') });
+
+const stopApp = await startDemoApp();
+try {
+  // Warm-up: compiles (tsx, Playwright's transform caches), fills the OS cache, and writes the
+  // Playwright side's own screenshot baseline (boxflow's has its mask painted in).
+  await playwright();
+  await boxflow('off', -1);
+  const times = { off: [] as number[], on: [] as number[], pw: [] as number[] };
+  for (let r = 0; r < kRounds; r++) {
+    const order: (() => Promise<void>)[] = [
+      async () => void times.off.push(await boxflow('off', r)),
+      async () => void times.pw.push(await playwright()),
+      async () => void times.on.push(await boxflow('on', r)),
+    ];
+    // Rotate who goes first, so drift on the shared machine does not favour one side.
+    for (let i = 0; i < order.length; i++) await order[(i + r) % order.length]!();
+  }
+  const fmt = (xs: number[]) => xs.map((x) => Math.round(x)).join('/');
+  process.stderr.write(`suite: ${kWorkers} workers, ${kRounds} rounds; boxflow screenshots off ${fmt(times.off)} ms, default screenshots ${fmt(times.on)} ms, @playwright/test ${fmt(times.pw)} ms\n`);
+  const pw = percentile(times.pw, 50);
+  printResult('suite', 'screenshots-off', 'ms', percentile(times.off, 50), pw);
+  printResult('suite', 'default-screenshots', 'ms', percentile(times.on, 50), pw);
+} finally {
+  await stopApp();
+  rmSync(work, { recursive: true, force: true, maxRetries: 3 });
+}
