@@ -13,7 +13,6 @@ export function isDuration(value: unknown): value is DurationString {
 
 /** Limits on durations: the spec's, and the longest any duration may be. */
 export const kDurationLimits = {
-  screenshotDelayMax: '30s',
   /** A drag (or a tap's hold): the whole move, so that an action answers within a client's timeout. */
   dragMax: '60s',
   /** Every duration: a Node.js timer cannot wait longer than 2^31−1 ms (24.8 days); 596h is just under. */

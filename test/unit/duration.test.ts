@@ -1,7 +1,7 @@
 // Duration strings (`<number><ms|s|m|h>`): parsing, formatting, and the spec's limits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatDuration, isDuration, kDurationLimits, kDurationPattern, parseDuration } from '../../src/api/duration.js';
+import { formatDuration, isDuration, kDurationPattern, parseDuration } from '../../src/api/duration.js';
 import { BoxflowError } from '../../src/errors.js';
 
 test('parseDuration: each unit, decimals, a leading dot', () => {
@@ -41,9 +41,4 @@ test('formatDuration: the largest exact unit, else milliseconds', () => {
 
 test('formatDuration and parseDuration round-trip whole milliseconds', () => {
   for (const ms of [0, 7, 999, 1_000, 61_000, 3_599_000, 3_600_000, 86_400_000]) assert.equal(parseDuration(formatDuration(ms)), ms);
-});
-
-test('limits: screenshot delay at most 30s', () => {
-  assert.equal(kDurationLimits.screenshotDelayMax, '30s');
-  assert.equal(parseDuration(kDurationLimits.screenshotDelayMax), 30_000);
 });

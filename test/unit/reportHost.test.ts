@@ -8,6 +8,7 @@ import { readEvents } from '../../src/runner/eventsRead.js';
 import { ReporterHost, loadReporters, parseReporterFlag } from '../../src/runner/reporterHost.js';
 import type { ErrorInfo, Reporter } from '../../src/runner/types.js';
 import { builtinReporters } from '../../reporters/index.js';
+import { exitCode } from '../../src/cli/commands.js';
 import { kFixtureRoot, runFixture } from '../fixtures/results/fixture.js';
 
 test('a reporter that throws does not stop the run; the others hear REPORTER_ERROR and the host remembers it', async () => {
@@ -51,12 +52,18 @@ test('a reporter that throws does not stop the run; the others hear REPORTER_ERR
   }
 });
 
-test('a clean run leaves hadReporterError false', async () => {
+test('the exit code of a run whose flows pass: 0, and 3 (infrastructure) once a reporter threw', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bf-host-'));
   try {
-    const host = new ReporterHost([{ name: 'noop', reporter: {} }]);
-    await runFixture(host, { outputDir: dir, flows: ['login'] });
-    assert.equal(host.hadReporterError, false);
+    const quiet = new ReporterHost([{ name: 'noop', reporter: {} }]);
+    const clean = await runFixture(quiet, { outputDir: dir, flows: ['login'] });
+    assert.equal(clean.stats.passed, 1);
+    assert.equal(exitCode(clean, quiet.hadReporterError), 0);
+
+    const broken = new ReporterHost([{ name: 'broken', reporter: { onFlowEnd() { throw new Error('disk full'); } } }]);
+    const passed = await runFixture(broken, { outputDir: dir, flows: ['login'] });
+    assert.equal(passed.stats.passed, 1);
+    assert.equal(exitCode(passed, broken.hadReporterError), 3);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
