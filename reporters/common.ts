@@ -1,6 +1,7 @@
 // Helpers shared by the built-in reporters. They read the result model only.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { codeFrame } from '../src/flow/codeFrame.js';
 import type { FlowAttempt, FlowResult, StepRecord } from '../src/runner/types.js';
 
 /** Every step of a tree, depth first (parents before children). */
@@ -28,12 +29,6 @@ export function failedSteps(attempt: FlowAttempt | undefined): StepRecord[] {
 
 export function lastAttempt(flow: FlowResult): FlowAttempt | undefined {
   return flow.attempts[flow.attempts.length - 1];
-}
-
-export function stepCount(flow: FlowResult): number {
-  let n = 0;
-  for (const a of flow.attempts) for (const _ of walkSteps(a.steps)) n++;
-  return n;
 }
 
 /** "1.2s", "350ms", "2m 05s". */
@@ -68,22 +63,6 @@ export function codeFrameFor(rootDir: string, source: { file: string; line: numb
     return undefined;
   }
   return mask(codeFrame(text, source.line, source.column));
-}
-
-/** A frame of 2 lines around `line` (1-based) with a `>` marker and a caret under `column`. */
-export function codeFrame(text: string, line: number, column: number, context = 2): string {
-  const lines = text.split(/\r?\n/);
-  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  const from = Math.max(1, line - context);
-  const to = Math.min(lines.length, line + context);
-  const width = String(to).length;
-  const out: string[] = [];
-  for (let n = from; n <= to; n++) {
-    const mark = n === line ? '>' : ' ';
-    out.push(`${mark} ${String(n).padStart(width)} | ${lines[n - 1] ?? ''}`);
-    if (n === line && column > 0) out.push(`  ${' '.repeat(width)} | ${' '.repeat(column - 1)}^`);
-  }
-  return out.join('\n');
 }
 
 /** "flows/a.flow.yaml:12:5" */

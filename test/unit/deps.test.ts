@@ -17,7 +17,7 @@ const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
   index: { cli: 'all', runner: 'all', reporters: 'all', server: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all' },
   cli: { runner: 'all', server: 'all', reporters: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all' },
   runner: { flow: 'all', api: 'all', layout: 'all', visual: 'all' },
-  reporters: { runner: 'all' }, // narrowed to result types and events below
+  reporters: { runner: 'all', flow: 'all' }, // narrowed to result types, events and the code frame below
   server: { api: 'all' },
   flow: { api: 'all', layout: 'types' },
   api: {},
@@ -34,6 +34,9 @@ const kLeaves = new Set<Area>(['errors', 'mask']);
 
 /** reporters/ may read the runner's result model and its event stream, nothing that runs flows. */
 const kReporterRunnerFiles = new Set(['src/runner/types.ts', 'src/runner/events.ts']);
+
+/** ...and the code frame, so a frame reads the same from the runner and from a reporter. */
+const kReporterFlowFiles = new Set(['src/flow/codeFrame.ts']);
 
 /** flow may import values from these pure layout files only (the selector keys and text matching); types from any. */
 const kFlowLayoutFiles = new Set(['src/layout/types.ts', 'src/layout/text.ts']);
@@ -134,6 +137,8 @@ function violations(files: Array<{ file: string; text: string }>): string[] {
         else if (rule === 'types' && !imp.typeOnly && !(from === 'flow' && kFlowLayoutFiles.has(to))) problems.push(`${where}: ${arrow} may import types only; use \`import type\` (import '${imp.spec}')`);
         else if (from === 'reporters' && toArea === 'runner' && !kReporterRunnerFiles.has(to)) {
           problems.push(`${where}: forbidden arrow reporters → ${to}: reporters read only ${[...kReporterRunnerFiles].join(', ')}`);
+        } else if (from === 'reporters' && toArea === 'flow' && !kReporterFlowFiles.has(to)) {
+          problems.push(`${where}: forbidden arrow reporters → ${to}: reporters read only ${[...kReporterFlowFiles].join(', ')} of flow/`);
         } else if (from === 'playwright' && toArea === 'cli' && !kPlaywrightCliFiles.has(to)) {
           problems.push(`${where}: forbidden arrow playwright → ${to}: boxflow/test reads only ${[...kPlaywrightCliFiles].join(', ')}`);
         }
@@ -175,6 +180,7 @@ test('the rules catch forbidden arrows, value imports where only types may go, a
     { file: 'src/server/app.ts', text: "import type { S } from '../runner/types.js';\nimport { request } from 'undici';" },
     { file: 'src/flow/steps.ts', text: "import { parseTree } from '../layout/index.js';\nimport type { Selector } from '../layout/types.js';\nimport { kKeyNames } from '../api/schemas.js';\nimport { textMatcher } from '../layout/text.js';" },
     { file: 'reporters/list.ts', text: "import type { RunResult } from '../src/runner/types.js';\nimport { run } from '../src/runner/run.js';" },
+    { file: 'reporters/junit.ts', text: "import { codeFrame } from '../src/flow/codeFrame.js';\nimport { loadFlows } from '../src/flow/load.js';" },
     { file: 'src/runner/run.ts', text: "import { serve } from '../server/index.js';\nimport { PNG } from 'pngjs';\nimport { Step } from '../flow/index.js';" },
     { file: 'src/visual/compare.ts', text: "import pixelmatch from 'pixelmatch';\nimport { PNG } from 'pngjs';" },
     { file: 'src/cli/main.ts', text: "import { list } from '../../reporters/index.js';\nimport { serve } from '../server/index.js';\nconst f = await import('fastify');" },
@@ -189,6 +195,7 @@ test('the rules catch forbidden arrows, value imports where only types may go, a
     'src/server/app.ts:2: the package undici belongs to src/api/; server imports it',
     "src/flow/steps.ts:1: flow → layout may import types only; use `import type` (import '../layout/index.js')",
     'reporters/list.ts:2: forbidden arrow reporters → src/runner/run.ts: reporters read only src/runner/types.ts, src/runner/events.ts',
+    'reporters/junit.ts:2: forbidden arrow reporters → src/flow/load.ts: reporters read only src/flow/codeFrame.ts of flow/',
     "src/runner/run.ts:1: forbidden arrow runner → server (import '../server/index.js')",
     'src/runner/run.ts:2: the package pngjs belongs to src/visual/; runner imports it',
     'src/cli/main.ts:3: the package fastify belongs to src/server/; cli imports it',

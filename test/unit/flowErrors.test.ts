@@ -2,11 +2,14 @@
 // a message that names what is wrong (and the fix, where one is plausible).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BoxflowError } from '../../src/errors.js';
 import { loadFlowFile, loadFlows, parseFlowYaml } from '../../src/flow/index.js';
 import type { FlowErrorDetails } from '../../src/flow/index.js';
+import { codeFrame } from '../../src/flow/codeFrame.js';
+import { codeFrameFor } from '../../reporters/common.js';
 
 const kDir = resolve('test/fixtures/flows/bad');
 
@@ -152,6 +155,25 @@ test('the code frame shows three lines with a caret under the column', () => {
       '  5 |   - sleep: 1s',
     ].join('\n'),
   );
+});
+
+test('a reporter reading the flow file prints the same frame as validate and the runner', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bf-frame-'));
+  try {
+    const text = 'name: frame\nsteps:\n  - tap: Login\n  - swipe: sideways\n  - sleep: 1s\n';
+    writeFileSync(join(dir, 'frame.flow.yaml'), text);
+    assert.equal(codeFrameFor(dir, { file: 'frame.flow.yaml', line: 4, column: 12 }), codeFrame(text, 4, 12));
+    assert.equal(codeFrameFor(dir, { file: 'frame.flow.yaml', line: 4, column: 12 }, 'the runner\'s own snippet'), 'the runner\'s own snippet');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a frame at the last line shows no empty line for the final newline; column 0 draws no caret', () => {
+  const text = 'name: frame\nsteps:\n  - tap: Login\n';
+  assert.equal(codeFrame(text, 3, 0), ['  2 | steps:', '> 3 |   - tap: Login'].join('\n'));
+  assert.equal(codeFrame('a: "x\n', 2, 1), ['  1 | a: "x', '> 2 |', '    | ^'].join('\n'), 'an error after the final newline still points there');
+  assert.equal(codeFrame('\tname: x\n', 1, 3), ['> 1 | \tname: x', '    | \t ^'].join('\n'), 'a tab before the column stays a tab');
 });
 
 test('loadFlows reports every broken file, each error once, and still returns the good flows', async () => {

@@ -10,11 +10,12 @@ import { Masker } from '../../src/mask.js';
 import type { RunResult } from '../../src/runner/types.js';
 import { builtinReporters, junitXml, writeHtmlReport } from '../../reporters/index.js';
 
-const flowText = 'name: login\nsecrets: [PASSWORD]\nenv: { PASSWORD: hunter2 }\nsteps:\n  - tap: Sign in\n';
+// The secret's line is next to the failed step's, inside the three lines of the frame.
+const flowText = 'name: login\nsecrets: [PASSWORD]\nsteps:\n  - tap: Sign in\nenv: { PASSWORD: hunter2 }\n';
 
 function result(): RunResult {
   const error = { code: 'ELEMENT_NOT_FOUND' as const, message: 'no visible element matches {text: "Sign in"}' };
-  const step = { id: '1', index: 0, label: 'tap Sign in', command: 'tap', args: {}, source: { file: 'login.flow.yaml', line: 5, column: 5 }, status: 'failed' as const, attempts: 1, startedAt: new Date(0).toISOString(), durationMs: 1, error };
+  const step = { id: '1', index: 0, label: 'tap Sign in', command: 'tap', args: {}, source: { file: 'login.flow.yaml', line: 4, column: 5 }, status: 'failed' as const, attempts: 1, startedAt: new Date(0).toISOString(), durationMs: 1, error };
   const attempt = { attempt: 1, status: 'failed' as const, startedAt: step.startedAt, durationMs: 1, steps: [step], error };
   return {
     version: 1, startedAt: step.startedAt, durationMs: 1, status: 'failed', boxes: [], baselines: [], errors: [],
