@@ -149,14 +149,22 @@ test('type: ASCII through input text, CJK and emoji arrive exactly through ADBKe
   assert.ok(dev.shellCommands.includes(`am broadcast -a ADB_INPUT_B64 --es msg ${Buffer.from(text).toString('base64')}`));
 });
 
-test('screen-layout: the real dumps come back as clean XML; the error dump is a 502 with the device text', async () => {
+test('screen-layout: the real dumps come back as clean XML with the keyboard state on the root; the error dump is a 502 with the device text', async () => {
   // real: sharpadb_DumpScreen.txt — BOM and the glued `UI hierchary dumped to: /dev/tty` trailer removed
   const { content } = await client.screenLayout(box.id);
   const raw = fixture('sharpadb_DumpScreen.txt').toString('utf8').replace(/^\uFEFF/, '');
-  assert.equal(content, raw.slice(0, raw.lastIndexOf('</hierarchy>') + '</hierarchy>'.length));
+  const clean = raw.slice(0, raw.lastIndexOf('</hierarchy>') + '</hierarchy>'.length);
+  assert.equal(content, clean.replace('<hierarchy rotation=', '<hierarchy keyboard="hidden" rotation='));
+  dev.keyboardShown = true;
+  assert.ok((await client.screenLayout(box.id)).content.includes('<hierarchy keyboard="shown" rotation="0">'));
+  dev.keyboardShown = false;
+  // A dump of input_method that does not say (another ROM's format): no attribute, not a guess.
+  dev.on(/^dumpsys input_method$/, () => 'Current Input Method Manager state:\n  mCurMethodId=null\n');
+  assert.equal((await client.screenLayout(box.id)).content, clean);
+  dev.overrides.shift();
   // real: sharpadb_DumpScreen.MIUI.txt — the same XML found inside the MIUI noise
   dev.layoutFixture = 'sharpadb_DumpScreen.MIUI.txt';
-  assert.ok((await client.screenLayout(box.id)).content.startsWith("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"));
+  assert.ok((await client.screenLayout(box.id)).content.startsWith("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy keyboard=\"hidden\" rotation=\"0\">"));
   // real: sharpadb_DumpScreen.Error.txt — no XML at all
   dev.layoutFixture = 'sharpadb_DumpScreen.Error.txt';
   await assert.rejects(client.screenLayout(box.id), (e) => e instanceof BoxApiError && e.serverCode === 'DEVICE_ERROR' && e.httpStatus === 502 && /FileNotFoundException/.test(e.message));
@@ -308,8 +316,22 @@ test('app endpoints: open (launcher or named activity), restart, close, clear da
   await assert.rejects(client.openApp(box.id, 'no.such.app'), code('PACKAGE_NOT_FOUND', 404));
 });
 
-test('browser endpoints on an Android box are 400 UNSUPPORTED_BOX_TYPE', async () => {
-  await assert.rejects(client.openTab(box.id, { url: 'https://example.com/' }), code('UNSUPPORTED_BOX_TYPE', 400));
+test('open a tab on an Android box is a VIEW intent: the claiming activity answers; unresolvable links are 422, non-URLs 400', async () => {
+  const m = dev.shellCommands.length;
+  const tab = await client.openTab(box.id, { url: "https://example.com/a b?q='x'&y=1" });
+  assert.deepEqual(tab, { id: 'com.android.chrome/com.google.android.apps.chrome.Main', title: 'com.android.chrome/com.google.android.apps.chrome.Main', url: "https://example.com/a b?q='x'&y=1", favicon: '', active: true, loading: false });
+  dev.linkHandlers.push({ url: /^duck:\/\//, activity: 'com.duckduckgo.mobile.android/com.duckduckgo.app.dispatchers.IntentDispatcherActivity' });
+  assert.equal((await client.openTab(box.id, { url: 'duck://https://duckduckgo.com?q=why%20use%20duckduckgo' })).id.split('/')[0], 'com.duckduckgo.mobile.android');
+  assert.deepEqual(since(dev, m), [
+    `am start -W -a android.intent.action.VIEW -d 'https://example.com/a b?q='\\''x'\\''&y=1'`,
+    "am start -W -a android.intent.action.VIEW -d 'duck://https://duckduckgo.com?q=why%20use%20duckduckgo'",
+  ]);
+  assert.deepEqual(dev.openedLinks.slice(-2), ["https://example.com/a b?q='x'&y=1", 'duck://https://duckduckgo.com?q=why%20use%20duckduckgo']);
+  await assert.rejects(client.openTab(box.id, { url: 'nothing://takes/this' }), (e) => e instanceof BoxApiError && e.serverCode === 'UNPROCESSABLE' && e.httpStatus === 422 && /no app on device emulator-5554 opens nothing:\/\/takes\/this/.test(e.message));
+  const n = dev.shellCommands.length;
+  await assert.rejects(client.openTab(box.id, { url: 'example.com/no-scheme' }), code('INVALID_URL', 400));
+  await assert.rejects(client.openTab(box.id, { url: `https://example.com/${'x'.repeat(3000)}` }), code('INVALID_URL', 400));
+  assert.equal(dev.shellCommands.length, n, 'a refused link never reaches the device');
 });
 
 test('two boxes on two devices at once; a third is 409 NO_DEVICE_AVAILABLE; terminate frees and resets the device', async () => {
@@ -367,7 +389,8 @@ test('terminate releases the device: opened apps closed, size and keyboard reset
   await client.installPackage(box.id, { apk: join(kSplitDir, 'base.apk'), open: true });
   const m = dev.shellCommands.length;
   await client.terminateBox(box.id);
-  assert.deepEqual(since(dev, m), ['am force-stop io.selendroid.testapp', 'wm size reset', 'ime set com.android.inputmethod.latin/.LatinIME', `rm -rf '/data/local/tmp/boxflow/${box.id}'`]);
+  // The browser a link opened is closed too (the open-a-tab test opened it).
+  assert.deepEqual(since(dev, m), ['am force-stop io.selendroid.testapp', 'am force-stop com.android.chrome', 'am force-stop com.duckduckgo.mobile.android', 'wm size reset', 'ime set com.android.inputmethod.latin/.LatinIME', `rm -rf '/data/local/tmp/boxflow/${box.id}'`]);
   assert.equal(dev.overrideSize, undefined);
   assert.equal((await client.getBox(box.id)).status, 'terminated');
   box = await client.createAndroidBox({ config: { deviceSerial: 'emulator-5554' } });

@@ -130,7 +130,10 @@ test('screen-layout falls back to a dump file pulled over sync when the shell ha
   const xml = await box.layout();
   assert.ok(xml.includes('Log In'));
   assert.ok(xml.endsWith('</hierarchy>'));
-  assert.deepEqual(since(dev, m), ['uiautomator dump /dev/tty', "uiautomator dump '/data/local/tmp/boxflow/box-1/window_dump.xml'", "rm -f '/data/local/tmp/boxflow/box-1/window_dump.xml'"]);
+  // `dumpsys input_method` (the keyboard state) runs alongside, in no fixed order.
+  const cmds = since(dev, m);
+  assert.deepEqual(cmds.filter((c) => c !== 'dumpsys input_method'), ['uiautomator dump /dev/tty', "uiautomator dump '/data/local/tmp/boxflow/box-1/window_dump.xml'", "rm -f '/data/local/tmp/boxflow/box-1/window_dump.xml'"]);
+  assert.equal(cmds.filter((c) => c === 'dumpsys input_method').length, 1);
   assert.ok(dev.syncRequests.includes('RECV /data/local/tmp/boxflow/box-1/window_dump.xml'));
   dev.overrides.shift();
 });

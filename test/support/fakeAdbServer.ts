@@ -70,6 +70,14 @@ export class FakeDevice {
   field = '';
   #selectAll = false;
   enterPresses = 0;
+  /** Whether the soft keyboard is up (`dumpsys input_method` says mInputShown=…); back closes it first. */
+  keyboardShown = false;
+  /** Back presses that reached the app (not the ones that closed the keyboard). */
+  backPresses = 0;
+  /** Which activity takes a VIEW intent for a URL; the first match wins, none is "unable to resolve". */
+  linkHandlers: Array<{ url: RegExp; activity: string }> = [{ url: /^https?:\/\//i, activity: 'com.android.chrome/com.google.android.apps.chrome.Main' }];
+  /** URLs opened through VIEW intents. */
+  readonly openedLinks: string[] = [];
   /** Packages whose data `pm clear` wiped. */
   readonly cleared: string[] = [];
   imes = ['com.android.inputmethod.latin/.LatinIME'];
@@ -226,6 +234,20 @@ export class FakeDevice {
       d.running.add(m[1]!);
       return `Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] cmp=${m[1]}/${m[2]} }\n`;
     }],
+    // constructed: `am start -W` output (ActivityManagerShellCommand: Starting, Status, Activity, times, Complete;
+    // the "unable to resolve Intent" error of an intent no activity takes)
+    [/^am start -W -a android\.intent\.action\.VIEW -d (.+)$/s, (m, d) => {
+      const url = shellWords(m[1]!)[0]!;
+      const handler = d.linkHandlers.find((h) => h.url.test(url));
+      const intent = `Intent { act=android.intent.action.VIEW dat=${url} }`;
+      if (!handler) return `Starting: ${intent}\nError: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=${url} flg=0x10000000 }\n`;
+      d.openedLinks.push(url);
+      d.running.add(handler.activity.split('/')[0]!);
+      return `Starting: ${intent}\nStatus: ok\nLaunchState: COLD\nActivity: ${handler.activity}\nTotalTime: 412\nWaitTime: 415\nComplete\n`;
+    }],
+    // constructed: the lines of InputMethodManagerService.dump around mInputShown (Android 13 layout)
+    [/^dumpsys input_method$/, (_m, d) =>
+      `Current Input Method Manager state:\n  Input Methods: mMethodMapUpdateCount=2 mBindInstantServiceAllowed=false\n  mCurMethodId=${d.ime}\n  mCurSeq=3 mCurClient=ClientState{a1b2c3 uid=10123 pid=4567 displayId=0}\n  mShowRequested=${d.keyboardShown} mShowExplicitlyRequested=false mShowForced=false mInputShown=${d.keyboardShown}\n  mImeWindowVis=${d.keyboardShown ? 3 : 0}\n`],
     // IME switching and ADBKeyBoard's broadcast (constructed from its README and `am broadcast` output)
     [/^settings get secure default_input_method$/, (_m, d) => `${d.ime}\n`],
     [/^ime list -a -s$/, (_m, d) => d.imes.join('\n') + '\n'],
@@ -282,6 +304,8 @@ export class FakeDevice {
       this.field = this.#selectAll ? '' : code === 67 ? [...this.field].slice(0, -1).join('') : this.field;
       this.#selectAll = false;
     } else if (code === 66) this.enterPresses++;
+    else if (code === 4 && this.keyboardShown) this.keyboardShown = false;
+    else if (code === 4) this.backPresses++;
     else if (code === 62) this.#insert(' ');
   }
 

@@ -4,13 +4,13 @@
 import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { BoxflowError } from '../../errors.js';
 import type { AndroidPackage, FsEntry, InstallResult, LauncherApp, Point, Resolution } from '../../api/schemas.js';
 import { Adb, type DeviceClient } from './adbkit.js';
 import { readApk, type ApkSet } from './apk.js';
 import { keyCodes } from './keys.js';
-import { extractHierarchy, resolveTargetInLayout } from './layout.js';
+import { loadCanvas } from '../optionalPackages.js';
+import { extractHierarchy, resolveTargetInLayout, withKeyboard } from './layout.js';
 import type { TargetResolution } from '../chromium/linuxBox.js';
 import { humanSize, modeString } from '../boxFs.js';
 
@@ -22,6 +22,7 @@ const kCommandTimeoutMs = 60_000;
 const kInstallTimeoutMs = 10 * 60_000;
 const kTypeChunk = 1000; // characters per broadcast: the v1 shell request is limited to 4 KiB
 const kClearPresses = 250; // DELs that clear a field on devices without `input keycombination`
+const kMaxLinkChars = 3_000;
 const kLongPressMs = 400; // ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT (AOSP): a shorter hold is a tap
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
@@ -170,6 +171,7 @@ export class AndroidBox {
       throw new BoxflowError('DEVICE_ERROR', `screencap -p returned no PNG: ${png.toString('utf8', 0, 300).trim() || 'no output'}`);
     }
     if (scale === 1 && !clip) return png;
+    const { createCanvas, loadImage } = await loadCanvas();
     const image = await loadImage(png);
     const area = clip ?? { x: 0, y: 0, width: image.width, height: image.height };
     const canvas = createCanvas(Math.max(1, Math.round(area.width * scale)), Math.max(1, Math.round(area.height * scale)));
@@ -182,6 +184,17 @@ export class AndroidBox {
    * has no terminal to open, the dump goes to a file in the working dir and comes back over sync.
    */
   async layout(): Promise<string> {
+    const [xml, keyboard] = await Promise.all([this.#dump(), this.keyboardShown().catch(() => undefined)]);
+    return keyboard === undefined ? xml : withKeyboard(xml, keyboard);
+  }
+
+  /** Whether the soft keyboard is up (`mInputShown=` of `dumpsys input_method`); undefined when the dump does not say. */
+  async keyboardShown(): Promise<boolean | undefined> {
+    const m = /\bmInputShown=(true|false)\b/.exec(await this.shell('dumpsys input_method'));
+    return m ? m[1] === 'true' : undefined;
+  }
+
+  async #dump(): Promise<string> {
     const out = await this.shell('uiautomator dump /dev/tty');
     try {
       return extractHierarchy(out);
@@ -197,7 +210,7 @@ export class AndroidBox {
   }
 
   async resolveTarget(target: string): Promise<TargetResolution> {
-    return resolveTargetInLayout(await this.layout(), target);
+    return resolveTargetInLayout(await this.#dump(), target);
   }
 
   async setResolution(res: Resolution): Promise<void> {
@@ -405,6 +418,25 @@ export class AndroidBox {
     if (!kPackageName.test(packageName)) throw new BoxflowError('INVALID_REQUEST', `"${packageName.slice(0, 100)}" is not a package name`);
     const out = await this.shell(`pm path ${packageName}`);
     if (!out.includes('package:')) throw new BoxflowError('PACKAGE_NOT_FOUND', `no package "${packageName}" is installed on device ${this.info.serial}`);
+  }
+
+  /**
+   * Opens a link as Android does: a VIEW intent, which the app that claims the URL (or the browser)
+   * receives. `-W` waits for the launch and names the activity that took it.
+   */
+  async openLink(url: string): Promise<{ activity: string | undefined }> {
+    if (!/^[a-z][a-z\d+.-]*:[^\x00-\x1f]+$/i.test(url)) throw new BoxflowError('INVALID_URL', `/url "${url.slice(0, 200)}" is not an absolute URL (scheme:…, no control characters)`);
+    // The v1 shell request is limited to 4 KiB, quoting and the command included.
+    if (url.length > kMaxLinkChars) throw new BoxflowError('INVALID_URL', `/url is ${url.length} characters; an Android box opens links of up to ${kMaxLinkChars}`);
+    const out = await this.shell(`am start -W -a android.intent.action.VIEW -d ${q(url)}`);
+    const error = /^Error: (.*)$/m.exec(out);
+    if (error) {
+      const unresolved = /unable to resolve Intent/.test(error[1]!);
+      throw new BoxflowError(unresolved ? 'UNPROCESSABLE' : 'DEVICE_ERROR', unresolved ? `no app on device ${this.info.serial} opens ${url.slice(0, 200)}` : `cannot open ${url.slice(0, 200)}: ${error[1]}`);
+    }
+    const activity = /^Activity: (\S+)$/m.exec(out)?.[1];
+    if (activity) this.#opened.add(activity.split('/')[0]!);
+    return { activity };
   }
 
   /** Hardware buttons: KEYCODEs of power, volume, home, back, menu and app switch. */

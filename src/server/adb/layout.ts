@@ -24,6 +24,14 @@ export function extractHierarchy(raw: Buffer | string): string {
   return text.slice(open.index, close + kClose.length);
 }
 
+/**
+ * The hierarchy with the soft keyboard's state on its root (`keyboard="shown"|"hidden"`): a dump has
+ * no IME window, and hideKeyboard must know whether back would close the keyboard or leave the screen.
+ */
+export function withKeyboard(xml: string, shown: boolean): string {
+  return xml.replace(/<hierarchy\b/, `<hierarchy keyboard="${shown ? 'shown' : 'hidden'}"`);
+}
+
 interface Node {
   tag: string;
   names: string[];

@@ -182,6 +182,12 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       });
       return { status: 200, body: { actionId: call.actionId, message: `pressed ${body.buttons.join(', ')}`, ...(screenshot ? { screenshot } : {}) } };
     },
+    openTab: async (entry, call) => {
+      // A link on Android is a VIEW intent: the app that claims it (else the browser) opens it.
+      const body = validated(endpoints.openTab.body, call.body) as { url: string };
+      const { activity } = await entry.android.openLink(body.url);
+      return { status: 200, body: { id: activity ?? '', title: activity ?? '', url: body.url, favicon: '', active: true, loading: false } };
+    },
     openApp: async (entry, call) => {
       const body = validated(endpoints.openApp.body, call.body) as { activityName?: string; extras?: Record<string, string> };
       await entry.android.launch(call.params.packageName!, body.activityName, body.extras);
