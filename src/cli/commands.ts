@@ -109,8 +109,8 @@ export async function runTest(flags: CliFlags): Promise<number> {
     const host = new ReporterHost(reporters, log);
     const result = await runFlows(selected, r.options, { client, reporter: host, secrets: [], masker });
     writeResultsJson(r.options.outputDir, result);
-    // The list and github reporters print their own summary; with only file reporters, say how it went.
-    if (!r.reporters.some((x) => x === 'list' || x === 'github' || (Array.isArray(x) && (x[0] === 'list' || x[0] === 'github')))) {
+    // A reporter that prints (list, github) prints its own summary; with only file reporters, say how it went.
+    if (!host.printsToStdio()) {
       process.stdout.write(`${summaryLine(result)}; results in ${relative(cwd, r.options.outputDir) || '.'}\n`);
     }
     return exitCode(result, host.hadReporterError);

@@ -78,3 +78,10 @@ test('github escaping follows the workflow-command rules', () => {
   assert.equal(escapeProperty('a:b,c%'), 'a%3Ab%2Cc%25');
   assert.equal(annotation('error', { file: 'f,1.yaml', line: 3, col: undefined }, 'x\ny'), '::error file=f%2C1.yaml,line=3::x%0Ay\n');
 });
+
+test('the reporters that print their own summary say so; with file reporters alone the CLI prints one', async () => {
+  const ctx = { outputDir: tmpdir(), rootDir: kFixtureRoot, write: () => {} };
+  for (const name of ['list', 'github']) assert.equal(new ReporterHost(await loadReporters([name], ctx, builtinReporters)).printsToStdio(), true, name);
+  assert.equal(new ReporterHost(await loadReporters(['html', 'junit', 'json'], ctx, builtinReporters)).printsToStdio(), false);
+  assert.equal(new ReporterHost(await loadReporters(['json', ['github', {}]], ctx, builtinReporters)).printsToStdio(), true, 'a reporter with options');
+});
