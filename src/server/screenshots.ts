@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseDuration } from '../api/duration.js';
 import type { ActionResult, Phase, ScreenshotBody } from '../api/schemas.js';
-import { drawTrace, type TraceOp } from './trace.js';
+import { drawTrace, traceReady, type TraceOp } from './trace.js';
 import type { ObjectStore } from './storage.js';
 
 export interface ShotPlan {
@@ -65,6 +65,8 @@ type Shots = NonNullable<ActionResult['screenshot']>;
 export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Promise<{ value: T; trace: TraceOp }>): Promise<{ value: T; screenshot?: Shots }> {
   if (!ctx) return { value: (await act()).value };
   const { plan } = ctx;
+  // A trace that cannot be drawn must fail the request before the action acts, not after.
+  if (plan.phases.has('trace')) await traceReady();
   const before = plan.phases.has('before') ? await ctx.capture() : undefined;
   const { value, trace } = await act();
   let after: Buffer | undefined;

@@ -14,6 +14,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { BoxflowError } from '../errors.js';
 import type { BoxEntry } from './boxes.js';
 import { hidePaths } from './boxFs.js';
+import { firstLine, optionalPackage } from './optionalPackages.js';
 import { boxEnv, isolatedShellPrefix } from './boxUser.js';
 import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 import { kTerminalAssetPrefix, kTerminalScript, terminalPageHtml } from './terminalPage.js';
@@ -34,34 +35,20 @@ export function terminalPath(boxId: string): string {
   return `${kTerminalPrefix}${encodeURIComponent(boxId)}`;
 }
 
-let ptyLoad: Promise<PtyModule> | undefined;
-let assetLoad: Promise<Map<string, { type: string; body: Buffer | string }>> | undefined;
+const loadPty = optionalPackage<PtyModule>('node-pty', 'the web terminal', 'WEB_TERMINAL_UNAVAILABLE', () =>
+  import('node-pty').then((m) => (m as { default?: PtyModule }).default ?? m),
+);
 
-function loadPty(): Promise<PtyModule> {
-  return (ptyLoad ??= import('node-pty').then(
-    (m) => (m as { default?: PtyModule }).default ?? m,
-    (err: unknown) => {
-      throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `the web terminal needs node-pty, which failed to load: ${hidePaths(firstLine(err))}`);
-    },
-  ));
-}
-
-function loadAssets() {
-  return (assetLoad ??= (async () => {
-    try {
-      const xtermMain = createRequire(import.meta.url).resolve('@xterm/xterm'); // <pkg>/lib/xterm.js
-      const root = join(dirname(xtermMain), '..');
-      const [js, css] = await Promise.all([readFile(join(root, 'lib', 'xterm.js')), readFile(join(root, 'css', 'xterm.css'))]);
-      return new Map([
-        ['xterm.js', { type: 'text/javascript; charset=utf-8', body: js }],
-        ['xterm.css', { type: 'text/css; charset=utf-8', body: css }],
-        ['terminal.js', { type: 'text/javascript; charset=utf-8', body: kTerminalScript }],
-      ]);
-    } catch (err) {
-      throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `the web terminal needs @xterm/xterm, which could not be read: ${hidePaths(firstLine(err))}`);
-    }
-  })());
-}
+const loadAssets = optionalPackage('@xterm/xterm', 'the web terminal', 'WEB_TERMINAL_UNAVAILABLE', async () => {
+  const xtermMain = createRequire(import.meta.url).resolve('@xterm/xterm'); // <pkg>/lib/xterm.js
+  const root = join(dirname(xtermMain), '..');
+  const [js, css] = await Promise.all([readFile(join(root, 'lib', 'xterm.js')), readFile(join(root, 'css', 'xterm.css'))]);
+  return new Map<string, { type: string; body: Buffer | string }>([
+    ['xterm.js', { type: 'text/javascript; charset=utf-8', body: js }],
+    ['xterm.css', { type: 'text/css; charset=utf-8', body: css }],
+    ['terminal.js', { type: 'text/javascript; charset=utf-8', body: kTerminalScript }],
+  ]);
+});
 
 /** Resolves when node-pty and xterm.js are usable; else throws WEB_TERMINAL_UNAVAILABLE saying why. */
 export async function webTerminalReady(): Promise<void> {
@@ -326,8 +313,3 @@ function closeReason(text: string): string {
   while (Buffer.byteLength(out) > 120) out = out.slice(0, -1);
   return `${out}…`;
 }
-
-function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0]!;
-}
-

@@ -1,6 +1,7 @@
 // A trace image is the after-screenshot with the operation drawn on it.
-import { createCanvas, loadImage, type SKRSContext2D } from '@napi-rs/canvas';
+import type { SKRSContext2D } from '@napi-rs/canvas';
 import type { Point } from '../api/schemas.js';
+import { loadCanvas } from './optionalPackages.js';
 
 /** Coordinates are in the screenshot's (scaled) pixels. */
 export type TraceOp =
@@ -12,7 +13,13 @@ const kStartColor = '#16a34a';
 const kEndColor = '#dc2626';
 const kPathColor = '#f59e0b';
 
+/** Throws PACKAGE_UNAVAILABLE (naming the install) when traces cannot be drawn: check before acting. */
+export async function traceReady(): Promise<void> {
+  await loadCanvas();
+}
+
 export async function drawTrace(png: Buffer, op: TraceOp): Promise<Buffer> {
+  const { createCanvas, loadImage } = await loadCanvas();
   const image = await loadImage(png);
   const canvas = createCanvas(image.width, image.height);
   const ctx = canvas.getContext('2d');

@@ -140,9 +140,10 @@ before(async () => {
   assert.equal(pack.code, 0, pack.stderr);
   const tarball = readdirSync(project).find((f) => f.endsWith('.tgz'));
   assert.ok(tarball, `npm pack wrote no tarball: ${pack.stdout}`);
-  const version = (JSON.parse(readFileSync(join(repoRoot, 'node_modules/@playwright/test/package.json'), 'utf8')) as { version: string }).version;
+  const versionOf = (pkg: string) => (JSON.parse(readFileSync(join(repoRoot, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pw-project', private: true }, null, 2));
-  const install = await sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`, `@playwright/test@${version}`], project);
+  // The local box draws trace images: @napi-rs/canvas is the optional package that needs.
+  const install = await sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`, `@playwright/test@${versionOf('@playwright/test')}`, `@napi-rs/canvas@${versionOf('@napi-rs/canvas')}`], project);
   assert.equal(install.code, 0, install.stderr);
   // The example project and the demo app it starts, where they sit in the repository.
   exampleDir = join(project, 'examples/playwright');
