@@ -138,3 +138,27 @@ test('a script step and assertTrue share output across the flow and its runFlow;
   assert.equal(s[1]!.children![0]!.message, 'count 7');
   assert.match(s[5]!.error!.message, /assertTrue: \$\{output.count > 100\} is "false", not true/);
 });
+
+test('hideKeyboard presses back only while the keyboard is shown; openLink sends a VIEW intent and names the app that took it', async () => {
+  device.keyboardShown = true;
+  device.backPresses = 0;
+  const mark = device.shellCommands.length;
+  const flow = await run(
+    'keyboard-link',
+    ['box: android', 'env: { Q: "why use duckduckgo" }', 'steps:', '  - hideKeyboard', '  - hideKeyboard', '  - openLink: https://example.com/welcome?q=${Q}'].join('\n') + '\n',
+  );
+  assert.equal(flow.status, 'passed', why(flow));
+  assert.equal(device.keyboardShown, false);
+  assert.equal(device.backPresses, 0, 'the second hideKeyboard did not press back: the keyboard was already closed');
+  const cmds = since(mark);
+  assert.equal(cmds.filter((c) => c === 'input keyevent 4').length, 1, JSON.stringify(cmds));
+  assert.ok(cmds.includes("am start -W -a android.intent.action.VIEW -d 'https://example.com/welcome?q=why use duckduckgo'"), JSON.stringify(cmds));
+  assert.deepEqual(steps(flow).map((s) => s.message), ['keyboard closed (back)', 'the keyboard was not shown', 'opened https://example.com/welcome?q=why use duckduckgo in com.android.chrome/com.google.android.apps.chrome.Main']);
+  assert.ok(steps(flow)[0]!.actionId, 'the back press is an action with an id');
+});
+
+test('openLink to a link no app on the device takes fails the step with the device\'s reason', async () => {
+  const flow = await run('dead-link', ['box: android', 'steps:', '  - openLink: nothing://takes/this'].join('\n') + '\n');
+  assert.equal(flow.status, 'failed');
+  assert.match(steps(flow)[0]!.error!.message, /no app on device emulator-5554 opens nothing:\/\/takes\/this/);
+});

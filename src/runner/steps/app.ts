@@ -109,10 +109,19 @@ export const home: StepHandler<'home'> = async (step, run) => {
   await pressButton(run, 'home', step);
 };
 
-export const hideKeyboard: StepHandler<'hideKeyboard'> = async (_step, run) => {
+export const hideKeyboard: StepHandler<'hideKeyboard'> = async (step, run) => {
   if (!isLinux(run)) {
-    // The Box API has no keyboard state: pressing back blind could leave the screen instead.
-    throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `hideKeyboard is not available on Android boxes yet (the Box API cannot tell whether the keyboard is open); box ${run.rt.box.id} is android`);
+    // Back closes an open keyboard; pressed blind it would leave the screen, so only when the
+    // layout's root says the keyboard is shown (boxflow serve's Android boxes do).
+    const state = /<hierarchy\b[^>]*\skeyboard="(shown|hidden)"/.exec(await run.rt.layout.content(run.signal))?.[1];
+    if (!state) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `hideKeyboard: box ${run.rt.box.id}'s screen layout does not say whether the keyboard is shown (boxflow serve's Android boxes do)`);
+    if (state === 'hidden') {
+      run.record.message = 'the keyboard was not shown';
+      return;
+    }
+    await pressButton(run, 'back', step);
+    run.record.message = 'keyboard closed (back)';
+    return;
   }
   const page = await run.rt.layout.page();
   const blurred = await page.evaluate(() => {
@@ -141,8 +150,12 @@ export const eraseText: StepHandler<'eraseText'> = async (step, run) => {
 };
 
 export const openLink: StepHandler<'openLink'> = async (step, run) => {
-  if (!isLinux(run)) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `openLink is not available on Android boxes yet (the Box API cannot send a VIEW intent); box ${run.rt.box.id} is android`);
-  await openTab({ kind: 'openTab', url: step.link, source: step.source }, run);
+  if (isLinux(run)) return openTab({ kind: 'openTab', url: step.link, source: step.source }, run);
+  // Android boxes open a tab's URL as a VIEW intent: the app that claims the link takes it.
+  const url = run.resolve(step.link);
+  const tab = await run.rt.client.openTab(run.rt.box.id, { url }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+  run.rt.layout.reset();
+  run.record.message = `opened ${url}${tab.id ? ` in ${tab.id}` : ''}`;
 };
 
 export const waitForAnimationToEnd: StepHandler<'waitForAnimationToEnd'> = async (_step, run) => {
