@@ -14,6 +14,8 @@ export type RawStep = string | Record<string, unknown>;
 export interface FlowDefinitionOptions {
   tags?: string[];
   box?: string;
+  /** The app launchApp/stopApp/clearState act on by default (Android package; Linux boxes: a URL). */
+  appId?: string;
   env?: Record<string, string | number | boolean>;
   secrets?: string[];
   /** Duration string, e.g. `2m`. */

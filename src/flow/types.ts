@@ -131,6 +131,22 @@ export interface FlowBox {
   setResolution(size: { width: number; height: number }, opts?: Partial<StepCommon>): Promise<void>;
   screenshot(name: string, opts?: Partial<StepCommon>): Promise<void>;
   sleep(duration: string, opts?: Partial<StepCommon>): Promise<void>;
+  /** Starts the app (default: the flow's appId; Linux boxes: opens its URL). `stopApp` defaults to true. */
+  launchApp(app?: string | { appId?: string; clearState?: boolean; stopApp?: boolean; arguments?: Record<string, string | number | boolean> }, opts?: Partial<StepCommon>): Promise<void>;
+  /** Stops the app (Linux boxes: closes the browser). */
+  stopApp(appId?: string, opts?: Partial<StepCommon>): Promise<void>;
+  /** Clears the app's data (Linux boxes: the site's cookies and storage). */
+  clearState(appId?: string, opts?: Partial<StepCommon>): Promise<void>;
+  /** The back button (Linux boxes: the tab's history back). */
+  back(opts?: Partial<StepCommon>): Promise<void>;
+  /** The home button (Android boxes only). */
+  home(opts?: Partial<StepCommon>): Promise<void>;
+  /** Closes the on-screen keyboard (Linux boxes: takes the focus off the focused field). */
+  hideKeyboard(opts?: Partial<StepCommon>): Promise<void>;
+  /** Erases `chars` characters before the cursor, or the whole field when omitted. */
+  eraseText(chars?: number, opts?: Partial<StepCommon>): Promise<void>;
+  /** Opens a link (Android: a VIEW intent, the app that claims it opens it; Linux boxes: a new tab). */
+  openLink(url: string, opts?: Partial<StepCommon>): Promise<void>;
   /** Runs any YAML-shaped step, e.g. `{ renameFile: { from, to } }`. */
   step(raw: Record<string, unknown>): Promise<void>;
   /** Playwright Page of the active tab over the pre-signed CDP URL (Linux boxes). */
