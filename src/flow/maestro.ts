@@ -413,6 +413,8 @@ export function maestroToBoxflow(text: string, file: string): { doc: Record<stri
   const doc: Raw = { name: config.name !== undefined ? String(config.name) : undefined };
   const appId = config.url ?? config.appId;
   if (appId !== undefined) doc.appId = String(appId);
+  // A package is a mobile app: the flow needs an Android box (a URL runs on a Linux box, the default).
+  if (appId !== undefined && !/^https?:\/\//i.test(String(appId))) doc.box = 'android';
   if (Array.isArray(config.tags)) doc.tags = config.tags.map(String);
   if (isObj(config.env)) doc.env = config.env;
   const located: Array<{ issue: Unsupported; at: SourceLocation }> = [];

@@ -88,6 +88,8 @@ test('launchApp arguments, tapOn repeat and delay, swipes by points and from an 
     { kind: 'swipe', from: { point: { x: 100, y: 200 } }, to: { point: { x: 300, y: 400 } } },
     { kind: 'swipe', direction: 'left', on: { id: '/^(?:.*\\/)?(?:card)$/is' } },
   ] as never);
+  assert.equal(f.box, 'android', 'a package appId is a mobile app');
+  assert.equal(read('url: http://127.0.0.1:1/\n---\n- back\n').box, undefined, 'a URL runs on the default (Linux) box');
   assert.match(refusal(flow('- swipe: { start: "10%, 10%", direction: UP }')), /a swipe takes start and end together, without direction or from/);
   assert.match(refusal(flow('- swipe: { direction: Up }')), /direction is UP, DOWN, LEFT or RIGHT \(all upper or all lower case\), not "Up"/);
 });
