@@ -7,6 +7,7 @@ import type { BoxClient } from '../api/client.js';
 import { BoxflowError, exitClassOf } from '../errors.js';
 import { codeFrame, loadFlowFile, stackLocations } from '../flow/index.js';
 import type { Flow } from '../flow/types.js';
+import type { BaselineWritten } from '../visual/index.js';
 import { Masker } from '../mask.js';
 import { ArtifactStore } from './artifacts.js';
 import { BoxPool, type Lease } from './boxPool.js';
@@ -155,7 +156,7 @@ interface AttemptDeps extends RunDeps {
   artifacts: ArtifactStore;
   options: RunOptions;
   loadFlow: (file: string) => Promise<Flow>;
-  onBaseline: (path: string, written: 'missing' | 'changed' | 'all') => void;
+  onBaseline: (path: string, written: BaselineWritten) => void;
 }
 
 async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Lease, deps: AttemptDeps): Promise<FlowAttempt> {

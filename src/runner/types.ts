@@ -2,6 +2,7 @@
 // <output>/results.jsonl (events) and <output>/results.json (the final RunResult).
 // Reporters consume these types only. docs/results.md documents them.
 import type { ErrorCode } from '../errors.js';
+import type { BaselineWritten } from '../visual/index.js';
 
 export type StepStatus = 'passed' | 'failed' | 'skipped' | 'warned';
 export type FlowStatus = 'passed' | 'failed' | 'flaky' | 'skipped';
@@ -31,7 +32,7 @@ export interface VisualRecord {
   /** Baseline file path, relative to the project (cwd). */
   baseline: string;
   /** Baseline written by this run: why. */
-  written?: 'missing' | 'changed' | 'all';
+  written?: BaselineWritten;
   expected?: string;
   actual?: string;
   diff?: string;
@@ -137,7 +138,7 @@ export interface RunResult {
   flows: FlowResult[];
   stats: { total: number; passed: number; failed: number; flaky: number; skipped: number };
   /** Baselines written or changed by this run. */
-  baselines: { path: string; written: 'missing' | 'changed' | 'all' }[];
+  baselines: { path: string; written: BaselineWritten }[];
   errors: ErrorInfo[];
 }
 

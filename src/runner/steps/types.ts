@@ -9,11 +9,12 @@ import type { BoxState } from '../boxPool.js';
 import type { LayoutSource } from '../layoutSource.js';
 import type { RunOptions } from '../options.js';
 import type { BoxInfo, FlowInfo, StepRecord } from '../types.js';
+import type { BaselineWritten } from '../../visual/index.js';
 
 export interface ExecutorHooks {
   stepBegin(step: { id: string; label: string; command: string }): void;
   stepEnd(step: StepRecord): void;
-  baselineWritten(path: string, why: 'missing' | 'changed' | 'all'): void;
+  baselineWritten(path: string, why: BaselineWritten): void;
 }
 
 export interface FlowRuntime {
