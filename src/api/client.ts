@@ -1,13 +1,13 @@
 // BoxClient: one method per Box API v1 operation, over an undici keep-alive pool.
-// Retries only where safe (see `retryable`), validates every response against the contract,
-// and raises BoxApiError with a stable code that names method, path and box, never the key.
-import { EventEmitter } from 'node:events';
+// undici times each attempt (headersTimeout/bodyTimeout) and repeats it (its retry interceptor);
+// boxflow decides only which failures are safe to repeat (`retryable`, `retryableError`). Every
+// response is validated against the contract, and a failure is a BoxApiError with a stable code
+// that names method, path and box, never the key.
 import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Agent, FormData, request, type Dispatcher } from 'undici';
+import { Agent, FormData, interceptors, request, type Dispatcher } from 'undici';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError, type ErrorCode } from '../errors.js';
 import { Masker } from '../mask.js';
@@ -87,6 +87,10 @@ export function codeForStatus(status: number): ErrorCode {
 
 // Connection failures that happen before any byte of the request left: safe to retry for any method.
 const kNotSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const kTimeoutCodes = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** The retry callback of undici's RetryHandler: `next(null)` sends the request again, `next(err)` gives up. */
+type RetryFn = (err: Error, context: { state: { counter: number } }, next: (err: Error | null) => void) => void;
 
 export class BoxClient {
   readonly baseUrl: string;
@@ -97,6 +101,8 @@ export class BoxClient {
   readonly #retryMaxMs: number;
   readonly #validate: boolean;
   readonly #dispatcher: Dispatcher;
+  /** #dispatcher with undici's retry interceptor: API calls go through it, pre-signed downloads do not. */
+  readonly #retrying: Dispatcher;
   readonly #ownDispatcher: boolean;
   #boxflowService = false;
 
@@ -114,6 +120,8 @@ export class BoxClient {
     this.#validate = options.validateResponses ?? true;
     this.#ownDispatcher = !options.dispatcher;
     this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: 64 });
+    // throwOnError: false hands the last refused answer through, so its status and body make the error.
+    this.#retrying = this.#dispatcher.compose(interceptors.retry({ throwOnError: false }));
   }
 
   async close(): Promise<void> {
@@ -247,32 +255,23 @@ export class BoxClient {
 
   /** Downloads a stored object (a screenshot's pre-signed URL). Pre-signed URLs carry no API key. */
   async fetchObject(url: string, opts: RequestOptions = {}): Promise<Buffer> {
-    const where = { method: 'GET', path: new URL(url).pathname };
-    const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
-    const deadline = new Deadline(timeoutMs, opts.signal);
+    const body = await this.streamObject(url, opts);
     try {
-      const res = await request(url, { method: 'GET', signal: deadline, dispatcher: this.#dispatcher });
-      if (res.statusCode !== 200) throw this.#httpError(res.statusCode, await res.body.text().catch(() => ''), where);
-      return Buffer.from(await res.body.arrayBuffer());
+      return Buffer.from(await body.arrayBuffer());
     } catch (cause) {
-      throw BoxflowError.is(cause) ? cause : this.#transportError(cause, opts.signal, timeoutMs, where);
-    } finally {
-      deadline.dispose();
+      throw this.#transportError(cause, opts.signal, opts.timeoutMs ?? this.#timeoutMs, { method: 'GET', path: new URL(url).pathname });
     }
   }
 
-  /** `fetchObject` as a stream: the body is passed on as it arrives, never held whole. */
+  /** `fetchObject` as a stream: the body is passed on as it arrives, never held whole (it may stall at most `timeoutMs` between chunks). */
   async streamObject(url: string, opts: RequestOptions = {}): Promise<Dispatcher.ResponseData['body']> {
     const where = { method: 'GET', path: new URL(url).pathname };
     const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
-    const deadline = new Deadline(timeoutMs, opts.signal);
     try {
-      const res = await request(url, { method: 'GET', signal: deadline, dispatcher: this.#dispatcher });
+      const res = await request(url, { method: 'GET', signal: opts.signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, dispatcher: this.#dispatcher });
       if (res.statusCode !== 200) throw this.#httpError(res.statusCode, await res.body.text().catch(() => ''), where);
-      res.body.once('close', () => deadline.dispose());
       return res.body;
     } catch (cause) {
-      deadline.dispose();
       throw BoxflowError.is(cause) ? cause : this.#transportError(cause, opts.signal, timeoutMs, where);
     }
   }
@@ -298,56 +297,69 @@ export class BoxClient {
     const maxRetries = opts.maxRetries ?? this.#maxRetries;
     const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
     const where = { method: ep.method, path, boxId };
+    if (opts.signal?.aborted) throw this.#error('ABORTED', 'aborted by the caller', where, undefined, undefined, opts.signal.reason);
 
-    for (let attempt = 0; ; attempt++) {
-      let res: Dispatcher.ResponseData;
-      const deadline = new Deadline(timeoutMs, opts.signal);
-      try {
-        try {
-          res = await request(url, { method: ep.method, headers, body, signal: deadline, dispatcher: this.#dispatcher });
-        } catch (cause) {
-          const err = this.#transportError(cause, opts.signal, timeoutMs, where);
-          const notSent = kNotSentCodes.has(errorCode(cause));
-          if (attempt < maxRetries && (notSent || (ep.method === 'GET' && err.code !== 'ABORTED'))) {
-            deadline.dispose();
-            await this.#pause(this.#backoff(attempt), opts.signal, where);
-            continue;
-          }
-          throw err;
-        }
+    const attempt = { answered: false, waiting: false };
+    const retry: RetryFn = (err, { state }, next) => {
+      const status = (err as { statusCode?: number }).statusCode;
+      const headers = (err as { headers?: Dispatcher.ResponseData['headers'] }).headers ?? {};
+      const again = status === undefined ? !attempt.answered && retryableError(ep.method, err) : retryable(ep.method, status, headers);
+      if (!again || state.counter > maxRetries || opts.signal?.aborted) return next(err);
+      attempt.waiting = true;
+      const timer = setTimeout(() => {
+        attempt.waiting = false;
+        opts.signal?.removeEventListener('abort', onAbort);
+        next(null);
+      }, (status === undefined ? undefined : retryAfterMs(headers)) ?? this.#backoff(state.counter - 1));
+      // An abort while waiting after a refused answer rejects the request through its signal;
+      // after a failed connection there is no request in flight, so the wait itself gives up.
+      const onAbort = () => {
+        clearTimeout(timer);
+        if (status === undefined) next(err);
+      };
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    };
 
-        if (res.statusCode >= 200 && res.statusCode < 300) {
-          if (res.headers['x-boxflow-action-id'] !== undefined) this.#boxflowService = true;
-          let text: string;
-          try {
-            if (res.statusCode === 204 || !('response' in ep)) {
-              await res.body.dump();
-              return undefined as Result<N>;
-            }
-            text = await res.body.text();
-          } catch (cause) {
-            throw this.#transportError(cause, opts.signal, timeoutMs, where);
-          }
-          return this.#decode(ep, res, text, where) as Result<N>;
-        }
-
-        const text = await res.body.text().catch(() => '');
-        if (attempt < maxRetries && retryable(ep.method, res.statusCode, res.headers)) {
-          deadline.dispose();
-          await this.#pause(retryAfterMs(res.headers) ?? this.#backoff(attempt), opts.signal, where);
-          continue;
-        }
-        const err = this.#httpError(res.statusCode, text, where);
-        const actionId = res.headers['x-boxflow-action-id'];
-        if (typeof actionId === 'string') err.actionId = actionId;
-        throw err;
-      } finally {
-        deadline.dispose();
-      }
+    let res: Dispatcher.ResponseData<unknown>;
+    try {
+      res = await request(url, {
+        method: ep.method,
+        headers,
+        body,
+        signal: opts.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        dispatcher: this.#retrying,
+        retryOptions: { maxRetries, retry },
+      } as Parameters<typeof request>[1]);
+    } catch (cause) {
+      throw this.#transportError(cause, opts.signal, timeoutMs, where, attempt.waiting);
     }
+    attempt.answered = true;
+
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      if (res.headers['x-boxflow-action-id'] !== undefined) this.#boxflowService = true;
+      let text: string;
+      try {
+        if (res.statusCode === 204 || !('response' in ep)) {
+          await res.body.dump();
+          return undefined as Result<N>;
+        }
+        text = await res.body.text();
+      } catch (cause) {
+        throw this.#transportError(cause, opts.signal, timeoutMs, where);
+      }
+      return this.#decode(ep, res, text, where) as Result<N>;
+    }
+
+    const text = await res.body.text().catch(() => '');
+    const err = this.#httpError(res.statusCode, text, where);
+    const actionId = res.headers['x-boxflow-action-id'];
+    if (typeof actionId === 'string') err.actionId = actionId;
+    throw err;
   }
 
-  #decode(ep: (typeof endpoints)[EndpointName], res: Dispatcher.ResponseData, text: string, where: { method: string; path: string; boxId?: string | undefined }): unknown {
+  #decode(ep: (typeof endpoints)[EndpointName], res: Dispatcher.ResponseData<unknown>, text: string, where: { method: string; path: string; boxId?: string | undefined }): unknown {
     let data: unknown = text;
     if (/application\/json|\+json/.test(String(res.headers['content-type'] ?? ''))) {
       try {
@@ -361,14 +373,6 @@ export class BoxClient {
       if (problem) throw this.#error('INVALID_RESPONSE', `response does not match the API schema: ${formatProblem(problem)}`, where, res.statusCode);
     }
     return data;
-  }
-
-  async #pause(ms: number, signal: AbortSignal | undefined, where: { method: string; path: string; boxId?: string | undefined }): Promise<void> {
-    try {
-      await sleep(ms, undefined, { signal });
-    } catch (cause) {
-      throw this.#error('ABORTED', 'aborted by the caller while waiting to retry', where, undefined, undefined, cause);
-    }
   }
 
   #backoff(attempt: number): number {
@@ -392,10 +396,10 @@ export class BoxClient {
     return this.#error(codeForStatus(status), `${status}${serverCode ? ` ${serverCode}` : ''}: ${detail}`, where, status, serverCode, undefined, details);
   }
 
-  #transportError(cause: unknown, userSignal: AbortSignal | undefined, timeoutMs: number, where: { method: string; path: string; boxId?: string | undefined }): BoxApiError {
-    if (userSignal?.aborted) return this.#error('ABORTED', 'aborted by the caller', where, undefined, undefined, cause);
+  #transportError(cause: unknown, userSignal: AbortSignal | undefined, timeoutMs: number, where: { method: string; path: string; boxId?: string | undefined }, waitingToRetry = false): BoxApiError {
+    if (userSignal?.aborted) return this.#error('ABORTED', waitingToRetry ? 'aborted by the caller while waiting to retry' : 'aborted by the caller', where, undefined, undefined, cause);
     const name = (cause as Error)?.name;
-    if (name === 'TimeoutError' || errorCode(cause) === 'UND_ERR_HEADERS_TIMEOUT' || errorCode(cause) === 'UND_ERR_BODY_TIMEOUT') {
+    if (name === 'TimeoutError' || kTimeoutCodes.has(errorCode(cause))) {
       return this.#error('TIMEOUT', `no response within ${timeoutMs} ms`, where, undefined, undefined, cause);
     }
     const code = errorCode(cause);
@@ -459,6 +463,13 @@ function retryable(method: string, status: number, headers: Dispatcher.ResponseD
   return method === 'GET' && (status === 408 || status >= 500);
 }
 
+/** A request that got no answer: sent again when it never left, or when it is a GET (reading is safe to repeat). */
+function retryableError(method: string, err: unknown): boolean {
+  const code = errorCode(err);
+  if (kNotSentCodes.has(code)) return true;
+  return method === 'GET' && code !== 'UND_ERR_ABORTED' && (err as Error)?.name !== 'AbortError';
+}
+
 /** `retry-after-ms` (ms) first, then `retry-after` (seconds or an HTTP date); honoured when 0 ≤ v < 60 s. */
 export function retryAfterMs(headers: Record<string, string | string[] | undefined>): number | undefined {
   const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
@@ -507,49 +518,5 @@ function scrubJson(value: unknown, key: string): unknown {
     return JSON.parse(new Masker([key]).text(text));
   } catch {
     return '[redacted]';
-  }
-}
-
-/**
- * One attempt's deadline and the caller's signal, handed to undici as its `signal` (undici takes
- * an EventEmitter there as well as an AbortSignal). One timer per attempt: AbortSignal.timeout
- * plus undici's addEventListener on it cost about a tenth of a loopback round trip (bench/client.ts).
- */
-class Deadline extends EventEmitter {
-  aborted = false;
-  reason: unknown = undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #user: AbortSignal | undefined;
-  #onUserAbort: (() => void) | undefined;
-
-  constructor(ms: number, user: AbortSignal | undefined) {
-    super();
-    if (user?.aborted) {
-      this.aborted = true;
-      this.reason = user.reason;
-      return;
-    }
-    if (user) {
-      this.#user = user;
-      this.#onUserAbort = () => this.#abort(user.reason);
-      user.addEventListener('abort', this.#onUserAbort, { once: true });
-    }
-    this.#timer = setTimeout(() => this.#abort(new DOMException(`no response within ${ms} ms`, 'TimeoutError')), ms);
-    this.#timer.unref();
-  }
-
-  #abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.dispose();
-    this.emit('abort');
-  }
-
-  dispose(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    if (this.#user) this.#user.removeEventListener('abort', this.#onUserAbort!);
-    this.#user = undefined;
   }
 }
