@@ -1,7 +1,7 @@
 // How BoxClient fails and retries against a real loopback service: status → code, safe retries
 // only, Retry-After, timeouts, aborts, connection failures, the 512 MB upload limit, and the API
 // key kept out of every error this file produces.
-import { test, before, after } from 'node:test';
+import { test, before, after, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
@@ -170,40 +170,64 @@ test('other 4xx are not retried', async () => {
 
 // ------------------------------------------------------------------ Retry-After
 
+/**
+ * Runs `call` while the fake clock moves 1 ms per turn of the event loop, and gives the fake time at
+ * which each request reached the service: a client's wait between attempts is then measured exactly,
+ * however loaded the machine is.
+ */
+async function onFakeClock<T>(call: () => Promise<T>): Promise<{ value: T; at: number[] }> {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    let settled = false;
+    const pending = call().finally(() => (settled = true));
+    pending.catch(() => {});
+    const at: number[] = [];
+    for (let now = 0; !settled; now++) {
+      assert.ok(now < 60_000, 'the call did not settle within 60 s of fake time');
+      await new Promise((turn) => setImmediate(turn));
+      while (at.length < service.requests.length) at.push(now);
+      mock.timers.tick(1);
+    }
+    return { value: await pending, at };
+  } finally {
+    mock.timers.reset();
+  }
+}
+
 test('503 + Retry-After (seconds) on a GET: retried once the header\'s time has passed', async () => {
   const client = newClient();
   service.reset();
   service.handle((_req, res, n) => (n === 0 ? sendJson(res, 503, { code: 'Unavailable', message: 'later' }, { 'retry-after': '1' }) : sendJson(res, 200, { content: 'ok' })));
-  assert.deepEqual(await client.screenLayout('b1'), { content: 'ok' });
-  const [first, second] = service.requests;
-  assert.equal(service.requests.length, 2);
-  assert.ok(second!.at - first!.at >= 1000, `second attempt came ${(second!.at - first!.at).toFixed(1)} ms after the first`);
+  const { value, at } = await onFakeClock(() => client.screenLayout('b1'));
+  assert.deepEqual(value, { content: 'ok' });
+  assert.equal(at.length, 2);
+  assert.ok(at[1]! - at[0]! >= 1000, `the second attempt came ${at[1]! - at[0]!} ms after the first`);
 });
 
 test('429 + retry-after-ms on an action POST: the action is sent again after the delay', async () => {
   const client = newClient();
   service.reset();
-  service.handle((_req, res, n) => (n === 0 ? sendJson(res, 429, { code: 'RateLimited', message: 'slow down' }, { 'retry-after-ms': '250' }) : ok(res)));
-  assert.deepEqual(await client.pressKey('b1', { keys: ['enter'] }), { actionId: 'a1', message: 'ok' });
-  const [first, second] = service.requests;
-  assert.equal(service.requests.length, 2);
-  assert.ok(second!.at - first!.at >= 250, `second attempt came ${(second!.at - first!.at).toFixed(1)} ms after the first`);
-  assert.deepEqual(JSON.parse(second!.body.toString()), { keys: ['enter'] }, 'the same body is sent again');
+  service.handle((_req, res, n) => (n === 0 ? sendJson(res, 429, { code: 'RateLimited', message: 'slow down' }, { 'retry-after-ms': '2500' }) : ok(res)));
+  const { value, at } = await onFakeClock(() => client.pressKey('b1', { keys: ['enter'] }));
+  assert.deepEqual(value, { actionId: 'a1', message: 'ok' });
+  assert.equal(at.length, 2);
+  assert.ok(at[1]! - at[0]! >= 2500, `the second attempt came ${at[1]! - at[0]!} ms after the first`);
+  assert.deepEqual(JSON.parse(service.requests[1]!.body.toString()), { keys: ['enter'] }, 'the same body is sent again');
 });
 
 test('429 + Retry-After (seconds) on an action POST, and 503 + retry-after-ms on an action POST', async () => {
   const client = newClient();
   service.reset();
   service.handle((_req, res, n) => (n === 0 ? sendJson(res, 429, { code: 'RateLimited', message: 'slow down' }, { 'retry-after': '1' }) : ok(res)));
-  await client.type('b1', { text: 'a' });
-  assert.equal(service.requests.length, 2);
-  assert.ok(service.requests[1]!.at - service.requests[0]!.at >= 1000);
+  const slow = await onFakeClock(() => client.type('b1', { text: 'a' }));
+  assert.equal(slow.at.length, 2);
+  assert.ok(slow.at[1]! - slow.at[0]! >= 1000, `the second attempt came ${slow.at[1]! - slow.at[0]!} ms after the first`);
 
   service.reset();
-  service.handle((_req, res, n) => (n === 0 ? sendJson(res, 503, { code: 'Unavailable', message: 'later' }, { 'retry-after-ms': '120' }) : ok(res)));
-  await client.type('b1', { text: 'a' });
-  assert.equal(service.requests.length, 2);
-  assert.ok(service.requests[1]!.at - service.requests[0]!.at >= 120);
+  service.handle((_req, res, n) => (n === 0 ? sendJson(res, 503, { code: 'Unavailable', message: 'later' }, { 'retry-after-ms': '1500' }) : ok(res)));
+  const ms = await onFakeClock(() => client.type('b1', { text: 'a' }));
+  assert.equal(ms.at.length, 2);
+  assert.ok(ms.at[1]! - ms.at[0]! >= 1500, `the second attempt came ${ms.at[1]! - ms.at[0]!} ms after the first`);
 });
 
 test('429 every time: RATE_LIMITED after 1 + maxRetries attempts', async () => {
