@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadReporters, ReporterHost } from '../../src/runner/reporterHost.js';
 import { annotation, escapeData, escapeProperty } from '../../reporters/github.js';
 import { builtinReporters } from '../../reporters/index.js';
@@ -42,18 +41,26 @@ test('list: a line per flow with live progress, failures summarised with actionI
   }
 });
 
-test('list: a long step shows the run is alive', async () => {
+test('list: a step that runs long prints a heartbeat every 15 s of quiet, and none after the end', async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval', 'Date'] });
   const dir = mkdtempSync(join(tmpdir(), 'bf-list-'));
   try {
     let text = '';
-    const reporter = list({ heartbeatMs: 60 }, { outputDir: dir, rootDir: kFixtureRoot, write: (t) => void (text += t) });
+    const reporter = list({}, { outputDir: dir, rootDir: kFixtureRoot, write: (chunk) => void (text += chunk) });
     const flow = kFlows.checkout!;
-    reporter.onBegin!({ startedAt: new Date().toISOString(), workers: 1, flows: [flow], outputDir: dir });
-    reporter.onFlowBegin!(flow, 1);
-    reporter.onStepBegin!(flow, { id: '3', label: 'tap Buy now', command: 'tap' });
-    for (let i = 0; i < 100 && !text.includes('still running'); i++) await sleep(20);
-    assert.match(text, /still running: Checkout from the cart step 3 "tap Buy now" \(\d+s\)\s+0\/1 flows · 0 failed/);
-    reporter.onEnd!({ version: 1, startedAt: new Date().toISOString(), durationMs: 0, status: 'interrupted', boxes: [], flows: [], stats: { total: 0, passed: 0, failed: 0, flaky: 0, skipped: 0 }, baselines: [], errors: [] });
+    await reporter.onBegin!({ startedAt: new Date().toISOString(), workers: 1, flows: [flow], outputDir: dir });
+    await reporter.onFlowBegin!(flow, 1);
+    await reporter.onStepBegin!(flow, { id: '3', label: 'tap Buy now', command: 'tap' });
+    t.mock.timers.tick(14_999);
+    assert.doesNotMatch(text, /still running/);
+    t.mock.timers.tick(1);
+    assert.match(text, /still running: Checkout from the cart step 3 "tap Buy now" \(15s\)\s+0\/1 flows · 0 failed/);
+    t.mock.timers.tick(15_000);
+    assert.match(text, /\(30s\)/);
+    await reporter.onEnd!({ version: 1, startedAt: new Date().toISOString(), durationMs: 0, status: 'interrupted', boxes: [], flows: [], stats: { total: 0, passed: 0, failed: 0, flaky: 0, skipped: 0 }, baselines: [], errors: [] });
+    const ended = text;
+    t.mock.timers.tick(60_000);
+    assert.equal(text, ended);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
