@@ -3,6 +3,7 @@
 import { kKeyNames } from '../api/schemas.js';
 import { kDurationPattern } from '../api/duration.js';
 import type { ErrorCode } from '../errors.js';
+import { kSelectorKeys as kLayoutSelectorKeys, kTraits, type SelectorKey } from '../layout/types.js';
 
 export type JsonSchema = { [key: string]: unknown };
 export type Path = (string | number)[];
@@ -49,15 +50,18 @@ export const ref = (name: string): JsonSchema => ({ $ref: `#/definitions/${name}
 
 export const duration = (description: string): JsonSchema => ({ type: 'string', pattern: kDurationPattern, description });
 
-export const kSelectorProps: Record<string, JsonSchema> = {
-  text: { type: 'string', description: 'Exact text, or /regex/flags.' },
+/** The schema of each selector key; the keys themselves come from layout/types.ts (the compiler checks both agree). */
+export const kSelectorProps: Record<SelectorKey, JsonSchema> = {
+  text: { type: 'string', description: 'Exact text (whitespace collapsed, case-sensitive), or /regex/flags (a search).' },
   textContains: { type: 'string', description: 'Text containing this substring.' },
-  id: { type: 'string', description: 'Android resource-id (whole or the part after /); HTML id.' },
-  desc: { type: 'string', description: 'Android content-desc; HTML aria-label, alt or title.' },
-  class: { type: 'string', description: 'Android class; HTML tag.' },
+  id: { type: 'string', description: 'Android resource-id (whole or the part after /); HTML id; or /regex/flags.' },
+  desc: { type: 'string', description: 'Android content-desc; HTML aria-label, alt or title; or /regex/flags.' },
+  class: { type: 'string', description: 'Android class; HTML tag; or /regex/flags.' },
   css: { type: 'string', description: 'CSS selector (HTML boxes).' },
   xpath: { type: 'string', description: 'XPath (Android boxes).' },
-  index: { type: 'integer', minimum: 0, description: 'The n-th match (0-based), top-to-bottom then left-to-right.' },
+  traits: { ...ref('traits'), description: 'All must hold: text (has text), long-text (over 200 characters), square (sides within 3%).' },
+  size: { ...ref('size'), description: 'Element size in layout pixels (as points and bounds), each side within ± tolerance (default 0).' },
+  index: { type: 'integer', description: 'The n-th match (0-based; -1 is the last), top-to-bottom then left-to-right.' },
   enabled: { type: 'boolean' },
   checked: { type: 'boolean' },
   selected: { type: 'boolean' },
@@ -69,8 +73,10 @@ export const kSelectorProps: Record<string, JsonSchema> = {
   leftOf: { ...ref('selector'), description: 'Left of the element this selector matches.' },
   rightOf: { ...ref('selector'), description: 'Right of the element this selector matches.' },
   childOf: { ...ref('selector'), description: 'Inside the element this selector matches.' },
+  containsChild: { ...ref('selector'), description: 'A direct child matches this selector.' },
+  containsDescendants: { type: 'array', items: ref('selector'), minItems: 1, description: 'Each selector matches some descendant.' },
 };
-export const kSelectorKeys = Object.keys(kSelectorProps);
+export const kSelectorKeys = kLayoutSelectorKeys;
 
 const selectorObject = (extra: Record<string, JsonSchema> = {}, required: string[] = []): JsonSchema => ({
   type: 'object',
@@ -137,6 +143,13 @@ export const kDefinitions: Record<string, JsonSchema> = {
     additionalProperties: false,
   },
   selectorOrRect,
+  traits: { type: 'array', items: { type: 'string', enum: [...kTraits] }, minItems: 1, uniqueItems: true },
+  size: {
+    type: 'object',
+    properties: { width: { type: 'number', minimum: 0 }, height: { type: 'number', minimum: 0 }, tolerance: { type: 'number', minimum: 0 } },
+    additionalProperties: false,
+    minProperties: 1,
+  },
   keyName: { type: 'string', enum: [...kKeyNames], description: 'A key name exactly as the Box API lists it.' },
   condition: {
     type: 'object',

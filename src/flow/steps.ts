@@ -4,7 +4,8 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDuration } from '../api/duration.js';
 import type { KeyName } from '../api/schemas.js';
-import type { Selector, SelectorObject } from '../layout/types.js';
+import { parseRegexLiteral } from '../layout/text.js';
+import { kNestedKeys, kPatternKeys, type Selector, type SelectorObject } from '../layout/types.js';
 import {
   duration,
   kDirections,
@@ -43,7 +44,6 @@ export interface StepDef {
 
 type Direction = (typeof kDirections)[number];
 const kPercentRe = new RegExp(kPercentPointPattern);
-const kRegexText = /^\/(.+)\/([dgimsuyv]*)$/s;
 const noArg: JsonSchema = {
   title: 'empty (this step takes no argument)',
   anyOf: [{ type: 'null' }, { type: 'object', properties: {}, additionalProperties: false }],
@@ -57,21 +57,27 @@ function checkSelector(sel: Selector, ctx: NormalizeCtx, rel: Path): Selector {
     checkRegex(sel, ctx, rel);
     return sel;
   }
-  if (sel.text !== undefined) checkRegex(sel.text, ctx, [...rel, 'text']);
-  for (const k of ['below', 'above', 'leftOf', 'rightOf', 'childOf'] as const) {
+  for (const k of kPatternKeys) {
+    const text = sel[k];
+    if (text !== undefined) checkRegex(text, ctx, [...rel, k]);
+  }
+  if (sel.size && sel.size.width === undefined && sel.size.height === undefined) ctx.fail([...rel, 'size'], 'needs width, height or both (tolerance alone matches any size)');
+  for (const k of kNestedKeys) {
     const inner = sel[k];
-    if (inner !== undefined) checkSelector(inner, ctx, [...rel, k]);
+    if (Array.isArray(inner)) inner.forEach((s, i) => checkSelector(s, ctx, [...rel, k, i]));
+    else if (inner !== undefined) checkSelector(inner, ctx, [...rel, k]);
   }
   return sel;
 }
 
+/** A `/regex/flags` that does not compile fails at load time, at its place; one holding `${NAME}` is checked when it runs. */
 function checkRegex(text: string, ctx: NormalizeCtx, rel: Path): void {
-  const m = kRegexText.exec(text);
-  if (!m) return;
+  if (text.includes('${')) return;
   try {
-    new RegExp(m[1]!, m[2]);
+    parseRegexLiteral(text);
   } catch (err) {
-    ctx.fail(rel, `${JSON.stringify(text)} is not a valid regular expression: ${(err as Error).message}`);
+    const cause = (err as Error).cause;
+    ctx.fail(rel, `${JSON.stringify(text)} is not a valid regular expression: ${cause instanceof Error ? cause.message : (err as Error).message}`);
   }
 }
 
@@ -487,7 +493,11 @@ export const stepDefs = {
         additionalProperties: false,
       }],
     },
-    normalize: (a) => (typeof a === 'string' ? { kind: 'openTab', url: a } : { kind: 'openTab', ...a }),
+    normalize: (a, ctx) => {
+      if (typeof a === 'string') return { kind: 'openTab', url: a };
+      for (const k of ['title', 'url'] as const) if (a.expect?.[k] !== undefined) checkRegex(a.expect[k], ctx, ['expect', k]);
+      return { kind: 'openTab', ...a };
+    },
   },
   closeBrowser: {
     description: 'Close the box browser (Linux boxes).',
@@ -592,7 +602,10 @@ export const stepDefs = {
         selector: explicit ? checkSelector(a.selector, ctx, ['selector']) : pickSelector(a, ctx),
       };
       if (a.count !== undefined) body.count = a.count;
-      if (explicit && a.text !== undefined) body.text = a.text;
+      if (explicit && a.text !== undefined) {
+        checkRegex(a.text, ctx, ['text']);
+        body.text = a.text;
+      }
       if (a.attributes !== undefined) body.attributes = a.attributes;
       return body;
     },

@@ -90,7 +90,7 @@ const kCases: Record<string, Expect> = {
   '059_multiple_documents': { code: 'FLOW_SYNTAX', at: '3:1', has: 'a flow file holds one YAML document' },
   '060_condition_two_keys': { code: 'FLOW_SCHEMA', at: '4:7', has: 'runFlow.when: takes only one of: visible, notVisible' },
   '061_null_step': { code: 'FLOW_SCHEMA', at: '3:4', has: 'steps[1]: a step must be a map such as "- tap: Login" or a bare step name, not empty' },
-  '062_index_negative': { code: 'FLOW_SCHEMA', at: '2:31', has: 'tap.index: must be at least 0, not -1' },
+  '062_index_fraction': { code: 'FLOW_SCHEMA', at: '2:31', has: 'tap.index: must be a whole number, not the number 1.5' },
   '063_flow_timeout': { code: 'FLOW_SCHEMA', at: '1:10', has: 'timeout: "2 minutes" is not a duration', suggestion: '2m' },
   '064_closeAllApps_arg': { code: 'FLOW_SCHEMA', at: '2:21', has: 'closeAllApps: takes no keys, found "force"' },
   '065_relative_selector_key': { code: 'FLOW_SCHEMA', at: '4:16', has: 'tap.below: unknown key "txt" (did you mean "text"?)' },

@@ -26,5 +26,9 @@ test('default step labels read like the step, not like JSON', () => {
   assert.equal(label({ tap: { text: 'OK', below: { id: 'title' } } }), 'tap "OK" below #title');
   assert.equal(label({ repeat: { times: 2, steps: [{ tap: 'Next' }] } }), 'repeat 2×');
   assert.equal(label({ assertLayout: { css: 'li', count: 3 } }), 'assertLayout li count 3');
+  assert.equal(label({ tap: { id: 'icon', index: -1 } }), 'tap #icon [-1]');
+  assert.equal(label({ tap: { css: 'li', containsDescendants: ['Buy', { id: 'price' }] } }), 'tap li containsDescendants ["Buy", #price]');
+  assert.equal(label({ assertVisible: { text: 'Row', containsChild: { id: 'check' } } }), 'assertVisible "Row" containsChild #check');
+  assert.equal(label({ tap: { traits: ['square'], size: { width: 48, height: 48 } } }), 'tap {traits: ["square"], size: {width: 48, height: 48}}');
   for (const raw of [{ tap: { text: 'A', below: { id: 'b' } } }, { sleep: '1s' }, { closeBrowser: null }]) assert.doesNotMatch(label(raw), /"\w+":/, JSON.stringify(raw));
 });
