@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { codeFrame } from '../src/flow/codeFrame.js';
-import type { FlowAttempt, FlowResult, StepRecord } from '../src/runner/types.js';
+import type { FlowAttempt, FlowResult, RunResult, StepRecord } from '../src/runner/types.js';
 
 /** Every step of a tree, depth first (parents before children). */
 export function* walkSteps(steps: StepRecord[]): Generator<StepRecord> {
@@ -29,6 +29,15 @@ export function failedSteps(attempt: FlowAttempt | undefined): StepRecord[] {
 
 export function lastAttempt(flow: FlowResult): FlowAttempt | undefined {
   return flow.attempts[flow.attempts.length - 1];
+}
+
+/** "3 passed, 1 failed, 1 flaky": the counts every summary prints (the list, GitHub and the CLI's line). */
+export function countsLine(stats: RunResult['stats']): string {
+  const parts = [`${stats.passed} passed`];
+  if (stats.failed) parts.push(`${stats.failed} failed`);
+  if (stats.flaky) parts.push(`${stats.flaky} flaky`);
+  if (stats.skipped) parts.push(`${stats.skipped} skipped`);
+  return parts.join(', ');
 }
 
 /** "1.2s", "350ms", "2m 05s". */

@@ -1,7 +1,7 @@
 // `github`: workflow-command annotations (`::error file=…,line=…::message`) for failed steps,
 // `::warning` for the failed attempts of flaky flows.
 import type { FlowResult, Reporter, ReporterContext, ReporterFactory, RunResult, StepRecord } from '../src/runner/types.js';
-import { describeFailure, failedSteps, lastAttempt } from './common.js';
+import { countsLine, describeFailure, failedSteps, lastAttempt } from './common.js';
 
 /** Escapes a workflow-command message (GitHub: %, CR, LF). */
 export function escapeData(s: string): string {
@@ -43,9 +43,8 @@ class GithubReporter implements Reporter {
   }
 
   onEnd(result: RunResult): void {
-    const { stats } = result;
-    if (stats.failed || result.status === 'interrupted') {
-      this._write(annotation('notice', { title: 'boxflow' }, `${stats.failed} failed, ${stats.flaky} flaky, ${stats.passed} passed, ${stats.skipped} skipped${result.status === 'interrupted' ? ' (interrupted)' : ''}`));
+    if (result.stats.failed || result.status === 'interrupted') {
+      this._write(annotation('notice', { title: 'boxflow' }, `${countsLine(result.stats)}${result.status === 'interrupted' ? ' (interrupted)' : ''}`));
     }
   }
 

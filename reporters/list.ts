@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ErrorInfo, FlowInfo, FlowResult, Reporter, ReporterContext, ReporterFactory, RunInfo, RunResult } from '../src/runner/types.js';
-import { codeFrameFor, describeFailure, failedSteps, formatDuration, formatLocation, lastAttempt } from './common.js';
+import { codeFrameFor, countsLine, describeFailure, failedSteps, formatDuration, formatLocation, lastAttempt } from './common.js';
 
 export interface ListOptions {
   /** ms without output before a "still running" line (default 15000). */
@@ -93,12 +93,7 @@ class ListReporter implements Reporter {
       out.push(`  ${result.baselines.length} screenshot baseline${result.baselines.length === 1 ? '' : 's'} written:\n`);
       for (const b of result.baselines) out.push(`    ${b.written === 'missing' ? 'new' : 'updated'}: ${b.path}${b.written === 'all' ? ' (--update-baselines=all)' : ''}\n`);
     }
-    const { stats } = result;
-    const parts = [`${stats.passed} passed`];
-    if (stats.failed) parts.push(`${stats.failed} failed`);
-    if (stats.flaky) parts.push(`${stats.flaky} flaky`);
-    if (stats.skipped) parts.push(`${stats.skipped} skipped`);
-    out.push(`  ${parts.join(', ')} (${formatDuration(result.durationMs)})${result.status === 'interrupted' ? ' — interrupted' : ''}\n`);
+    out.push(`  ${countsLine(result.stats)} (${formatDuration(result.durationMs)})${result.status === 'interrupted' ? ' — interrupted' : ''}\n`);
     const dir = this._ctx.outputDir;
     const show = (p: string) => relative(process.cwd(), p) || '.';
     if (existsSync(join(dir, 'index.html'))) out.push(`  Report: ${show(join(dir, 'index.html'))}  (boxflow show-report ${show(dir)})\n`);

@@ -15,6 +15,7 @@ import { loadReporters, ReporterHost, replayResult, parseReporterFlag } from '..
 import { runFlows, selectFlows } from '../runner/run.js';
 import type { RunResult } from '../runner/types.js';
 import { builtinReporters, serveReport } from '../../reporters/index.js';
+import { countsLine } from '../../reporters/common.js';
 import { closeVisualPool } from '../visual/index.js';
 import { loadConfigFile, resolveConfig, type CliFlags } from './config.js';
 
@@ -123,11 +124,8 @@ export async function runTest(flags: CliFlags): Promise<number> {
 }
 
 export function summaryLine(result: RunResult): string {
-  const s = result.stats;
-  const parts = [`${s.passed} passed`, `${s.failed} failed`];
-  if (s.flaky) parts.push(`${s.flaky} flaky`);
-  if (s.skipped) parts.push(`${s.skipped} skipped`);
-  return `${s.total} flow${s.total === 1 ? '' : 's'}: ${parts.join(', ')}`;
+  const { total } = result.stats;
+  return `${total} flow${total === 1 ? '' : 's'}: ${countsLine(result.stats)}`;
 }
 
 export function exitCode(result: RunResult, reporterError: boolean): number {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadReporters, ReporterHost } from '../../src/runner/reporterHost.js';
 import { annotation, escapeData, escapeProperty } from '../../reporters/github.js';
 import { builtinReporters } from '../../reporters/index.js';
+import { summaryLine } from '../../src/cli/commands.js';
 import list from '../../reporters/list.js';
 import { kFailActionId, kFixtureRoot, kFlows, kVisualActionId, runFixture } from '../fixtures/results/fixture.js';
 
@@ -75,6 +76,7 @@ test('github: an ::error annotation per failed step, with file, line and escaped
     assert.ok(errors[0]!.includes(kFailActionId));
     assert.match(errors[1]!, /line=6,.*4\.81%25\)/, 'a % in the message is escaped');
     assert.equal(text.split('\n').filter((l) => l.startsWith('::warning ')).length, 1, 'the flaky flow\'s failed attempt is a warning');
+    assert.ok(text.includes('::notice title=boxflow::1 passed, 2 failed, 1 flaky, 1 skipped\n'), 'the counts read as the list and the CLI print them');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -84,6 +86,13 @@ test('github escaping follows the workflow-command rules', () => {
   assert.equal(escapeData('50% done\r\nnext'), '50%25 done%0D%0Anext');
   assert.equal(escapeProperty('a:b,c%'), 'a%3Ab%2Cc%25');
   assert.equal(annotation('error', { file: 'f,1.yaml', line: 3, col: undefined }, 'x\ny'), '::error file=f%2C1.yaml,line=3::x%0Ay\n');
+});
+
+test('the CLI\'s one-line summary prints the counts as the list does (a zero count other than passed is left out)', () => {
+  const result = (stats: { total: number; passed: number; failed: number; flaky: number; skipped: number }) => ({ stats }) as Parameters<typeof summaryLine>[0];
+  assert.equal(summaryLine(result({ total: 2, passed: 2, failed: 0, flaky: 0, skipped: 0 })), '2 flows: 2 passed');
+  assert.equal(summaryLine(result({ total: 1, passed: 0, failed: 1, flaky: 0, skipped: 0 })), '1 flow: 0 passed, 1 failed');
+  assert.equal(summaryLine(result({ total: 5, passed: 1, failed: 2, flaky: 1, skipped: 1 })), '5 flows: 1 passed, 2 failed, 1 flaky, 1 skipped');
 });
 
 test('the reporters that print their own summary say so; with file reporters alone the CLI prints one', async () => {
