@@ -1,5 +1,6 @@
-// Text matching shared by every selector key and by the runner's text assertions. The
-// `/regex/flags` form is recognised here and nowhere else.
+// Text matching shared by every selector key, the runner's text assertions (assertLayout text,
+// openTab expect, assertUrl, assertTitle) and the flow loader's regex check. The `/regex/flags`
+// form is recognised here and nowhere else (docs/flows.md "Matching text"; test/unit/textMatching.test.ts).
 import { BoxflowError } from '../errors.js';
 
 const kRegexLiteral = /^\/(.+)\/([dgimsuyv]*)$/s;

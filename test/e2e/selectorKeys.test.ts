@@ -16,7 +16,7 @@ test('new selector keys and text matching on a real page', async () => {
     'boxflow.config.json': JSON.stringify({ appBaseUrl: app.url, reporters: ['json'], screenshots: false }),
     'keys.flow.yaml': `name: keys
 steps:
-  - openTab: /
+  - openTab: { url: /, expect: { title: "  Boxflow   Demo " } }
   - assertTitle: "/^boxflow demo$/i"
   - assertVisible: { css: nav, containsChild: List }
   - assertVisible: { css: header, containsDescendants: [Sign in, { css: "#clock" }] }
@@ -40,6 +40,8 @@ steps:
     [...Array(10).fill('passed'), 'failed'],
     steps.map((s) => `${s.label}: ${s.status} ${s.error?.message ?? ''}`).join('\n'),
   );
+  // openTab's expect collapses whitespace like every other text comparison.
+  assert.match(steps[0]!.message ?? '', /opened "Boxflow Demo"/);
   // On the list page the nav holds only Home: the failure names the selector as written.
   assert.match(steps[10]!.error!.message, /containsChild: "Reorder", containsDescendants: \["List"\]/);
 });
