@@ -4,7 +4,7 @@
 // of rows that differ.
 import pixelmatch from 'pixelmatch';
 import { BoxflowError } from '../errors.js';
-import { clampRect, cropRgba, decodePngPair, encodePng, fillRect, padRgba, pngSize, type Rect, type RgbaImage, type Size } from './png.js';
+import { clampRect, cropRgba, decodePngPair, encodeIndexedPng, encodePng, fillRect, padRgba, pngSize, type Rect, type RgbaImage, type Size } from './png.js';
 
 export interface CompareOptions {
   /** Per-pixel colour distance (YIQ) from 0 to 1 above which a pixel differs. Default 0.2. */
@@ -105,20 +105,60 @@ function u32(buf: Buffer): Uint32Array {
   return new Uint32Array(b.buffer, b.byteOffset, b.length >> 2);
 }
 
-/** First and last rows where two equally sized images differ, or undefined when none do. */
-function differingRows(a: RgbaImage, b: RgbaImage): [number, number] | undefined {
+/** First and last rows (searching rows from..to-1) where two equally sized images differ, or undefined when none do. */
+function differingRows(a: RgbaImage, b: RgbaImage, from = 0, to = a.height): [number, number] | undefined {
   const a32 = u32(a.data);
   const b32 = u32(b.data);
-  const n = a.width * a.height;
+  const n = to * a.width;
   let first = -1;
   let last = -1;
-  for (let i = 0; i < n; i++) if (a32[i] !== b32[i]) { first = i; break; }
+  for (let i = from * a.width; i < n; i++) if (a32[i] !== b32[i]) { first = i; break; }
   if (first < 0) return undefined;
   for (let i = n - 1; i >= first; i--) if (a32[i] !== b32[i]) { last = i; break; }
   return [Math.floor(first / a.width), Math.floor(last / a.width)];
 }
 
-/** pixelmatch's faded-grey background for unchanged pixels, for rows y0..y1. */
+/**
+ * The diff image as palette indices: pixelmatch's faded grey of `a` outside the band (a grey
+ * level per pixel, so at most 256 colours), its output inside it. Undefined past 256 colours.
+ */
+function indexedDiff(a: RgbaImage, band: Buffer, y0: number, y1: number): { index: Uint8Array; colors: [number, number, number, number][] } | undefined {
+  const { width, height, data } = a;
+  const src32 = u32(data);
+  const index = new Uint8Array(width * height);
+  const colors: [number, number, number, number][] = [];
+  const byColor = new Map<number, number>();
+  const indexOf = (r: number, g: number, b: number, al: number): number => {
+    const key = ((r << 24) | (g << 16) | (b << 8) | al) >>> 0;
+    let k = byColor.get(key);
+    if (k === undefined) {
+      k = colors.length;
+      colors.push([r, g, b, al]);
+      byColor.set(key, k);
+    }
+    return k;
+  };
+  const grey = (y: number, end: number): void => {
+    let lastPx = -1;
+    let lastIdx = 0;
+    for (let p = y * width, stop = end * width; p < stop; p++) {
+      const px = src32[p]!;
+      if (px !== lastPx) {
+        const i = p * 4;
+        const g = (255 + ((data[i]! * 0.29889531 + data[i + 1]! * 0.58662247 + data[i + 2]! * 0.11448223 - 255) * kDiffAlpha * data[i + 3]!) / 255) & 0xff;
+        lastIdx = indexOf(g, g, g, 255);
+        lastPx = px;
+      }
+      index[p] = lastIdx;
+    }
+  };
+  grey(0, y0);
+  for (let i = 0, p = y0 * width; i < band.length; i += 4, p++) index[p] = indexOf(band[i]!, band[i + 1]!, band[i + 2]!, band[i + 3]!);
+  grey(Math.max(y0, y1), height);
+  return colors.length <= 256 ? { index, colors } : undefined;
+}
+
+/** pixelmatch's faded-grey background for unchanged pixels, for rows y0..y1 (RGBA, when a palette will not do). */
 function drawGrayRows(src: Buffer, src32: Uint32Array, out32: Uint32Array, width: number, y0: number, y1: number): void {
   let lastPx = -1;
   let lastGray = 0;
@@ -135,8 +175,24 @@ function drawGrayRows(src: Buffer, src32: Uint32Array, out32: Uint32Array, width
   }
 }
 
-/** Compares two decoded images (already masked/clipped). Used by compareImagesSync. */
-export function compareRgba(expected: RgbaImage, actual: RgbaImage, opts: CompareOptions): CompareResult {
+function encodeDiff(a: RgbaImage, band: Buffer, y0: number, y1: number): Buffer {
+  const { width, height } = a;
+  const indexed = indexedDiff(a, band, y0, y1);
+  if (indexed) return encodeIndexedPng(width, height, indexed.index, indexed.colors);
+  const diff = Buffer.allocUnsafeSlow(width * height * 4);
+  const a32 = u32(a.data);
+  const diff32 = u32(diff);
+  drawGrayRows(a.data, a32, diff32, width, 0, y0);
+  band.copy(diff, y0 * width * 4);
+  drawGrayRows(a.data, a32, diff32, width, Math.max(y0, y1), height);
+  return encodePng({ width, height, data: diff });
+}
+
+/**
+ * Compares two decoded images (already masked/clipped). Used by compareImagesSync. `knownRows`:
+ * rows [from, to) outside which the two are known to hold the same pixels.
+ */
+export function compareRgba(expected: RgbaImage, actual: RgbaImage, opts: CompareOptions, knownRows?: [number, number]): CompareResult {
   const expectedSize = { width: expected.width, height: expected.height };
   const actualSize = { width: actual.width, height: actual.height };
   const sizeMismatch = expected.width !== actual.width || expected.height !== actual.height;
@@ -145,12 +201,11 @@ export function compareRgba(expected: RgbaImage, actual: RgbaImage, opts: Compar
   const total = width * height;
   const limit = diffLimit(total, opts);
   const base = { expectedSize, actualSize, sizeMismatch, limit };
-  if (!sizeMismatch && expected.data.equals(actual.data)) {
-    return { pass: true, path: 'pixels', diffPixels: 0, diffRatio: 0, ...base };
-  }
   const a = padRgba(expected, width, height);
   const b = padRgba(actual, width, height);
-  const rows = differingRows(a, b) ?? [0, -1];
+  const found = sizeMismatch ? differingRows(a, b) : knownRows ? differingRows(a, b, ...knownRows) : expected.data.equals(actual.data) ? undefined : differingRows(a, b);
+  if (!sizeMismatch && !found) return { pass: true, path: 'pixels', diffPixels: 0, diffRatio: 0, ...base };
+  const rows = found ?? [0, -1];
   const y0 = Math.max(0, rows[0] - kBandMargin);
   const y1 = Math.min(height, rows[1] + 1 + kBandMargin);
   const rowBytes = width * 4;
@@ -165,17 +220,11 @@ export function compareRgba(expected: RgbaImage, actual: RgbaImage, opts: Compar
   const pass = !sizeMismatch && diffPixels <= limit;
   if (pass) return { pass, path: 'pixelmatch', diffPixels, diffRatio, ...base };
 
-  const diff = Buffer.allocUnsafeSlow(total * 4);
-  const a32 = u32(a.data);
-  const diff32 = u32(diff);
-  drawGrayRows(a.data, a32, diff32, width, 0, y0);
-  band.copy(diff, y0 * rowBytes);
-  drawGrayRows(a.data, a32, diff32, width, Math.max(y0, y1), height);
   const counts = `${diffPixels} pixels (ratio ${ratioText(diffRatio)} of all image pixels) are different`;
   const message = sizeMismatch
     ? `Expected an image ${expected.width}px by ${expected.height}px, received ${actual.width}px by ${actual.height}px. ${counts} after padding both to ${width}px by ${height}px.`
     : `${counts}; the limit is ${limit}.`;
-  return { pass, path: 'pixelmatch', diffPixels, diffRatio, ...base, message, diffPng: encodePng({ width, height, data: diff }) };
+  return { pass, path: 'pixelmatch', diffPixels, diffRatio, ...base, message, diffPng: encodeDiff(a, band, y0, y1) };
 }
 
 /** Synchronous, in-thread comparison of two PNGs. `compareImages` runs this in a worker. */
@@ -183,11 +232,14 @@ export function compareImagesSync(expected: Buffer, actual: Buffer, opts: Compar
   validateCompareOptions(opts);
   const bytes = equalBytesResult(expected, actual, opts);
   if (bytes) return bytes;
-  const [expImg, actImg] = decodePngPair(expected, actual);
+  const [expImg, actImg, rows] = decodePngPair(expected, actual);
   const exp = prepareImage(expImg, opts);
   const act = prepareImage(actImg, opts);
   checkClipHits(opts.clip, exp.fullSize, act.fullSize, exp.image, act.image);
-  return compareRgba(exp.image, act.image, opts);
+  // Masks paint both alike, so only the clip moves the rows that may differ.
+  const top = opts.clip ? clampRect(opts.clip, exp.fullSize).y : 0;
+  const known = rows && ([Math.max(0, rows[0] - top), Math.max(0, Math.min(exp.image.height, rows[1] - top))] as [number, number]);
+  return compareRgba(exp.image, act.image, opts, known);
 }
 
 /** The pass result for byte-equal PNGs (reading only the IHDR), or undefined when the bytes differ. */

@@ -24,6 +24,7 @@ export interface RgbaImage extends Size {
 }
 
 const kLittleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const kMaxChunk = 64 << 20;
 const kSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 export function isPng(buf: Uint8Array): boolean {
@@ -135,13 +136,15 @@ function inflate(buf: Buffer, what: string): Inflated | undefined {
   if (!fast) return undefined;
   const bpp = c.colorType === 6 ? 4 : c.colorType === 2 ? 3 : c.colorType === 4 ? 2 : 1;
   const stride = c.width * bpp;
+  const size = c.height * (stride + 1);
   let raw: Buffer;
   try {
-    raw = zlib.inflateSync(c.idat.length === 1 ? c.idat[0]! : Buffer.concat(c.idat));
+    // One output chunk of the known size: the default 16 KiB chunks cost twice the inflate itself.
+    raw = zlib.inflateSync(c.idat.length === 1 ? c.idat[0]! : Buffer.concat(c.idat), { chunkSize: Math.max(zlib.constants.Z_MIN_CHUNK, Math.min(size + 1, kMaxChunk)) });
   } catch (err) {
     throw new BoxflowError('INVALID_ARGUMENT', `${what} is not a valid PNG: its image data does not inflate.`, { cause: err });
   }
-  if (raw.length < c.height * (stride + 1)) throw notPng(what, 'image data is shorter than its size');
+  if (raw.length < size) throw notPng(what, 'image data is shorter than its size');
   return { c, bpp, stride, raw };
 }
 
@@ -156,16 +159,19 @@ export function decodePng(buf: Buffer, what = 'image'): RgbaImage {
   return { width, height, data: out };
 }
 
+/** Both images, and the rows [from, to) outside which they are known to be equal (when known). */
+export type PngPair = [RgbaImage, RgbaImage, [number, number] | undefined];
+
 /**
  * Decodes two PNGs that are likely to show nearly the same screen. A scanline whose filtered
  * bytes and whose previous row are equal in both reconstructs to the same pixels, so only the
  * band of rows from the first differing scanline until the two images agree again is decoded a
  * second time; the rest of `b` is a copy of `a`. Same pixels as two decodePng calls.
  */
-export function decodePngPair(a: Buffer, b: Buffer, whatA = 'expected image', whatB = 'actual image'): [RgbaImage, RgbaImage] {
+export function decodePngPair(a: Buffer, b: Buffer, whatA = 'expected image', whatB = 'actual image'): PngPair {
   const ia = inflate(a, whatA);
   const ib = inflate(b, whatB);
-  if (!ia || !ib || !sameFormat(ia.c, ib.c)) return [decodePng(a, whatA), decodePng(b, whatB)];
+  if (!ia || !ib || !sameFormat(ia.c, ib.c)) return [decodePng(a, whatA), decodePng(b, whatB), undefined];
   const { width, height } = ia.c;
   const { stride, bpp } = ia;
   const rowLen = stride + 1;
@@ -179,7 +185,7 @@ export function decodePngPair(a: Buffer, b: Buffer, whatA = 'expected image', wh
   expandRows(ia, outA, 0, height);
   const outB = Buffer.allocUnsafeSlow(outA.length);
   outA.copy(outB);
-  if (first === height) return [{ width, height, data: outA }, { width, height, data: outB }];
+  if (first === height) return [{ width, height, data: outA }, { width, height, data: outB }, [0, 0]];
   // b's row first-1 is a's (equal so far), the seed its first differing row unfilters against.
   if (first > 0) ia.raw.copy(ib.raw, (first - 1) * rowLen, (first - 1) * rowLen, first * rowLen);
   let end = first;
@@ -189,7 +195,7 @@ export function decodePngPair(a: Buffer, b: Buffer, whatA = 'expected image', wh
     if (end > last && ia.raw.compare(ib.raw, end * rowLen + 1, (end + 1) * rowLen, end * rowLen + 1, (end + 1) * rowLen) === 0) break;
   }
   expandRows(ib, outB, first, end);
-  return [{ width, height, data: outA }, { width, height, data: outB }];
+  return [{ width, height, data: outA }, { width, height, data: outB }, [first, end]];
 }
 
 function sameFormat(a: Chunks, b: Chunks): boolean {
@@ -345,6 +351,31 @@ export function encodePng(img: RgbaImage): Buffer {
   ihdr[9] = opaque ? 2 : 6;
   const idat = zlib.deflateSync(packed, { level: 1, strategy: zlib.constants.Z_RLE });
   return Buffer.concat([kSignature, chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/**
+ * Encodes palette-indexed pixels (one byte each) with their RGBA colours: a third of the bytes
+ * of RGB for deflate. Diff images, a faded grey of a screenshot with a few marks, have few colours.
+ */
+export function encodeIndexedPng(width: number, height: number, index: Uint8Array, colors: readonly (readonly [number, number, number, number])[]): Buffer {
+  if (colors.length > 256) throw new BoxflowError('INVALID_ARGUMENT', `a palette holds at most 256 colours, got ${colors.length}.`);
+  const rowLen = width + 1;
+  const packed = Buffer.allocUnsafe(height * rowLen);
+  // No filter: long runs of one index are what Z_RLE compresses best anyway.
+  for (let y = 0; y < height; y++) {
+    packed[y * rowLen] = 0;
+    packed.set(index.subarray(y * width, (y + 1) * width), y * rowLen + 1);
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 3;
+  const plte = Buffer.from(colors.flatMap(([r, g, b]) => [r, g, b]));
+  const alpha = colors.map((c) => c[3]);
+  const trns = alpha.some((a) => a !== 255) ? [chunk('tRNS', Buffer.from(alpha))] : [];
+  const idat = zlib.deflateSync(packed, { level: 1, strategy: zlib.constants.Z_RLE });
+  return Buffer.concat([kSignature, chunk('IHDR', ihdr), chunk('PLTE', plte), ...trns, chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
 }
 
 /** Clamps a rectangle to the image (floor the start, ceil the end); may come out empty. */
