@@ -1,6 +1,7 @@
 // The config's JSON Schema: ajv judges it and the flow schema's `explain` says what is wrong, at
 // which nested key, with a did-you-mean, as flow files get it. docs/config.md documents every key.
 import type { ValidateFunction } from 'ajv';
+import { kDurationPattern } from '../api/duration.js';
 import { sharedAjv } from '../api/validate.js';
 import { BoxflowError } from '../errors.js';
 import { explain, formatPath } from '../flow/index.js';
@@ -8,7 +9,7 @@ import { kUpdateModes } from '../visual/index.js';
 
 type JsonSchema = Record<string, unknown>;
 const str: JsonSchema = { type: 'string', minLength: 1 };
-const duration: JsonSchema = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h)$' };
+const duration: JsonSchema = { type: 'string', pattern: kDurationPattern };
 const phases: JsonSchema = { type: 'array', items: { type: 'string', enum: ['before', 'after', 'trace'] } };
 const obj = (properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
 

@@ -27,6 +27,11 @@ test('config errors name the nested key and what was meant, as flow errors do', 
   assert.equal(problem({ baseUrl: 'https://x/api/v1', appBaseUrl: 'http://127.0.0.1:3000', env: { USER: 'u', N: 2 }, boxes: { linux: 4 }, workers: 2, retries: 1, timeouts: { step: '5s', flow: '2m' }, screenshots: { phases: ['after'], delay: '50ms' }, reporters: ['list', ['html', {}]], webServer: { command: 'x', url: 'http://127.0.0.1:1' }, baselines: { update: 'all' } }), '');
 });
 
+test('a config duration is a duration as flows and the Box API read it, with the same hint', () => {
+  assert.equal(problem({ timeouts: { step: '.5s' }, screenshots: { delay: '0.25s' } }), '');
+  assert.match(problem({ timeouts: { step: '5 sec' } }), /timeouts\.step: "5 sec" is not a duration.*\(did you mean "5s"\?\)/);
+});
+
 test('docs/config.md documents every config key', async () => {
   const { readFileSync } = await import('node:fs');
   const doc = readFileSync(new URL('../../docs/config.md', import.meta.url), 'utf8');
