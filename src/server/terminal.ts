@@ -5,9 +5,9 @@ import { accessSync, constants } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { IPty } from 'node-pty';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
@@ -40,7 +40,7 @@ const loadPty = optionalPackage<PtyModule>('node-pty', 'the web terminal', 'WEB_
 );
 
 const loadAssets = optionalPackage('@xterm/xterm', 'the web terminal', 'WEB_TERMINAL_UNAVAILABLE', async () => {
-  const xtermMain = createRequire(import.meta.url).resolve('@xterm/xterm'); // <pkg>/lib/xterm.js
+  const xtermMain = fileURLToPath(import.meta.resolve('@xterm/xterm')); // <pkg>/lib/xterm.js
   const root = join(dirname(xtermMain), '..');
   const [js, css] = await Promise.all([readFile(join(root, 'lib', 'xterm.js')), readFile(join(root, 'css', 'xterm.css'))]);
   return new Map<string, { type: string; body: Buffer | string }>([
@@ -52,7 +52,10 @@ const loadAssets = optionalPackage('@xterm/xterm', 'the web terminal', 'WEB_TERM
 
 /** Resolves when node-pty and xterm.js are usable; else throws WEB_TERMINAL_UNAVAILABLE saying why. */
 export async function webTerminalReady(): Promise<void> {
-  await Promise.all([loadPty(), loadAssets()]);
+  const failed = (await Promise.allSettled([loadPty(), loadAssets()])).flatMap((r) => (r.status === 'rejected' ? [r.reason as BoxflowError] : []));
+  // Both missing: one error that names both, so one install fixes it.
+  if (failed.length > 1) throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', failed.map((e) => e.message).join('; '));
+  if (failed[0]) throw failed[0];
 }
 
 export interface WebTerminal {

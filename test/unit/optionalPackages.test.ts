@@ -15,6 +15,24 @@ test('import "boxflow", the client, the runner and the server modules load none 
   assert.deepEqual(JSON.parse(stdout), [], 'asked for an optional package at import time');
 });
 
+test('with the packages absent, the web terminal names both it needs and trace drawing names @napi-rs/canvas', { timeout: 120_000 }, async () => {
+  const script = [
+    "const { webTerminalReady } = await import('./src/server/terminal.ts');",
+    "const { traceReady } = await import('./src/server/trace.ts');",
+    'const out = [];',
+    'for (const ready of [webTerminalReady, traceReady]) await ready().then(() => out.push(null), (e) => out.push({ code: e.code, message: e.message }));',
+    'process.stdout.write(JSON.stringify(out));',
+  ].join('\n');
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--import', './test/fixtures/optionalPackages/absent.mjs', '--input-type=module', '-e', script], { cwd: root });
+  const [terminal, trace] = JSON.parse(stdout) as Array<{ code: string; message: string }>;
+  assert.equal(terminal!.code, 'WEB_TERMINAL_UNAVAILABLE');
+  assert.match(terminal!.message, /needs the npm package node-pty, which is not installed: run `npm install node-pty`/);
+  assert.match(terminal!.message, /needs the npm package @xterm\/xterm, which is not installed: run `npm install @xterm\/xterm`/);
+  assert.equal(trace!.code, 'PACKAGE_UNAVAILABLE');
+  assert.match(trace!.message, /needs the npm package @napi-rs\/canvas, which is not installed: run `npm install @napi-rs\/canvas`/);
+  assert.ok(!/\/(work|tmp|srv|root)\//.test(stdout), `no server path: ${stdout}`);
+});
+
 test('a missing optional package is an error with a stable code that names the package and the install', async () => {
   const load = optionalPackage('@napi-rs/canvas', 'drawing trace images', 'PACKAGE_UNAVAILABLE', () => {
     const err = new Error("Cannot find package '@napi-rs/canvas' imported from /srv/app/node_modules/boxflow/dist/src/server/trace.js");
