@@ -13,7 +13,7 @@ import type { StepRecord } from '../../src/runner/types.js';
 let server: Server;
 let base = '';
 let banner = 'Spring sale: 20% off';
-const pages: Record<string, () => string> = {
+const pages: Partial<Record<string, () => string>> = {
   '/banner': () => `<!doctype html><body style="margin:0;font:24px 'DejaVu Sans'"><h1 style="padding:20px">${banner}</h1><p style="padding:0 20px">Boxflow visual test page.</p></body>`,
   // Moves for 600 ms, then stands still: the capture waits for it.
   '/settles': () => `<!doctype html><body style="margin:0"><div id=b style="position:absolute;top:40px;left:0;width:80px;height:80px;background:#2f6fb0"></div><script>const t0=performance.now();function f(t){const x=Math.min(300,(t-t0)/2);b.style.left=x+'px';if(x<300)requestAnimationFrame(f)}requestAnimationFrame(f)</script></body>`,

@@ -3,6 +3,7 @@
 // a device reply comes from and asserts the exact command lines the device received.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdbBackend, adbAddress } from '../../src/server/adb/backend.js';
@@ -289,7 +290,6 @@ test('the adb server going away marks every claimed device gone; the next claim 
 test('a ZIP whose .apk is not an APK is refused as bad input, without the server\'s temporary path', async () => {
   const { tmpdir } = await import('node:os');
   const { createWriteStream } = await import('node:fs');
-  const { once } = await import('node:events');
   const { readApk } = await import('../../src/server/adb/apk.js');
   const yazl = (await import('yazl')).default;
   const zipPath = join(tmpdir(), `boxflow-bad-${process.pid}.zip`);

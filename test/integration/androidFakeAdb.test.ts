@@ -29,9 +29,9 @@ test('host:version and host:devices(-l) parse in adbkit', async () => {
 test('track-devices reports added, offline and removed devices', async () => {
   const tracker = await client.trackDevices();
   const seen: string[] = [];
-  tracker.on('add', (d) => seen.push(`add ${d.id} ${d.type}`));
-  tracker.on('change', (d) => seen.push(`change ${d.id} ${d.type}`));
-  tracker.on('remove', (d) => seen.push(`remove ${d.id}`));
+  tracker.on('add', (d: { id: string; type: string }) => seen.push(`add ${d.id} ${d.type}`));
+  tracker.on('change', (d: { id: string; type: string }) => seen.push(`change ${d.id} ${d.type}`));
+  tracker.on('remove', (d: { id: string }) => seen.push(`remove ${d.id}`));
   const until = (n: number) => new Promise<void>((r) => { const t = setInterval(() => { if (seen.length >= n) { clearInterval(t); r(); } }, 5); });
   // adbkit emits the initial list before trackDevices() resolves, so only later changes are seen here.
   await new Promise((r) => setTimeout(r, 50));
@@ -67,7 +67,7 @@ test('sync: SEND, STAT, LIST and RECV round-trip; a missing path is ENOENT', asy
   const st = await dev.stat('/sdcard/DCIM/Camera/a.bin');
   assert.equal(Number(st.size), data.length);
   assert.ok(st.isFile());
-  assert.deepEqual((await dev.readdir('/sdcard/DCIM/Camera')).map((e) => e.name), ['a.bin']);
+  assert.deepEqual((await dev.readdir('/sdcard/DCIM/Camera')).map((e: { name: string }) => e.name), ['a.bin']);
   assert.deepEqual(await readAll(await dev.pull('/sdcard/DCIM/Camera/a.bin')), data);
   await assert.rejects(dev.stat('/sdcard/nope'), /ENOENT/);
 });

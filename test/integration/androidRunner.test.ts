@@ -87,7 +87,7 @@ test('a device going offline mid-flow fails that flow as infrastructure (exit 3)
   const doomed = 'box: android\nsteps:\n  - pressKey: a\n  - pressKey: b\n  - pressKey: c\n';
   const fine = 'box: android\nsteps:\n  - pressKey: b\n  - pressKey: c\n';
   const r = await run([['doomed', doomed], ['fine', fine]], 2);
-  const byName = Object.fromEntries(r.flows.map((f) => [f.file.split('/').at(-1), f]));
+  const byName = Object.fromEntries(r.flows.map((f) => [f.file.slice(f.file.lastIndexOf('/') + 1), f]));
   const failed = byName['doomed.flow.yaml']!;
   assert.equal(failed.status, 'failed');
   const code = failed.error?.code ?? failed.attempts.at(-1)!.steps.find((s) => s.status === 'failed')?.error?.code;

@@ -411,7 +411,7 @@ test('screenshots follow options.screenshot; trace images differ from after imag
   assert.notDeepEqual(b.data, a.data, 'the canvas line shows in the after image');
 
   for (const body of [{ keys: ['escape'] as const }, { text: 'abc' }]) {
-    const res = 'keys' in body ? await client.pressKey(box.id, { keys: [...body.keys], options: { screenshot: { phases: ['after', 'trace'], delay: '0ms' } } }) : await client.type(box.id, { ...body, options: { screenshot: { phases: ['after', 'trace'], delay: '0ms' } } });
+    const res = body.keys ? await client.pressKey(box.id, { keys: [...body.keys], options: { screenshot: { phases: ['after', 'trace'], delay: '0ms' } } }) : await client.type(box.id, { ...body, options: { screenshot: { phases: ['after', 'trace'], delay: '0ms' } } });
     assert.equal(res.screenshot!.before, undefined);
     assert.notDeepEqual(png(res.screenshot!.after!.uri).data, png(res.screenshot!.trace!.uri).data, 'the keys or text are drawn as a label');
   }

@@ -486,7 +486,7 @@ export class FakeAdbServer {
   async #serve(socket: Socket): Promise<void> {
     socket.on('error', () => {});
     const reader = new Reader(socket);
-    const fail = (msg: string) => socket.end(Buffer.concat([Buffer.from('FAIL'), framed(msg)]));
+    const fail = (msg: string): void => void socket.end(Buffer.concat([Buffer.from('FAIL'), framed(msg)]));
     try {
       const request = async () => (await reader.read(parseInt((await reader.read(4)).toString(), 16))).toString('utf8');
       const req = await request();

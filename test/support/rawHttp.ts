@@ -44,7 +44,7 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
         const i = l.indexOf(':');
         out[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
       }
-      let payload = all.subarray(split + 4);
+      let payload: Buffer = all.subarray(split + 4);
       if (out['transfer-encoding'] === 'chunked') payload = dechunk(payload);
       resolve({ status: Number(statusLine!.split(' ')[1]), headers: out, text: payload.toString('utf8') });
     });
