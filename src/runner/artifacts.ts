@@ -134,16 +134,18 @@ export class ArtifactStore {
 }
 
 /** How an action step asks for its images (`options.screenshot` besides phases and delay). */
-export type ImageTransport = { outputFormat: 'base64' } | { outputFormat: 'storageKey'; settle: 'frames' };
+export type ImageTransport = { outputFormat: 'base64' } | { outputFormat: 'storageKey'; settle?: 'frames' };
 
 /**
  * `boxflow serve` (known once it answered an action, docs/api.md) offers every phase as a stored file
  * behind a pre-signed URL, the trace included, and its `settle: 'frames'` extension: the after-shot
- * is taken once two frames in a row agree, the delay being the longest wait. Any other service gets
- * base64: the reference service's stored trace has no URL to fetch.
+ * is taken once two frames in a row agree, the delay being the longest wait (asked on Linux boxes,
+ * where a frame is a quick capture). Any other service gets base64: the reference service's stored
+ * trace has no URL to fetch.
  */
-export function imageTransport(client: BoxClient): ImageTransport {
-  return client.isBoxflowService ? { outputFormat: 'storageKey', settle: 'frames' } : { outputFormat: 'base64' };
+export function imageTransport(client: BoxClient, boxType: 'linux' | 'android'): ImageTransport {
+  if (!client.isBoxflowService) return { outputFormat: 'base64' };
+  return boxType === 'linux' ? { outputFormat: 'storageKey', settle: 'frames' } : { outputFormat: 'storageKey' };
 }
 
 /** Stores an action's images (data URIs decoded, pre-signed files streamed) and returns their paths. */

@@ -83,7 +83,7 @@ export class Executor {
       signal: stepSignal,
       flowFile,
       resolve: (value) => interpolate(value, vars, process.env, (expr) => scriptHostFor(rt.state).run(expr, { vars, platform: rt.box.type === 'linux' ? 'web' : 'android' }, `\${${expr}}`)),
-      actionOptions: (s) => screenshotOptions(s, rt.options, imageTransport(rt.client)),
+      actionOptions: (s) => screenshotOptions(s, rt.options, imageTransport(rt.client, rt.box.type)),
       recordAction: async (result) => {
         record.actionId = result.actionId;
         record.message = result.message;

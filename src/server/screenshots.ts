@@ -11,10 +11,12 @@ export interface ShotPlan {
   format: 'base64' | 'storageKey';
   expiresInMs: number;
   delayMs: number;
+  /** boxflow's extension `settle: 'frames'`: the after-shot once two captures in a row agree, `delayMs` at most. */
+  settleOnFrames: boolean;
 }
 
 interface ScreenshotFields {
-  options?: { screenshot?: boolean | { outputFormat?: 'base64' | 'storageKey'; presignedExpiresIn?: string; delay?: string; phases?: Phase[] } };
+  options?: { screenshot?: boolean | { outputFormat?: 'base64' | 'storageKey'; presignedExpiresIn?: string; delay?: string; phases?: Phase[]; settle?: unknown } };
   includeScreenshot?: boolean;
   outputFormat?: 'base64' | 'storageKey';
   presignedExpiresIn?: string;
@@ -34,7 +36,13 @@ export function screenshotPlan(body: ScreenshotFields): ShotPlan | null {
     const o = opt === true ? {} : opt;
     const phases = o.phases ?? kAllPhases;
     if (!phases.length) return null;
-    return { phases: new Set(phases), format: o.outputFormat ?? 'base64', expiresInMs: parseDuration(o.presignedExpiresIn ?? kDefaultExpiresIn), delayMs: parseDuration(o.delay ?? kDefaultDelay) };
+    return {
+      phases: new Set(phases),
+      format: o.outputFormat ?? 'base64',
+      expiresInMs: parseDuration(o.presignedExpiresIn ?? kDefaultExpiresIn),
+      delayMs: parseDuration(o.delay ?? kDefaultDelay),
+      settleOnFrames: o.settle === 'frames',
+    };
   }
   if (body.includeScreenshot !== true) return null;
   const phases = body.screenshotRange ?? kAllPhases;
@@ -44,6 +52,7 @@ export function screenshotPlan(body: ScreenshotFields): ShotPlan | null {
     format: body.outputFormat ?? 'base64',
     expiresInMs: parseDuration(body.presignedExpiresIn ?? kDefaultExpiresIn),
     delayMs: parseDuration(body.screenshotDelay ?? kDefaultDelay),
+    settleOnFrames: false,
   };
 }
 
@@ -61,32 +70,82 @@ export interface ShotContext {
 
 type Shots = NonNullable<ActionResult['screenshot']>;
 
-/** Runs `act` between the before and after captures; `act` returns what the trace draws. */
+/**
+ * Runs `act` between the before and after captures; `act` returns what the trace draws. The answer
+ * waits for the images it carries: a stored trace is drawn after it, under a URL that works at once.
+ */
 export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Promise<{ value: T; trace: TraceOp }>): Promise<{ value: T; screenshot?: Shots }> {
   if (!ctx) return { value: (await act()).value };
   const { plan } = ctx;
   // A trace that cannot be drawn must fail the request before the action acts, not after.
   if (plan.phases.has('trace')) await traceReady();
-  const before = plan.phases.has('before') ? await ctx.capture() : undefined;
+  const expiresAt = Date.now() + plan.expiresInMs;
+  const stored = (phase: Phase) => {
+    const key = `${ctx.keyPrefix}/${phase}.png`;
+    return { key, entry: { uri: key, presignedUrl: ctx.store.url(ctx.origin, key, expiresAt) } };
+  };
+  const encode = async (png: Buffer, phase: Phase) => {
+    if (plan.format === 'base64') return { uri: `data:image/png;base64,${png.toString('base64')}` };
+    const { key, entry } = stored(phase);
+    await ctx.store.put(key, png, expiresAt);
+    return entry;
+  };
+  // The before-image is stored while the action runs.
+  const before = plan.phases.has('before') ? encode(await ctx.capture(), 'before') : undefined;
+  before?.catch(() => {});
   const { value, trace } = await act();
-  let after: Buffer | undefined;
-  if (plan.phases.has('after') || plan.phases.has('trace')) {
+  const screenshot: Shots = {};
+  if (before) screenshot.before = await before;
+  if (!plan.phases.has('after') && !plan.phases.has('trace')) return { value, screenshot };
+  const traceOf = plan.phases.has('trace') ? tracer(trace) : undefined;
+  let after: Buffer;
+  if (plan.settleOnFrames) {
+    after = await stillFrame(ctx.capture, plan.delayMs, ctx.signal, traceOf);
+  } else {
     if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: ctx.signal });
     after = await ctx.capture();
   }
-  const traced = plan.phases.has('trace') && after ? await drawTrace(after, trace) : undefined;
-  const screenshot: Shots = {};
-  const expiresAt = Date.now() + plan.expiresInMs;
-  const encode = async (png: Buffer, phase: Phase) => {
-    if (plan.format === 'base64') return { uri: `data:image/png;base64,${png.toString('base64')}` };
-    const key = `${ctx.keyPrefix}/${phase}.png`;
-    await ctx.store.put(key, png, expiresAt);
-    return { uri: key, presignedUrl: ctx.store.url(ctx.origin, key, expiresAt) };
-  };
-  if (before) screenshot.before = await encode(before, 'before');
-  if (after && plan.phases.has('after')) screenshot.after = await encode(after, 'after');
-  if (traced) screenshot.trace = await encode(traced, 'trace');
+  if (plan.phases.has('after')) screenshot.after = await encode(after, 'after');
+  if (traceOf) {
+    const traced = traceOf(after);
+    if (plan.format === 'base64') {
+      screenshot.trace = await encode(await traced, 'trace');
+    } else {
+      const { key, entry } = stored('trace');
+      ctx.store.putWhenReady(key, traced, expiresAt);
+      screenshot.trace = entry;
+    }
+  }
   return { value, screenshot };
+}
+
+/** Draws the trace on the frame it is given, again only for a frame with other bytes. */
+function tracer(op: TraceOp): (png: Buffer) => Promise<Buffer> {
+  let last: { png: Buffer; traced: Promise<Buffer> } | undefined;
+  return (png) => {
+    if (!last || !last.png.equals(png)) {
+      last = { png, traced: drawTrace(png, op) };
+      last.traced.catch(() => {});
+    }
+    return last.traced;
+  };
+}
+
+/**
+ * Captures until two frames in a row are the same (the screen is still) or `maxMs` went by; the
+ * last frame. Each frame but the last is handed to `onFrame` as it comes (the trace is drawn on it meanwhile).
+ */
+async function stillFrame(capture: () => Promise<Buffer>, maxMs: number, signal: AbortSignal | undefined, onFrame?: (png: Buffer) => unknown): Promise<Buffer> {
+  const until = performance.now() + maxMs;
+  let frame = await capture();
+  while (performance.now() < until) {
+    onFrame?.(frame);
+    signal?.throwIfAborted();
+    const next = await capture();
+    if (next.equals(frame)) return next;
+    frame = next;
+  }
+  return frame;
 }
 
 /** The answer of `POST /actions/screenshot`: the PNG as a data URI, or stored behind a pre-signed URL. */

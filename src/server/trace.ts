@@ -1,4 +1,6 @@
 // A trace image is the after-screenshot with the operation drawn on it.
+import { promisify } from 'node:util';
+import { crc32, deflate } from 'node:zlib';
 import type { SKRSContext2D } from '@napi-rs/canvas';
 import type { Point } from '../api/schemas.js';
 import { loadCanvas } from './optionalPackages.js';
@@ -28,7 +30,35 @@ export async function drawTrace(png: Buffer, op: TraceOp): Promise<Buffer> {
   if (op.kind === 'drag') drawDrag(ctx, op.path, unit);
   else if (op.kind === 'tap') drawTap(ctx, op.point, unit);
   else drawLabel(ctx, op.text, image.width, image.height, unit);
-  return canvas.encode('png');
+  return encodePng(canvas.data(), image.width, image.height);
+}
+
+const kSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const deflateAsync = promisify(deflate);
+
+/**
+ * RGBA pixels as a PNG: no filter, zlib's fastest level, off the main thread. The canvas's own PNG
+ * encoder (every filter tried per row, level 6) took ~5× as long for a 1280×800 screenshot, the
+ * slowest part of an action's screenshots, for a file only ~5% smaller.
+ */
+async function encodePng(rgba: Buffer, width: number, height: number): Promise<Buffer> {
+  const row = width * 4;
+  const rows = Buffer.alloc((row + 1) * height); // each row: filter byte 0, then its pixels
+  for (let y = 0; y < height; y++) rgba.copy(rows, y * (row + 1) + 1, y * row, (y + 1) * row);
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, deflate, no interlace
+  return Buffer.concat([kSignature, chunk('IHDR', header), chunk('IDAT', await deflateAsync(rows, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
+}
+
+function chunk(type: string, body: Buffer): Buffer {
+  const out = Buffer.alloc(12 + body.length);
+  out.writeUInt32BE(body.length, 0);
+  out.write(type, 4, 'latin1');
+  body.copy(out, 8);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + body.length)), 8 + body.length);
+  return out;
 }
 
 function mark(ctx: SKRSContext2D, p: Point, r: number, color: string, unit: number): void {

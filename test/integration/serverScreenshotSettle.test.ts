@@ -1,0 +1,66 @@
+// boxflow serve's action screenshots on a real Chromium: `settle: 'frames'` takes the after-shot
+// once the screen is still instead of waiting the whole delay, and a stored trace (drawn after the
+// answer) can be fetched at once and is the after image with the operation drawn on it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Box } from '../../src/api/schemas.js';
+import { drawTrace } from '../../src/server/trace.js';
+import { decodePng } from '../../src/visual/index.js';
+import { useLocalServer } from '../support/localServer.js';
+
+const local = useLocalServer('settle');
+let shared: Promise<Box> | undefined;
+/** One box for the file's tests, made by the first (the server starts in a before hook, and ends its boxes when it stops). */
+const boxOnce = () => (shared ??= local.client.createLinuxBox({ wait: true }));
+
+const page = 'data:text/html,<input id="i" autofocus style="font-size:30px"><script>document.getElementById("i").focus()</script>';
+const pixels = (png: Buffer) => Buffer.from(decodePng(png).data);
+const inline = (uri: string) => Buffer.from(uri.slice(uri.indexOf(',') + 1), 'base64');
+type Options = { screenshot: { phases?: ('before' | 'after' | 'trace')[]; delay: string; outputFormat?: 'storageKey' } };
+
+/** `work`, or a failure once `ms` went by: the bound that tells "waited the whole delay" from "did not". */
+async function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([work, sleep(ms, undefined, { signal: timer.signal }).then(() => assert.fail(`no answer within ${ms / 1000} s`))]);
+  } finally {
+    timer.abort();
+  }
+}
+
+test("settle: 'frames' answers once the screen is still, long before a 30 s delay", async () => {
+  const { client } = local;
+  const box = await boxOnce();
+  await client.openTab(box.id, { url: page });
+  const options = { screenshot: { phases: ['before', 'after'], delay: '30s', settle: 'frames' } } as Options;
+  const result = await within(20_000, client.type(box.id, { text: 'settled', options }));
+  const beforeImage = pixels(inline(result.screenshot!.before!.uri));
+  const afterImage = pixels(inline(result.screenshot!.after!.uri));
+  assert.ok(!beforeImage.equals(afterImage), 'the after-shot shows the typed text');
+});
+
+test("settle: 'frames' on a screen that never stops moving still answers, after its delay", async () => {
+  const { client } = local;
+  const box = await boxOnce();
+  const spinner = 'data:text/html,<p id="n" style="font-size:40px">0</p><script>let n=0;(function f(){document.getElementById("n").textContent=++n;requestAnimationFrame(f)})()</script>';
+  await client.openTab(box.id, { url: spinner });
+  const options = { screenshot: { phases: ['after'], delay: '300ms', settle: 'frames' } } as Options;
+  const result = await within(20_000, client.pressKey(box.id, { keys: ['tab'], options }));
+  assert.equal(decodePng(inline(result.screenshot!.after!.uri)).width, 1280);
+});
+
+test('a stored trace can be fetched as soon as the action answered: the after image with the keys drawn on it', async () => {
+  const { client } = local;
+  const box = await boxOnce();
+  await client.openTab(box.id, { url: page });
+  for (const settle of [undefined, 'frames']) {
+    const options = { screenshot: { outputFormat: 'storageKey', delay: '0ms', ...(settle ? { settle } : {}) } } as Options;
+    const result = await client.pressKey(box.id, { keys: ['a'], options });
+    const shots = result.screenshot as Record<'before' | 'after' | 'trace', { uri: string; presignedUrl?: string }>;
+    assert.match(shots.trace.uri, /\/trace\.png$/);
+    const [afterImage, trace] = await Promise.all([client.fetchObject(shots.after.presignedUrl!), client.fetchObject(shots.trace.presignedUrl!)]);
+    const expected = await drawTrace(afterImage, { kind: 'label', text: 'keys: a' });
+    assert.ok(pixels(trace).equals(pixels(expected)), `settle ${settle ?? 'delay'}: the trace is the after image with "keys: a"`);
+  }
+});
