@@ -4,8 +4,8 @@
 // - text / textContains / bare string look at three fields, like Maestro: the node's text, its
 //   desc (content-desc / aria-label, alt, title) and its hint (Android `hint`, HTML `placeholder`);
 //   any one matching is enough. Both sides are whitespace-normalised; `/re/flags` is a regex search.
-// - On HTML trees a node's text includes its descendants' text, so a text key keeps only the
-//   innermost matches: a node is dropped when one of its descendants matches the whole selector.
+// - On HTML trees a node's text includes its descendants' text, so a text key (traits text and
+//   long-text too) keeps only the innermost matches: a node is dropped when one of its descendants matches the whole selector.
 // - id: Android resource-id whole, or the part after the last `/` (`button_once`); HTML id.
 //   class: Android class whole or its simple name (`Button`); HTML tag (case-insensitive).
 //   id, desc and class also take `/re/flags`.
@@ -253,7 +253,7 @@ function select(tree: LayoutTree, selector: Selector, opts: QueryOptions, innerm
     const m = textMatcher(sel.desc);
     preds.push((i) => m(nodes[i]!.desc, normDesc(idx, i)));
   }
-  const hasText = sel.text !== undefined || sel.textContains !== undefined;
+  const hasText = sel.text !== undefined || sel.textContains !== undefined || (sel.traits ?? []).some((t) => t !== 'square');
   if (sel.text !== undefined) preds.push(anyTextField(textMatcher(sel.text), idx));
   if (sel.textContains !== undefined) preds.push(anyTextField(containsMatcher(sel.textContains), idx));
 

@@ -134,6 +134,7 @@ test('containsChild / containsDescendants look at every match, not only the inne
   assert.deepEqual(query(page, { css: 'li', containsDescendants: ['Foo'] }).length, 1);
   assert.deepEqual(query(page, { css: 'span', containsDescendants: ['Foo'] }), [], 'a node is not its own descendant');
   assert.deepEqual(query(page, { css: 'li, p', traits: ['text'] }).map((n) => n.text), ['Foo', 'Bar'], 'whitespace only is no text');
+  assert.deepEqual(query(page, { traits: ['text'] }).map((n) => n.tag), ['span', 'li'], 'like text keys, the innermost element with text');
   assert.deepEqual(query(page, { css: 'li', index: -1 }).map((n) => n.text), ['']);
 });
 
