@@ -163,19 +163,31 @@ try {
   const naiveDir = join(root, 'naive');
   const oursTimes: number[] = [];
   const naiveTimes: number[] = [];
+  // CPU time (all threads, the fs thread pool's too) besides wall time: other processes' disk
+  // writeback on a shared machine swings the wall time of both writers by seconds.
+  const oursCpu: number[] = [];
+  const naiveCpu: number[] = [];
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const d = process.cpuUsage(since);
+    return (d.user + d.system) / 1000;
+  };
   let written = 0;
   for (let round = 0; round < kWriteRounds; round++) {
     rmSync(oursDir, { recursive: true, force: true });
     rmSync(naiveDir, { recursive: true, force: true });
     const runOurs = async () => {
       const t = performance.now();
+      const c = process.cpuUsage();
       written = await writeOurs(oursDir);
       oursTimes.push(performance.now() - t);
+      oursCpu.push(cpuMs(c));
     };
     const runNaive = () => {
       const t = performance.now();
+      const c = process.cpuUsage();
       writeNaive(naiveDir);
       naiveTimes.push(performance.now() - t);
+      naiveCpu.push(cpuMs(c));
     };
     if (round % 2) {
       runNaive();
@@ -216,8 +228,9 @@ try {
     await browser.close();
   }
 
-  process.stderr.write(`report bench: ${kFlows * kStepsPerFlow} steps, ${totalImages} image refs, ${unique} distinct; ours wrote ${written} files; write ms ours ${oursTimes.map(Math.round).join('/')} naive ${naiveTimes.map(Math.round).join('/')}\n`);
+  process.stderr.write(`report bench: ${kFlows * kStepsPerFlow} steps, ${totalImages} image refs, ${unique} distinct; ours wrote ${written} files; write ms ours ${oursTimes.map(Math.round).join('/')} naive ${naiveTimes.map(Math.round).join('/')}; cpu ms ours ${oursCpu.map(Math.round).join('/')} naive ${naiveCpu.map(Math.round).join('/')}\n`);
   printResult('report', 'write', 'ms', oursWrite, naiveWrite);
+  printResult('report', 'write-cpu', 'cpu ms', percentile(oursCpu, 50), percentile(naiveCpu, 50));
   printResult('report', 'size', 'bytes', dirSize(oursDir), dirSize(naiveDir));
   printResult('report', 'first-render', 'ms', oursRender.first, naiveRender.first);
   printResult('report', 'load', 'ms', oursRender.load, naiveRender.load);
