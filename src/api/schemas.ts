@@ -46,7 +46,9 @@ const Coordinate = Type.Number({ minimum: -kLimits.coordinate, maximum: kLimits.
 /** A point a request sends: bounded, so 1e308 is refused (the server clamps it to the screen). */
 export const RequestPoint = Type.Object({ x: Coordinate, y: Coordinate });
 
-export const Phase = Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('trace')]);
+/** The screenshot phases of an action, in the order they are taken. */
+export const kPhases = ['before', 'after', 'trace'] as const;
+export const Phase = Type.Union(kPhases.map((p) => Type.Literal(p)));
 export type Phase = Static<typeof Phase>;
 const outputFormat = (options: { default?: string } = {}) => Type.Union([Type.Literal('base64'), Type.Literal('storageKey')], options);
 export const OutputFormat = outputFormat();
@@ -55,7 +57,7 @@ export const ScreenshotOptions = Type.Object({
   outputFormat: Type.Optional(outputFormat({ default: 'base64' })),
   presignedExpiresIn: Type.Optional(Duration({ default: '30m' })),
   delay: Type.Optional(Duration({ default: '500ms', maxDuration: '30s' })),
-  phases: Type.Optional(Type.Array(Phase, { default: ['before', 'after', 'trace'], maxItems: kLimits.listItems })),
+  phases: Type.Optional(Type.Array(Phase, { default: [...kPhases], maxItems: kLimits.listItems })),
 });
 export type ScreenshotOptions = Static<typeof ScreenshotOptions>;
 

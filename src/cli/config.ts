@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import YAML from 'yaml';
 import { isDuration, parseDuration } from '../api/duration.js';
-import type { Phase } from '../api/schemas.js';
+import { kPhases, type Phase } from '../api/schemas.js';
 import { BoxflowError } from '../errors.js';
 import { importTs } from '../flow/index.js';
 import type { RunOptions, UpdateBaselines } from '../runner/options.js';
@@ -152,7 +152,7 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
   if (!kUpdateModes.includes(update)) throw new BoxflowError('CONFIG_INVALID', `--update-baselines must be one of ${kUpdateModes.join(', ')}, got "${update}"`);
 
   const shots = config.screenshots;
-  const phases: Phase[] = shots === false ? [] : shots === true || shots === undefined ? ['before', 'after', 'trace'] : Array.isArray(shots) ? shots : (shots.phases ?? ['before', 'after', 'trace']);
+  const phases: Phase[] = shots === false ? [] : shots === true || shots === undefined ? [...kPhases] : Array.isArray(shots) ? shots : (shots.phases ?? [...kPhases]);
   const delay = (typeof shots === 'object' && !Array.isArray(shots) && shots.delay) || '100ms';
   duration(delay, 'screenshots.delay');
 

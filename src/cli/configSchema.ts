@@ -2,6 +2,7 @@
 // which nested key, with a did-you-mean, as flow files get it. docs/config.md documents every key.
 import type { ValidateFunction } from 'ajv';
 import { kDurationPattern } from '../api/duration.js';
+import { kPhases } from '../api/schemas.js';
 import { sharedAjv } from '../api/validate.js';
 import { BoxflowError } from '../errors.js';
 import { explain, formatPath } from '../flow/index.js';
@@ -10,7 +11,7 @@ import { kUpdateModes } from '../visual/index.js';
 type JsonSchema = Record<string, unknown>;
 const str: JsonSchema = { type: 'string', minLength: 1 };
 const duration: JsonSchema = { type: 'string', pattern: kDurationPattern };
-const phases: JsonSchema = { type: 'array', items: { type: 'string', enum: ['before', 'after', 'trace'] } };
+const phases: JsonSchema = { type: 'array', items: { type: 'string', enum: [...kPhases] } };
 const obj = (properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
 
 export const configSchema: JsonSchema = obj({

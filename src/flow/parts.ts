@@ -1,6 +1,6 @@
 // Schema building blocks shared by the step table and the flow schema, and the internal issue
 // type that the validators throw and the loaders turn into located BoxflowErrors.
-import { kKeyNames } from '../api/schemas.js';
+import { kKeyNames, kPhases } from '../api/schemas.js';
 import { kDurationPattern } from '../api/duration.js';
 import type { ErrorCode } from '../errors.js';
 import { kSelectorKeys as kLayoutSelectorKeys, kTraits, type SelectorKey } from '../layout/types.js';
@@ -37,7 +37,6 @@ export class FlowIssues extends Error {
 }
 
 export const kDirections = ['up', 'down', 'left', 'right'] as const;
-export const kPhases = ['before', 'after', 'trace'] as const;
 export const kVarNamePattern = '^[A-Za-z_][A-Za-z0-9_]*$';
 export const kPercentPointPattern = '^\\s*(\\d+(?:\\.\\d+)?)%\\s*,\\s*(\\d+(?:\\.\\d+)?)%\\s*$';
 
