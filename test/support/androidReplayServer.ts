@@ -2,7 +2,7 @@
 // output (test/fixtures/android/: uiautomator dumps and `pm list packages -f`). There is no
 // Android device here; the real path (a remote service, or an ADB backend) stays in the code.
 // It records every request so tests can check what the runner sent.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -46,7 +46,7 @@ export async function startAndroidReplay(opts: { layout: string; boxId?: string 
     req.on('data', (d: Buffer) => parts.push(d));
     req.on('end', () => r(Buffer.concat(parts)));
   });
-  const server: Server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url!, 'http://x');
     const body = await read(req);
     const path = url.pathname.replace(/^\/api\/v1/, '');
@@ -93,7 +93,8 @@ export async function startAndroidReplay(opts: { layout: string; boxId?: string 
     if (path.startsWith(`${b}/media/albums/`) && req.method === 'DELETE') return json(204);
     if (path === `${b}/browser/close`) return json(400, { code: 'UNSUPPORTED_BOX_TYPE', message: 'browser endpoints need a linux box; this box is android' });
     return json(404, { code: 'NOT_FOUND', message: `replay server has no ${req.method} ${path}` });
-  });
+  };
+  const server: Server = createServer((req, res) => void answer(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {

@@ -24,7 +24,7 @@ function result(): RunResult {
   };
 }
 
-test('a code frame a reporter reads from the flow file is masked (JUnit, HTML, list)', () => {
+test('a code frame a reporter reads from the flow file is masked (JUnit, HTML, list)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bf-secret-rep-'));
   try {
     writeFileSync(join(dir, 'login.flow.yaml'), flowText);
@@ -43,7 +43,7 @@ test('a code frame a reporter reads from the flow file is masked (JUnit, HTML, l
 
     let printed = '';
     const list = builtinReporters.list!({}, { ...ctx, write: (t) => (printed += t) });
-    list.onEnd?.(result());
+    await list.onEnd?.(result());
     assert.match(printed, /PASSWORD: \*\*\*/);
     assert.doesNotMatch(printed, /hunter2/);
   } finally {
