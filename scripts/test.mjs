@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Runs the suite: node's test runner (via tsx) over test/{unit,integration,e2e}/**/*.test.ts,
+// Runs the suite: first the type check of src, tests, benches and scripts (npm run typecheck) and
+// the linter (npm run lint), then node's test runner (via tsx) over test/{unit,integration,e2e}/**/*.test.ts,
 // then @playwright/test for the browser specs (test/e2e/**/*.spec.ts). Pass `unit`,
-// `integration` or `e2e` to run one level; extra args are file filters.
+// `integration` or `e2e` to run one level; extra args are file filters (and skip the two checks).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +24,16 @@ function walk(dir, suffix) {
 
 // A hung test fails on its own instead of stalling the whole run (and CI) until it is killed.
 const kTestTimeoutMs = 10 * 60_000;
+
+if (!filters.length) {
+  for (const check of ['typecheck', 'lint']) {
+    const r = spawnSync('npm', ['run', '--silent', check], { stdio: 'inherit' });
+    if (r.status !== 0) {
+      console.error(`npm run ${check} failed`);
+      process.exit(r.status ?? 1);
+    }
+  }
+}
 
 let status = 0;
 const files = run.flatMap((l) => walk(join('test', l), '.test.ts'));
