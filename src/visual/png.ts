@@ -188,14 +188,23 @@ export function decodePngPair(a: Buffer, b: Buffer, whatA = 'expected image', wh
   if (first === height) return [{ width, height, data: outA }, { width, height, data: outB }, [0, 0]];
   // b's row first-1 is a's (equal so far), the seed its first differing row unfilters against.
   if (first > 0) ia.raw.copy(ib.raw, (first - 1) * rowLen, (first - 1) * rowLen, first * rowLen);
-  let end = first;
-  for (; end < height; end++) {
-    unfilter(ib.raw, end, end + 1, stride, bpp);
-    // Past the last differing scanline, the first row that comes out equal ends the band.
-    if (end > last && ia.raw.compare(ib.raw, end * rowLen + 1, (end + 1) * rowLen, end * rowLen + 1, (end + 1) * rowLen) === 0) break;
+  // Rows whose pixels come out equal keep a's copy; past the last differing scanline, the first
+  // such row ends the search.
+  let lo = -1;
+  let hi = -1;
+  for (let y = first; y < height; y++) {
+    unfilter(ib.raw, y, y + 1, stride, bpp);
+    const same = ia.raw.compare(ib.raw, y * rowLen + 1, (y + 1) * rowLen, y * rowLen + 1, (y + 1) * rowLen) === 0;
+    if (!same) {
+      if (lo < 0) lo = y;
+      hi = y;
+    } else if (y > last) {
+      break;
+    }
   }
-  expandRows(ib, outB, first, end);
-  return [{ width, height, data: outA }, { width, height, data: outB }, [first, end]];
+  if (lo < 0) return [{ width, height, data: outA }, { width, height, data: outB }, [0, 0]];
+  expandRows(ib, outB, lo, hi + 1);
+  return [{ width, height, data: outA }, { width, height, data: outB }, [lo, hi + 1]];
 }
 
 function sameFormat(a: Chunks, b: Chunks): boolean {
