@@ -26,6 +26,13 @@ export async function runConvertMaestro(paths: string[], opts: { out: string }):
     done.add(file);
     const rel = relative(base, file);
     const text = await readFile(file, 'utf8');
+    if (!isMaestroFlow(text) && !top.has(file)) {
+      // A boxflow flow that a Maestro flow calls is already what convert writes.
+      const to = join(outDir, rel);
+      await mkdir(dirname(to), { recursive: true });
+      await copyFile(file, to);
+      continue;
+    }
     if (!isMaestroFlow(text)) throw new BoxflowError('FLOW_SCHEMA', `${relative(cwd, file)}: not a Maestro flow (a config with appId or url, ---, a command list)`);
     const { doc } = maestroToBoxflow(text, file);
     // Paths stay relative to the flow; called flows get their converted names.
