@@ -1,7 +1,9 @@
 // Keeps the dependency arrows of docs/architecture (cli → runner, server, reporters; runner → flow,
 // api, layout, visual; reporters → runner result types; server → api; flow → api, layout types;
 // api, layout, visual → nothing internal; everyone → src/errors.ts and src/mask.ts) true, and keeps npm packages
-// with the folder that owns them. It reads the import lines of every .ts under src/ and reporters/.
+// with the folder that owns them, and keeps modules free of import cycles (type-only imports count: a
+// cycle of types still ties two modules into one). It reads the import lines of every .ts under src/
+// and reporters/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -54,6 +56,15 @@ const kPackageOwners: Record<string, Area> = {
   // An optional peer dependency: only the boxflow/test entry may load it.
   '@playwright/test': 'playwright',
 };
+
+/**
+ * Import cycles known to exist, each to be broken by moving the shared types out. The scan fails once
+ * one is gone, so that its entry goes too.
+ */
+const kKnownCycles = new Set([
+  // boxes.ts creates Android entries with adb/entry.ts, which types them with boxes.ts's BoxEntry.
+  'src/server/adb/entry.ts → src/server/boxes.ts → src/server/adb/entry.ts',
+]);
 
 interface ImportLine {
   file: string;
@@ -151,6 +162,54 @@ function violations(files: Array<{ file: string; text: string }>): string[] {
   return problems;
 }
 
+/** One cycle per group of modules that import each other, as `a → b → a` starting at its first file by name. */
+function cycles(files: Array<{ file: string; text: string }>): string[] {
+  const known = new Set(files.map((f) => f.file));
+  const graph = new Map<string, string[]>();
+  for (const { file, text } of files) {
+    const to = importLines(file, text).filter((i) => i.spec.startsWith('.')).map((i) => target(file, i.spec));
+    graph.set(file, [...new Set(to.filter((t) => known.has(t)))].sort());
+  }
+  // Tarjan's strongly connected components; a component of two or more files holds a cycle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of graph.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group = stack.splice(stack.indexOf(v));
+    if (group.length > 1 || graph.get(v)!.includes(v)) groups.push(group.sort());
+  };
+  for (const f of [...graph.keys()].sort()) if (!index.has(f)) visit(f);
+  // The shortest way from the group's first file back to itself, by breadth-first search inside the group.
+  return groups.map((group) => {
+    const start = group[0]!;
+    const prev = new Map<string, string>();
+    const queue = [start];
+    while (queue.length) {
+      const v = queue.shift()!;
+      for (const w of graph.get(v)!) {
+        if (!group.includes(w) || prev.has(w)) continue;
+        prev.set(w, v);
+        queue.push(w);
+      }
+      if (prev.has(start)) break;
+    }
+    const path = [start];
+    for (let v = prev.get(start)!; v !== start; v = prev.get(v)!) path.unshift(v);
+    return [start, ...path].join(' → ');
+  });
+}
+
 test('the import reader sees static, export-from, multi-line, side-effect and dynamic imports with their lines', () => {
   const text = [
     "import { a } from './a.js';", // 1
@@ -208,6 +267,31 @@ test('src/ and reporters/ follow the dependency arrows of architecture.md', () =
   assert.ok(files.some((f) => f.file === 'src/api/client.ts'), 'the scan found the sources');
   const found = violations(files);
   assert.deepEqual(found, [], `forbidden imports:\n  ${found.join('\n  ')}`);
+});
+
+test('the cycle finder names each cycle by its files, type-only imports included', () => {
+  const found = cycles([
+    { file: 'src/runner/executor.ts', text: "import { handlers } from './steps/index.js';" },
+    { file: 'src/runner/steps/index.ts', text: "import { tap } from './actions.js';" },
+    { file: 'src/runner/steps/actions.ts', text: "import type { StepRun } from '../executor.js';\nimport { pollUntil } from '../poll.js';" },
+    { file: 'src/runner/poll.ts', text: "import { kBackoffMs } from '../visual/stable.js';" },
+    { file: 'src/visual/stable.ts', text: '' },
+    { file: 'src/api/a.ts', text: "import { b } from './b.js';" },
+    { file: 'src/api/b.ts', text: "const a = await import('./a.js');" },
+  ]);
+  assert.deepEqual(found, [
+    'src/api/a.ts → src/api/b.ts → src/api/a.ts',
+    'src/runner/executor.ts → src/runner/steps/index.ts → src/runner/steps/actions.ts → src/runner/executor.ts',
+  ]);
+});
+
+test('src/ and reporters/ have no import cycles', () => {
+  const files = [...listTs('src'), ...listTs('reporters')].map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+  const found = cycles(files);
+  const unexpected = found.filter((c) => !kKnownCycles.has(c));
+  assert.deepEqual(unexpected, [], `import cycles:\n  ${unexpected.join('\n  ')}`);
+  const gone = [...kKnownCycles].filter((c) => !found.includes(c));
+  assert.deepEqual(gone, [], `these cycles are gone: remove them from kKnownCycles:\n  ${gone.join('\n  ')}`);
 });
 
 test('boxflow/test may read the CLI config and nothing else of the CLI, and owns @playwright/test', () => {
