@@ -4,7 +4,7 @@
 // of rows that differ.
 import pixelmatch from 'pixelmatch';
 import { BoxflowError } from '../errors.js';
-import { clampRect, cropRgba, decodePngPair, encodeIndexedPng, encodePng, fillRect, padRgba, pngSize, type Rect, type RgbaImage, type Size } from './png.js';
+import { clampRect, cropRgba, decodePngPair, encodeIndexedPng, fillRect, padRgba, pngSize, type Rect, type RgbaImage, type Size } from './png.js';
 
 export interface CompareOptions {
   /** Per-pixel colour distance (YIQ) from 0 to 1 above which a pixel differs. Default 0.2. */
@@ -38,7 +38,6 @@ const kMaskColor = [255, 0, 255, 255] as const;
 // pixelmatch's anti-aliasing test reads pixels up to two rows away from a differing pixel.
 const kBandMargin = 3;
 const kDiffAlpha = 0.1;
-const kLittleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 function bad(message: string): BoxflowError {
   return new BoxflowError('INVALID_ARGUMENT', message);
@@ -119,10 +118,11 @@ function differingRows(a: RgbaImage, b: RgbaImage, from = 0, to = a.height): [nu
 }
 
 /**
- * The diff image as palette indices: pixelmatch's faded grey of `a` outside the band (a grey
- * level per pixel, so at most 256 colours), its output inside it. Undefined past 256 colours.
+ * The diff image, palette-encoded: pixelmatch's faded grey of `a` outside the band, its output
+ * inside it. Faded grey (255 - 10% of the distance to white) has at most 27 levels, and
+ * pixelmatch adds only its red and yellow marks, so the palette never comes near 256 colours.
  */
-function indexedDiff(a: RgbaImage, band: Buffer, y0: number, y1: number): { index: Uint8Array; colors: [number, number, number, number][] } | undefined {
+function encodeDiff(a: RgbaImage, band: Buffer, y0: number, y1: number): Buffer {
   const { width, height, data } = a;
   const src32 = u32(data);
   const index = new Uint8Array(width * height);
@@ -155,37 +155,7 @@ function indexedDiff(a: RgbaImage, band: Buffer, y0: number, y1: number): { inde
   grey(0, y0);
   for (let i = 0, p = y0 * width; i < band.length; i += 4, p++) index[p] = indexOf(band[i]!, band[i + 1]!, band[i + 2]!, band[i + 3]!);
   grey(Math.max(y0, y1), height);
-  return colors.length <= 256 ? { index, colors } : undefined;
-}
-
-/** pixelmatch's faded-grey background for unchanged pixels, for rows y0..y1 (RGBA, when a palette will not do). */
-function drawGrayRows(src: Buffer, src32: Uint32Array, out32: Uint32Array, width: number, y0: number, y1: number): void {
-  let lastPx = -1;
-  let lastGray = 0;
-  for (let p = y0 * width, end = y1 * width; p < end; p++) {
-    const px = src32[p]!;
-    if (px !== lastPx) {
-      const i = p * 4;
-      const val = 255 + ((src[i]! * 0.29889531 + src[i + 1]! * 0.58662247 + src[i + 2]! * 0.11448223 - 255) * kDiffAlpha * src[i + 3]!) / 255;
-      const g = val & 0xff;
-      lastGray = kLittleEndian ? (0xff000000 | (g << 16) | (g << 8) | g) >>> 0 : ((g << 24) | (g << 16) | (g << 8) | 0xff) >>> 0;
-      lastPx = px;
-    }
-    out32[p] = lastGray;
-  }
-}
-
-function encodeDiff(a: RgbaImage, band: Buffer, y0: number, y1: number): Buffer {
-  const { width, height } = a;
-  const indexed = indexedDiff(a, band, y0, y1);
-  if (indexed) return encodeIndexedPng(width, height, indexed.index, indexed.colors);
-  const diff = Buffer.allocUnsafeSlow(width * height * 4);
-  const a32 = u32(a.data);
-  const diff32 = u32(diff);
-  drawGrayRows(a.data, a32, diff32, width, 0, y0);
-  band.copy(diff, y0 * width * 4);
-  drawGrayRows(a.data, a32, diff32, width, Math.max(y0, y1), height);
-  return encodePng({ width, height, data: diff });
+  return encodeIndexedPng(width, height, index, colors);
 }
 
 /**
