@@ -90,7 +90,7 @@ test('Maestro semantics run as Maestro runs them: env precedence, conditions, lo
   const result = readResults(join(tmp, 'out'));
   const failures = result.flows.filter((f) => f.status !== 'passed').map((f) => `${f.name}: ${f.error?.code} ${f.error?.message}`);
   assert.equal(run.code, 0, `${run.stderr}\n${failures.join('\n')}`);
-  assert.deepEqual(result.flows.map((f) => f.file.replace(/.*\//, '')).sort(), ['conditions.yaml', 'env_precedence.yaml', 'gestures.yaml', 'launch_args.yaml', 'loops.yaml']);
+  assert.deepEqual(result.flows.map((f) => f.file.replace(/.*\//, '')).sort(), ['conditions.yaml', 'env_precedence.yaml', 'gestures.yaml', 'launch_args.yaml', 'loops.yaml', 'selector_keys.yaml']);
   const steps = (name: string) => result.flows.find((f) => f.file.endsWith(name))!.attempts.at(-1)!.steps;
   // A false condition skips (the sub-flow that would fail never ran); a guarded inline block ran once or not at all.
   const conditions = steps('conditions.yaml');
