@@ -128,9 +128,10 @@ interface ServeOptions {
 async function serve(opts: ServeOptions): Promise<number> {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new BoxflowError('CONFIG_INVALID', `--port must be 0..65535, got "${opts.port}"`);
-  const { startServer, resolveSecret } = await import('../server/index.js');
+  const { startServer, resolveSecret, missingFeatures } = await import('../server/index.js');
   const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir), ...(opts.adb ? { adb: opts.adb } : {}), allowInnerDownloads: opts.allowInnerDownloads === true });
   process.stdout.write(`${JSON.stringify({ event: 'listening', baseUrl: server.baseUrl })}\n`);
+  for (const why of Object.values(await missingFeatures())) process.stderr.write(`warning: ${why}\n`);
   return new Promise<number>((resolve) => {
     const stop = () => void server.close().then(() => resolve(0), () => resolve(3));
     process.once('SIGINT', stop);
