@@ -121,7 +121,17 @@ export function createHandlers(deps: RouteDeps) {
     const plan = screenshotPlan(body);
     if (!plan) return null;
     const scale = entry.scale;
-    return { plan, capture: () => entry.linux.screenshot(scale), store: deps.store, origin: call.origin, keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}`, ...(call.signal ? { signal: call.signal } : {}) };
+    return {
+      plan,
+      capture: () => entry.linux.screenshot(scale),
+      // A quarter of the size: a fraction of a capture's time, and still tells a moved caret.
+      probe: () => entry.linux.screenshot(scale / 4),
+      still: (entry.still ??= {}),
+      store: deps.store,
+      origin: call.origin,
+      keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}`,
+      ...(call.signal ? { signal: call.signal } : {}),
+    };
   }
 
 

@@ -66,6 +66,17 @@ export interface ShotContext {
   keyPrefix: string;
   /** Ends the wait before the after-shot when the client went away. */
   signal?: AbortSignal;
+  /**
+   * A small, quick frame that tells whether the screen changed; with `settle: 'frames'` it replaces
+   * full captures for that, and `still` keeps the box's last still frame for the next before-shot.
+   */
+  probe?: () => Promise<Buffer>;
+  still?: StillFrame;
+}
+
+export interface StillFrame {
+  probe?: Buffer;
+  png?: Buffer;
 }
 
 type Shots = NonNullable<ActionResult['screenshot']>;
@@ -90,8 +101,15 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
     await ctx.store.put(key, png, expiresAt);
     return entry;
   };
+  const settle = plan.settleOnFrames && ctx.probe ? { probe: ctx.probe, still: ctx.still ?? {} } : undefined;
+  let beforePng: Buffer | undefined;
+  if (plan.phases.has('before')) {
+    // Unchanged since the box's last still frame: that frame is the before-image.
+    if (settle?.still.png && (await settle.probe()).equals(settle.still.probe!)) beforePng = settle.still.png;
+    else beforePng = await ctx.capture();
+  }
   // The before-image is stored while the action runs.
-  const before = plan.phases.has('before') ? encode(await ctx.capture(), 'before') : undefined;
+  const before = beforePng && encode(beforePng, 'before');
   before?.catch(() => {});
   const { value, trace } = await act();
   const screenshot: Shots = {};
@@ -99,8 +117,10 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
   if (!plan.phases.has('after') && !plan.phases.has('trace')) return { value, screenshot };
   const traceOf = plan.phases.has('trace') ? tracer(trace) : undefined;
   let after: Buffer;
-  if (plan.settleOnFrames) {
-    after = await stillFrame(ctx.capture, plan.delayMs, ctx.signal, traceOf);
+  if (settle) {
+    const still = await stillFrame(ctx.capture, settle.probe, plan.delayMs, ctx.signal, traceOf);
+    Object.assign(settle.still, still);
+    after = still.png;
   } else {
     if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: ctx.signal });
     after = await ctx.capture();
@@ -132,20 +152,21 @@ function tracer(op: TraceOp): (png: Buffer) => Promise<Buffer> {
 }
 
 /**
- * Captures until two frames in a row are the same (the screen is still) or `maxMs` went by; the
- * last frame. Each frame but the last is handed to `onFrame` as it comes (the trace is drawn on it meanwhile).
+ * A frame taken while the screen is still: the probes just before and just after it agree, or
+ * `maxMs` went by. Each frame is handed to `onFrame` as it comes (the trace is drawn on it while
+ * the next probe is taken).
  */
-async function stillFrame(capture: () => Promise<Buffer>, maxMs: number, signal: AbortSignal | undefined, onFrame?: (png: Buffer) => unknown): Promise<Buffer> {
+async function stillFrame(capture: () => Promise<Buffer>, probe: () => Promise<Buffer>, maxMs: number, signal: AbortSignal | undefined, onFrame?: (png: Buffer) => unknown): Promise<Required<StillFrame>> {
   const until = performance.now() + maxMs;
-  let frame = await capture();
-  while (performance.now() < until) {
-    onFrame?.(frame);
+  let mark = await probe();
+  for (;;) {
+    const png = await capture();
+    onFrame?.(png);
+    const next = await probe();
+    if (next.equals(mark) || performance.now() >= until) return { png, probe: next };
     signal?.throwIfAborted();
-    const next = await capture();
-    if (next.equals(frame)) return next;
-    frame = next;
+    mark = next;
   }
-  return frame;
 }
 
 /** The answer of `POST /actions/screenshot`: the PNG as a data URI, or stored behind a pre-signed URL. */

@@ -64,3 +64,22 @@ test('a stored trace can be fetched as soon as the action answered: the after im
     assert.ok(pixels(trace).equals(pixels(expected)), `settle ${settle ?? 'delay'}: the trace is the after image with "keys: a"`);
   }
 });
+
+test("settle: 'frames': the before-image is the screen as it is, also when it changed since the last action", async () => {
+  const { client } = local;
+  const box = await boxOnce();
+  // No caret anywhere: the screen changes only when the test changes it.
+  await client.openTab(box.id, { url: 'data:text/html,<h1 style="font-size:80px">here</h1>' });
+  const options = { screenshot: { phases: ['before', 'after'], delay: '2s', settle: 'frames' } } as Options;
+  const shot = async () => {
+    const r = await client.pressKey(box.id, { keys: ['shift'], options });
+    return { before: pixels(inline(r.screenshot!.before!.uri)), after: pixels(inline(r.screenshot!.after!.uri)) };
+  };
+  const first = await shot();
+  const second = await shot();
+  assert.ok(second.before.equals(first.after), 'nothing changed in between');
+  await client.openTab(box.id, { url: 'data:text/html,<h1 style="font-size:80px">elsewhere</h1>' });
+  const third = await shot();
+  assert.ok(!third.before.equals(second.after), 'the new page is in the before-image, not the last still frame');
+  assert.ok(third.before.equals(third.after));
+});
