@@ -49,16 +49,18 @@ async function encodePng(rgba: Buffer, width: number, height: number): Promise<B
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, deflate, no interlace
-  return Buffer.concat([kSignature, chunk('IHDR', header), chunk('IDAT', await deflateAsync(rows, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
+  const idat = await deflateAsync(rows, { level: 1 });
+  return Buffer.concat([kSignature, ...chunk('IHDR', header), ...chunk('IDAT', idat), ...chunk('IEND', Buffer.alloc(0))]);
 }
 
-function chunk(type: string, body: Buffer): Buffer {
-  const out = Buffer.alloc(12 + body.length);
-  out.writeUInt32BE(body.length, 0);
-  out.write(type, 4, 'latin1');
-  body.copy(out, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + body.length)), 8 + body.length);
-  return out;
+/** A PNG chunk as its three parts (length and type, body, CRC of type and body), the body not copied. */
+function chunk(type: string, body: Buffer): Buffer[] {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(body.length, 0);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body, crc32(type)), 0);
+  return [head, body, crc];
 }
 
 function mark(ctx: SKRSContext2D, p: Point, r: number, color: string, unit: number): void {
