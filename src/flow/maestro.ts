@@ -24,7 +24,9 @@ function parseDocs(text: string) {
 export function isMaestroFlow(text: string): boolean {
   if (!/^\s*-{3}\s*$/m.test(text)) return false;
   const { docs } = parseDocs(text);
-  if (docs.length < 2 || docs.some((d) => d.errors.length)) return false;
+  // A YAML error must be reported, not make the file silently "not a flow": judge by its first lines.
+  if (docs.some((d) => d.errors.length)) return /^(?:appId|url)\s*:/m.test(text.slice(0, [...text.matchAll(/^-{3}\s*$/gm)].at(-1)!.index));
+  if (docs.length < 2) return false;
   const config = docs[0]!.contents;
   return isMap(config) && (config.has('appId') || config.has('url')) && isSeq(docs[1]!.contents);
 }
@@ -111,6 +113,8 @@ function validRe(s: string): boolean {
 function textRe(t: string): string {
   if (t.includes('${')) return `/^(?:${t})$/is`;
   const literal = escapeRe(t);
+  // Plain words: one readable pattern (it is also the step's label in reports).
+  if (literal === t) return `/^${t}$/i`;
   return validRe(t) ? `/^(?:${t.replace(/\//g, '\\/')}|${literal})$/is` : `/^${literal}$/is`;
 }
 
@@ -190,6 +194,13 @@ function guarded(step: Raw | string, conds: Raw[], o: Raw): Raw {
   let out = step;
   for (const c of [...conds].reverse()) out = { repeat: { while: c, max: 1, steps: [out] } };
   return { ...(out as Raw), ...o };
+}
+
+/** The `env` of inline commands: variables of that block only (a boxflow repeat's env). */
+function scopeEnv(env: unknown, path: Path, command: string): Raw {
+  if (env === undefined) return {};
+  if (!isObj(env)) throw new Unsupported(path, command, 'env is a map of names to values');
+  return { env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) };
 }
 
 class Mapper {
@@ -321,9 +332,8 @@ class Mapper {
         if ((m.commands === undefined) === (m.file === undefined)) throw new Unsupported(at, name, 'runFlow takes file or commands (one of them)');
         const conds = m.when !== undefined ? conditions(m.when, [...at, 'when'], name) : [];
         if (m.commands !== undefined) {
-          if (m.env !== undefined) throw new Unsupported([...at, 'env'], name, 'env on inline commands has no boxflow form (put the commands in a file)');
-          const steps = this.list(m.commands, [...at, 'commands']);
-          return conds.length ? guarded({ repeat: { times: 1, steps } }, conds, o) : { repeat: { times: 1, steps }, ...o };
+          const block = { repeat: { times: 1, ...scopeEnv(m.env, [...at, 'env'], name), steps: this.list(m.commands, [...at, 'commands']) } };
+          return conds.length ? guarded(block, conds, o) : { ...block, ...o };
         }
         const arg: Raw = { file: String(m.file) };
         if (isObj(m.env)) arg.env = m.env;
@@ -352,8 +362,13 @@ class Mapper {
         if ((m.commands === undefined) === (m.file === undefined)) throw new Unsupported(at, name, 'retry takes file or commands (one of them)');
         // Maestro caps maxRetries at 3; a non-integer becomes 1.
         const n = /^\d+$/.test(String(m.maxRetries ?? '1')) ? Math.min(3, Number(m.maxRetries ?? 1)) : 1;
-        if (m.commands !== undefined && m.env !== undefined) throw new Unsupported([...at, 'env'], name, 'env on inline commands has no boxflow form (put the commands in a file)');
-        const steps = m.file !== undefined ? [{ runFlow: { file: String(m.file), ...(isObj(m.env) ? { env: m.env } : {}) } }] : this.list(m.commands, [...at, 'commands']);
+        const inline = () => this.list(m.commands, [...at, 'commands']);
+        const steps =
+          m.file !== undefined
+            ? [{ runFlow: { file: String(m.file), ...(isObj(m.env) ? { env: m.env } : {}) } }]
+            : m.env !== undefined
+              ? [{ repeat: { times: 1, ...scopeEnv(m.env, [...at, 'env'], name), steps: inline() } }]
+              : inline();
         return { retry: { times: Math.max(1, n), steps }, ...o };
       }
       case 'takeScreenshot':

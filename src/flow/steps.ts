@@ -674,7 +674,7 @@ export const stepDefs = {
     },
   },
   repeat: {
-    description: 'Repeat steps `times` times, or while a condition holds (at most `max` rounds).',
+    description: 'Repeat steps `times` times, or while a condition holds (at most `max` rounds); `env` defines variables for these steps only.',
     example: '- repeat: { times: 3, steps: [ { tap: Next } ] }',
     arg: {
       type: 'object',
@@ -683,6 +683,7 @@ export const stepDefs = {
         times: { type: 'integer', minimum: 1 },
         while: ref('condition'),
         max: { type: 'integer', minimum: 1, description: 'Upper bound of rounds for while.' },
+        env: ref('env'),
         steps: ref('steps'),
       },
       required: ['steps'],
@@ -697,6 +698,7 @@ export const stepDefs = {
       if (a.times !== undefined) body.times = a.times;
       if (a.while !== undefined) body.while = toCondition(a.while, ctx, ['while']);
       if (a.max !== undefined) body.max = a.max;
+      if (a.env !== undefined) body.env = envValues(a.env);
       return body;
     },
   },

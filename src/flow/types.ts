@@ -83,7 +83,7 @@ export type StepBody =
   | { kind: 'screenshot'; name: string }
   | { kind: 'sleep'; ms: number }
   | { kind: 'runFlow'; file: string; env?: Record<string, string>; when?: Condition }
-  | { kind: 'repeat'; times?: number; while?: Condition; max?: number; steps: Step[] }
+  | { kind: 'repeat'; times?: number; while?: Condition; max?: number; env?: Record<string, string>; steps: Step[] }
   | { kind: 'retry'; times: number; steps: Step[] }
   | { kind: 'launchApp'; appId?: string; clearState?: boolean; stopApp: boolean; arguments?: Record<string, string> }
   | { kind: 'stopApp'; appId?: string }

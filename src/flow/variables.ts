@@ -17,10 +17,12 @@ export function undefinedVariables(flow: Flow, configEnv: Record<string, string>
   const names = Object.keys(known);
   const errors: BoxflowError[] = [];
   let text: string | undefined;
-  const visit = (step: Step) => {
+  const visit = (step: Step, known: Record<string, string>) => {
     const { source, kind: _k, label: _l, ...rest } = step as Step & { steps?: Step[] };
     const nested = 'steps' in rest ? (rest.steps as Step[]) : [];
     if ('steps' in rest) delete (rest as { steps?: unknown }).steps;
+    // A repeat's env: defines variables for its own steps.
+    const inner = step.kind === 'repeat' && step.env ? { ...known, ...step.env } : known;
     const seen = new Set<string>();
     for (const ref of variableRefs(rest)) {
       const key = `${ref.env}:${ref.name}`;
@@ -34,9 +36,9 @@ export function undefinedVariables(flow: Flow, configEnv: Record<string, string>
       text ??= readText(flow.file);
       errors.push(locatedError('FLOW_SCHEMA', source, message, text, suggestion ? { key: ref.name, suggestion } : { key: ref.name }));
     }
-    nested.forEach(visit);
+    nested.forEach((s) => visit(s, inner));
   };
-  if (!flow.fn) [...flow.onStart, ...flow.steps, ...flow.onFinish].forEach(visit);
+  if (!flow.fn) [...flow.onStart, ...flow.steps, ...flow.onFinish].forEach((s) => visit(s, known));
   return errors;
 }
 

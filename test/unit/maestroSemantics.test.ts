@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Step } from '../../src/flow/index.js';
-import { maestroToBoxflow, parseMaestroYaml } from '../../src/flow/maestro.js';
+import { isMaestroFlow, maestroToBoxflow, parseMaestroYaml } from '../../src/flow/maestro.js';
 
 const flow = (...commands: string[]) => `appId: com.example.app\n---\n${commands.join('\n')}\n`;
 /** The boxflow document a Maestro file maps to (what `boxflow convert maestro` writes). */
@@ -38,14 +38,14 @@ test('when: platform becomes a test of the box type, true a script condition, an
       label: 'Both',
     },
     { repeat: { while: { true: '${output.go}' }, max: 1, steps: [{ repeat: { times: 1, steps: ['back'] } }] } },
-    { repeat: { while: { notVisible: { text: '/^(?:Ad|Ad)$/is' } }, max: 1, steps: [{ runScript: { file: 's.js' } }] } },
+    { repeat: { while: { notVisible: { text: '/^Ad$/i' } }, max: 1, steps: [{ runScript: { file: 's.js' } }] } },
   ]);
   const steps = bare(read(flow('- runFlow: { file: a.yaml, when: { true: "${X}" } }')).steps);
   assert.deepEqual(steps, [{ kind: 'runFlow', file: '/m/a.yaml', when: { true: '${(X)}' } }], 'a true condition is a boxflow condition');
   assert.match(refusal(flow('- runFlow: { file: a.yaml, when: { platform: Windows } }')), /flow\.yaml:3:36: .*platform is Android, iOS or Web, not "Windows"/);
 });
 
-test('retry runs a file as a runFlow (maxRetries capped at 3); repeat with times and while is a bounded while', () => {
+test('retry runs a file as a runFlow (maxRetries capped at 3); repeat with times and while is a bounded while; inline commands keep their env', () => {
   const doc = mapped(
     flow(
       '- retry: { maxRetries: 5, file: sub/flaky.yaml, env: { A: 1 } }',
@@ -55,11 +55,15 @@ test('retry runs a file as a runFlow (maxRetries capped at 3); repeat with times
   );
   assert.deepEqual(doc.steps, [
     { retry: { times: 3, steps: [{ runFlow: { file: 'sub/flaky.yaml', env: { A: 1 } } }] } },
-    { repeat: { steps: ['back'], while: { visible: { text: '/^(?:More|More)$/is' } }, max: 4 } },
+    { repeat: { steps: ['back'], while: { visible: { text: '/^More$/i' } }, max: 4 } },
     { repeat: { while: { true: "${maestro.platform === 'ios'}" }, max: 1, steps: [{ repeat: { steps: ['back'], while: { true: '${output.more}' } } }] } },
   ]);
   assert.match(refusal(flow('- retry: { maxRetries: 1, file: a.yaml, commands: [back] }')), /retry takes file or commands \(one of them\)/);
-  assert.match(refusal(flow('- runFlow: { commands: [back], env: { A: 1 } }')), /env on inline commands has no boxflow form/, 'never dropped silently');
+  // env on inline commands: variables of that block only (never dropped).
+  assert.deepEqual(mapped(flow('- runFlow: { env: { A: 1 }, commands: [back] }', '- retry: { env: { B: x }, commands: [back] }')).steps, [
+    { repeat: { times: 1, env: { A: '1' }, steps: ['back'] } },
+    { retry: { times: 1, steps: [{ repeat: { times: 1, env: { B: 'x' }, steps: ['back'] } }] } },
+  ]);
 });
 
 test('launchApp arguments, tapOn repeat and delay, swipes by points and from an element', () => {
@@ -82,7 +86,7 @@ test('launchApp arguments, tapOn repeat and delay, swipes by points and from an 
       label: 'Three more',
       steps: [{ kind: 'tap', target: { selector: { id: '/^(?:.*\\/)?(?:plus)$/is' } } }, { kind: 'sleep', ms: 250 }],
     },
-    { kind: 'tap', target: { selector: { text: '/^(?:Once|Once)$/is' } } },
+    { kind: 'tap', target: { selector: { text: '/^Once$/i' } } },
     { kind: 'tap', target: { point: { x: 120, y: 640 } } },
     { kind: 'swipe', from: { percent: { x: 90, y: 50 } }, to: { percent: { x: 10, y: 50 } }, duration: 500 },
     { kind: 'swipe', from: { point: { x: 100, y: 200 } }, to: { point: { x: 300, y: 400 } } },
@@ -110,8 +114,8 @@ test('selector keys css, traits, size, containsChild, containsDescendants and a 
     {
       assertVisible: {
         id: '/^(?:.*\\/)?(?:row)$/is',
-        containsChild: { text: '/^(?:Title|Title)$/is' },
-        containsDescendants: [{ id: '/^(?:.*\\/)?(?:icon)$/is' }, { text: '/^(?:Subtitle|Subtitle)$/is' }],
+        containsChild: { text: '/^Title$/i' },
+        containsDescendants: [{ id: '/^(?:.*\\/)?(?:icon)$/is' }, { text: '/^Subtitle$/i' }],
       },
     },
   ]);
@@ -123,4 +127,12 @@ test('${NAME} that the file does not define reads as undefined (a script express
   assert.deepEqual(doc.env, { KNOWN: 'k', WITH_DEFAULT: '${WITH_DEFAULT || "d"}' });
   assert.deepEqual(doc.steps, [{ type: '${KNOWN} ${(UNKNOWN)} $${LITERAL}' }, { evalScript: 'output.u = UNKNOWN' }]);
   assert.deepEqual(bare(read(flow('- inputText: ${NOT_DEFINED}')).steps), [{ kind: 'type', text: '${(NOT_DEFINED)}' }]);
+});
+
+test('a Maestro file with a YAML error is still a Maestro file: the error is reported, the file is not skipped', () => {
+  const text = 'appId: a\n---\n- retry:\n    env: { A: ${B} }\n    commands: [back]\n';
+  assert.equal(isMaestroFlow(text), true);
+  assert.equal(isMaestroFlow(`---\n${text}`), true, 'a leading --- too');
+  assert.equal(isMaestroFlow('name: x\n---\n- a: { ${b} }\n'), false, 'no appId or url: not Maestro');
+  assert.match(refusal(text), /flow\.yaml:4:16: YAML: /);
 });

@@ -41,10 +41,12 @@ export const repeat: StepHandler<'repeat'> = async (step, run) => {
   const children: StepRecord[] = [];
   run.record.children = children;
   const max = step.times ?? step.max ?? 100;
+  // Variables of the repeat's env live in its steps only (Maestro's runFlow env on inline commands).
+  const vars = step.env ? defineVariables(run.vars, step.env, run.rt.state, run.rt.box.type) : run.vars;
   let n = 0;
   for (; n < max; n++) {
     if (step.while && !(await condition(run, step.while))) break;
-    const batch = await run.runChildren(step.steps, run.vars, run.flowFile, n + 1);
+    const batch = await run.runChildren(step.steps, vars, run.flowFile, n + 1);
     children.push(...batch);
     failIfChildFailed(batch);
   }
