@@ -94,14 +94,17 @@ function ratioText(n: number): string {
   return n === 0 ? '0' : n < 0.0001 ? n.toExponential(2) : String(Math.round(n * 10000) / 10000);
 }
 
-/** A little-endian 32-bit view of the pixels (copying only if the buffer is unaligned). */
-function u32(buf: Buffer): Uint32Array {
+/**
+ * A 32-bit view of the pixels (copying only if the buffer is unaligned), for comparing whole
+ * pixels. Int32: V8 keeps these small integers; Uint32 values above 2^31 would be doubles.
+ */
+function u32(buf: Buffer): Int32Array {
   let b = buf;
   if (b.byteOffset % 4 !== 0) {
     b = Buffer.allocUnsafeSlow(buf.length);
     buf.copy(b);
   }
-  return new Uint32Array(b.buffer, b.byteOffset, b.length >> 2);
+  return new Int32Array(b.buffer, b.byteOffset, b.length >> 2);
 }
 
 /** First and last rows (searching rows from..to-1) where two equally sized images differ, or undefined when none do. */
@@ -129,7 +132,7 @@ function encodeDiff(a: RgbaImage, band: Buffer, y0: number, y1: number): Buffer 
   const colors: [number, number, number, number][] = [];
   const byColor = new Map<number, number>();
   const indexOf = (r: number, g: number, b: number, al: number): number => {
-    const key = ((r << 24) | (g << 16) | (b << 8) | al) >>> 0;
+    const key = (r << 24) | (g << 16) | (b << 8) | al;
     let k = byColor.get(key);
     if (k === undefined) {
       k = colors.length;
@@ -139,7 +142,8 @@ function encodeDiff(a: RgbaImage, band: Buffer, y0: number, y1: number): Buffer 
     return k;
   };
   const grey = (y: number, end: number): void => {
-    let lastPx = -1;
+    // Unlike the first pixel, so that it gets its own grey computed.
+    let lastPx = ~(src32[y * width] ?? 0);
     let lastIdx = 0;
     for (let p = y * width, stop = end * width; p < stop; p++) {
       const px = src32[p]!;

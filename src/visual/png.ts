@@ -222,10 +222,11 @@ function expandRows({ c, bpp, stride, raw }: Inflated, out: Buffer, y0: number, 
   }
   let o = y0 * width * 4;
   if (c.colorType === 2 && kLittleEndian && out.byteOffset % 4 === 0) {
-    const out32 = new Uint32Array(out.buffer, out.byteOffset, out.length >> 2);
+    // Int32: V8 keeps these values small integers; Uint32 values above 2^31 would be doubles.
+    const out32 = new Int32Array(out.buffer, out.byteOffset, out.length >> 2);
     let p = y0 * width;
     for (let y = y0; y < y1; y++) {
-      for (let i = y * rowLen + 1, end = i + stride; i < end; i += 3) out32[p++] = (raw[i]! | (raw[i + 1]! << 8) | (raw[i + 2]! << 16) | 0xff000000) >>> 0;
+      for (let i = y * rowLen + 1, end = i + stride; i < end; i += 3) out32[p++] = raw[i]! | (raw[i + 1]! << 8) | (raw[i + 2]! << 16) | 0xff000000;
     }
   } else if (c.colorType === 2) {
     for (let y = y0; y < y1; y++) {

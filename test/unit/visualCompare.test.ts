@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
+import pixelmatch from 'pixelmatch';
 import { BoxflowError } from '../../src/errors.js';
 import {
   closeVisualPool, compareImages, compareImagesSync, decodePng, encodePng, pngSize, visualPoolInfo, type Rect,
@@ -204,6 +205,22 @@ test('decoding a pair only where scanlines differ gives the same pixels as two f
     assert.ok(db.data.equals(fb.data), 'second image');
     assert.deepEqual([db.width, db.height], [fb.width, fb.height]);
   }
+});
+
+test('the diff image shows every unchanged pixel in pixelmatch\'s faded grey, white ones and black ones', () => {
+  const white = new PNG({ width: 40, height: 30 });
+  white.data.fill(255);
+  // White above, then a black stripe at the top of the band pixelmatch redraws.
+  for (let i = 12 * 40 * 4; i < 15 * 40 * 4; i++) white.data[i] = i % 4 === 3 ? 255 : 0;
+  const changed = new PNG({ width: 40, height: 30 });
+  white.data.copy(changed.data);
+  changed.data.fill(0, (15 * 40 + 20) * 4, (15 * 40 + 21) * 4 - 1);
+  const r = compareImagesSync(PNG.sync.write(white), PNG.sync.write(changed));
+  assert.equal(r.diffPixels, 1);
+  const diff = PNG.sync.read(r.diffPng!);
+  const expected = new PNG({ width: 40, height: 30 });
+  pixelmatch(white.data, changed.data, expected.data, 40, 30, { threshold: 0.2, alpha: 0.1 });
+  assert.ok(diff.data.equals(expected.data), 'the same diff image as pixelmatch draws');
 });
 
 test('the pool starts on first use, is skipped for equal bytes, and closes', async () => {
