@@ -66,7 +66,7 @@ class Unsupported extends Error {
 }
 
 const kPlatformOnly: Record<string, string> = {
-  clearKeychain: 'it is iOS-only',
+  clearKeychain: 'it is iOS-only (Maestro ignores it on Android and the web: remove it)',
   setAirplaneMode: 'the Box API cannot change airplane mode',
   toggleAirplaneMode: 'the Box API cannot change airplane mode',
   setLocation: 'the Box API cannot set the device location',
@@ -82,7 +82,7 @@ const kPlatformOnly: Record<string, string> = {
   assertNoDefectsWithAI: 'AI assertions are not available',
   assertWithAI: 'AI assertions are not available',
   extractTextWithAI: 'AI assertions are not available',
-  killApp: 'use stopApp (boxflow cannot kill without stopping)',
+  killApp: 'killApp simulates process death (the app killed in the background, its saved state kept), which the Box API cannot do; stopApp stops the app instead',
   openBrowser: 'Maestro itself never runs it ("No mapping provided")',
 };
 
@@ -205,13 +205,20 @@ function scopeEnv(env: unknown, path: Path, command: string): Raw {
 
 class Mapper {
   issues: Unsupported[] = [];
+  /** The Maestro path each mapped step (object) came from, so errors point into the Maestro file. */
+  readonly origin = new WeakMap<object, Path>();
+
+  /** `web`: the flow runs on a Linux box (its app is a URL), where Maestro ignores mobile-only options. */
+  constructor(readonly web: boolean) {}
 
   list(items: unknown, path: Path): Raw[] | string[] {
     if (!Array.isArray(items)) throw new Unsupported(path, 'commands', 'a command list is expected');
     const out: (Raw | string)[] = [];
     items.forEach((item, i) => {
       try {
-        out.push(this.command(item, [...path, i]));
+        const step = this.command(item, [...path, i]);
+        if (typeof step === 'object') this.origin.set(step, [...path, i]);
+        out.push(step);
       } catch (err) {
         if (!(err instanceof Unsupported)) throw err;
         this.issues.push(err);
@@ -244,9 +251,19 @@ class Mapper {
       case 'launchApp': {
         if (v === undefined) return 'launchApp';
         if (typeof v === 'string') return { launchApp: v };
-        const bad = Object.keys(v as Raw).find((k) => !['appId', 'url', 'clearState', 'stopApp', 'arguments', 'label', 'optional'].includes(k));
-        if (bad) throw new Unsupported([...at, bad], name, `option "${bad}": ${bad === 'permissions' ? 'the Box API cannot grant permissions' : bad === 'clearKeychain' ? 'it is iOS-only' : 'unknown option'}`);
         const m = v as Raw;
+        // Maestro's default is permissions {all: allow}; on the web it ignores permissions altogether.
+        const allowAll = isObj(m.permissions) && Object.keys(m.permissions).length === 1 && m.permissions.all === 'allow';
+        const bad = Object.keys(m).find((k) => !['appId', 'url', 'clearState', 'stopApp', 'arguments', 'label', 'optional'].includes(k) && !(k === 'permissions' && this.web));
+        if (bad) {
+          const why =
+            bad === 'permissions'
+              ? `boxflow cannot grant or deny permissions on an Android box${allowAll ? ", not even Maestro's default {all: allow}" : ''}`
+              : bad === 'clearKeychain'
+                ? 'it is iOS-only (Maestro ignores it on Android and the web: remove it)'
+                : 'unknown option';
+          throw new Unsupported([...at, bad], name, `option "${bad}": ${why}`);
+        }
         const arg: Raw = {};
         if (m.appId ?? m.url) arg.appId = String(m.appId ?? m.url);
         if (m.clearState !== undefined) arg.clearState = m.clearState === true;
@@ -309,8 +326,12 @@ class Mapper {
         if (!mapped) throw new Unsupported(at, `pressKey: ${String(v)}`, 'boxflow maps Enter, Backspace, Tab, Escape, Space, Home and Back');
         return mapped;
       }
-      case 'openLink':
+      case 'openLink': {
+        // autoVerify and browser are Android-only in Maestro: the web ignores them.
+        const android = isObj(v) ? ['autoVerify', 'browser'].find((k) => v[k] === true && !this.web) : undefined;
+        if (android) throw new Unsupported([...at, android], name, android === 'browser' ? 'opening a link in the browser rather than the app that claims it has no boxflow form on Android' : 'the Box API cannot accept the app-link verification dialog');
         return { openLink: String(isObj(v) ? v.link : v), ...o };
+      }
       case 'waitForAnimationToEnd':
         return isObj(v) && v.timeout !== undefined ? { waitForAnimationToEnd: null, timeout: ms(v.timeout) } : 'waitForAnimationToEnd';
       case 'assertTrue':
@@ -363,9 +384,14 @@ class Mapper {
         // Maestro caps maxRetries at 3; a non-integer becomes 1.
         const n = /^\d+$/.test(String(m.maxRetries ?? '1')) ? Math.min(3, Number(m.maxRetries ?? 1)) : 1;
         const inline = () => this.list(m.commands, [...at, 'commands']);
+        const fileStep = () => {
+          const step = { runFlow: { file: String(m.file), ...(isObj(m.env) ? { env: m.env } : {}) } };
+          this.origin.set(step, [...at, 'file']);
+          return [step];
+        };
         const steps =
           m.file !== undefined
-            ? [{ runFlow: { file: String(m.file), ...(isObj(m.env) ? { env: m.env } : {}) } }]
+            ? fileStep()
             : m.env !== undefined
               ? [{ repeat: { times: 1, ...scopeEnv(m.env, [...at, 'env'], name), steps: inline() } }]
               : inline();
@@ -424,9 +450,9 @@ export function maestroToBoxflow(text: string, file: string): { doc: Record<stri
   // At the key: the command's or the option's name is what the message is about.
   const locConfig = (p: Path): SourceLocation => locateIn(configDoc, lc, file, p, typeof p.at(-1) === 'string');
   const locCommand = (p: Path): SourceLocation => locateIn(commandsDoc, lc, file, p, typeof p.at(-1) === 'string');
-  const mapper = new Mapper();
-  const doc: Raw = { name: config.name !== undefined ? String(config.name) : undefined };
   const appId = config.url ?? config.appId;
+  const mapper = new Mapper(appId === undefined || /^https?:\/\//i.test(String(appId)));
+  const doc: Raw = { name: config.name !== undefined ? String(config.name) : undefined };
   if (appId !== undefined) doc.appId = String(appId);
   // A package is a mobile app: the flow needs an Android box (a URL runs on a Linux box, the default).
   if (appId !== undefined && !/^https?:\/\//i.test(String(appId))) doc.box = 'android';
@@ -445,13 +471,18 @@ export function maestroToBoxflow(text: string, file: string): { doc: Record<stri
   if (located.length > 1) throw combinedError(located.map(({ issue, at }) => locatedError('FLOW_SCHEMA', at, issue.message, text, { key: issue.command })));
   if (doc.name === undefined) delete doc.name;
   for (const k of ['onStart', 'onFinish']) if (Array.isArray(doc[k]) && !(doc[k] as unknown[]).length) delete doc[k];
-  // A boxflow step's path maps back to its Maestro command: steps[i] → commands[i], onStart → onFlowStart.
+  // A boxflow step's path maps back to the Maestro command it came from: the deepest mapped step on the path.
   const locate = (path: Path): SourceLocation => {
-    const [list, i] = path;
-    if (list === 'steps' && typeof i === 'number') return locCommand([i]);
-    if (list === 'onStart' && typeof i === 'number') return locConfig(['onFlowStart', i]);
-    if (list === 'onFinish' && typeof i === 'number') return locConfig(['onFlowComplete', i]);
-    return { file, line: 1, column: 1 };
+    let node: unknown = doc;
+    // A bare command (`- back`) maps to a string, which cannot carry its origin: its list says where.
+    const top: Record<string, string | undefined> = { onStart: 'onFlowStart', onFinish: 'onFlowComplete' };
+    let from: Path | undefined = typeof path[1] !== 'number' ? undefined : path[0] === 'steps' ? [path[1]] : top[path[0] as string] ? [top[path[0] as string]!, path[1]] : undefined;
+    for (const seg of path) {
+      node = (node as Record<string | number, unknown> | undefined)?.[seg];
+      if (typeof node === 'object' && node !== null) from = mapper.origin.get(node) ?? from;
+    }
+    if (!from) return { file, line: 1, column: 1 };
+    return typeof from[0] === 'string' ? locConfig(from) : locCommand(from);
   };
   return { doc, locate };
 }

@@ -136,3 +136,22 @@ test('a Maestro file with a YAML error is still a Maestro file: the error is rep
   assert.equal(isMaestroFlow('name: x\n---\n- a: { ${b} }\n'), false, 'no appId or url: not Maestro');
   assert.match(refusal(text), /flow\.yaml:4:16: YAML: /);
 });
+
+test('an error inside retry, repeat or runFlow commands points at the Maestro command that made the step', () => {
+  const { locate } = maestroToBoxflow(flow('- back', '- retry:', '    maxRetries: 2', '    commands:', '      - back', '      - tapOn: Go', '- retry: { file: sub/x.yaml }'), '/m/flow.yaml');
+  assert.deepEqual(locate(['steps', 0]), { file: '/m/flow.yaml', line: 3, column: 3 });
+  assert.deepEqual(locate(['steps', 1, 'retry', 'steps', 1]), { file: '/m/flow.yaml', line: 8, column: 9 });
+  assert.deepEqual(locate(['steps', 2, 'retry', 'steps', 0, 'runFlow']), { file: '/m/flow.yaml', line: 9, column: 12 }, 'retry of a file: at its file key');
+});
+
+test('mobile-only options: ignored on the web as Maestro does, refused on Android with the reason', () => {
+  const web = 'url: http://127.0.0.1:1/\n---\n';
+  assert.deepEqual(mapped(`${web}- launchApp: { permissions: { all: allow } }\n- openLink: { link: "http://x.test/", browser: true, autoVerify: true }\n`).steps, [
+    { launchApp: {} },
+    { openLink: 'http://x.test/' },
+  ]);
+  assert.match(refusal(flow('- launchApp: { permissions: { all: allow } }')), /option "permissions": boxflow cannot grant or deny permissions on an Android box, not even Maestro's default \{all: allow\}/);
+  assert.match(refusal(flow('- openLink: { link: "http://x.test/", browser: true }')), /flow\.yaml:3:39: .*opening a link in the browser rather than the app/);
+  assert.match(refusal(flow('- killApp')), /killApp simulates process death/);
+  assert.match(refusal(flow('- launchApp: { clearKeychain: true }')), /it is iOS-only \(Maestro ignores it on Android and the web: remove it\)/);
+});
