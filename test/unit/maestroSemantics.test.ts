@@ -155,3 +155,10 @@ test('mobile-only options: ignored on the web as Maestro does, refused on Androi
   assert.match(refusal(flow('- killApp')), /killApp simulates process death/);
   assert.match(refusal(flow('- launchApp: { clearKeychain: true }')), /it is iOS-only \(Maestro ignores it on Android and the web: remove it\)/);
 });
+
+test('scrollUntilVisible takes speed and visibilityPercentage (boxflow swipes its own way); centerElement: true is refused', () => {
+  assert.deepEqual(mapped(flow('- scrollUntilVisible: { element: Item 80, speed: 40, visibilityPercentage: 50, centerElement: false, direction: UP }')).steps, [
+    { scrollUntilVisible: { text: '/^Item 80$/i', direction: 'up', maxSwipes: 100 }, timeout: '20000ms' },
+  ]);
+  assert.match(refusal(flow('- scrollUntilVisible: { element: X, centerElement: true }')), /boxflow stops scrolling when the element is visible; it cannot center it/);
+});
