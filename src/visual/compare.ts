@@ -120,46 +120,69 @@ function differingRows(a: RgbaImage, b: RgbaImage, from = 0, to = a.height): [nu
   return [Math.floor(first / a.width), Math.floor(last / a.width)];
 }
 
+/** Colours in the order first seen, each with its palette index. */
+class Palette {
+  readonly colors: [number, number, number, number][] = [];
+  readonly #byColor = new Map<number, number>();
+
+  indexOf(r: number, g: number, b: number, a: number): number {
+    const key = (r << 24) | (g << 16) | (b << 8) | a;
+    let k = this.#byColor.get(key);
+    if (k === undefined) {
+      k = this.colors.length;
+      this.colors.push([r, g, b, a]);
+      this.#byColor.set(key, k);
+    }
+    return k;
+  }
+}
+
+/** pixelmatch's faded grey of rows y0..y1-1 of `a`, as palette indices (a run of one pixel value costs one compare a pixel). */
+function greyRows(a: RgbaImage, a32: Int32Array, index: Uint8Array, palette: Palette, levels: Int16Array, y0: number, y1: number): void {
+  const { width, data } = a;
+  // Unlike the first pixel, so that it gets its own grey computed.
+  let lastPx = ~(a32[y0 * width] ?? 0);
+  let lastIdx = 0;
+  for (let p = y0 * width, stop = y1 * width; p < stop; p++) {
+    const px = a32[p]!;
+    if (px !== lastPx) {
+      const i = p * 4;
+      const g = (255 + ((data[i]! * 0.29889531 + data[i + 1]! * 0.58662247 + data[i + 2]! * 0.11448223 - 255) * kDiffAlpha * data[i + 3]!) / 255) & 0xff;
+      let k = levels[g]!;
+      if (k < 0) k = levels[g] = palette.indexOf(g, g, g, 255);
+      lastIdx = k;
+      lastPx = px;
+    }
+    index[p] = lastIdx;
+  }
+}
+
 /**
  * The diff image, palette-encoded: pixelmatch's faded grey of `a` outside the band, its output
  * inside it. Faded grey (255 - 10% of the distance to white) has at most 27 levels, and
  * pixelmatch adds only its red and yellow marks, so the palette never comes near 256 colours.
  */
 function encodeDiff(a: RgbaImage, band: Buffer, y0: number, y1: number): Buffer {
-  const { width, height, data } = a;
-  const src32 = u32(data);
+  const { width, height } = a;
+  const a32 = u32(a.data);
   const index = new Uint8Array(width * height);
-  const colors: [number, number, number, number][] = [];
-  const byColor = new Map<number, number>();
-  const indexOf = (r: number, g: number, b: number, al: number): number => {
-    const key = (r << 24) | (g << 16) | (b << 8) | al;
-    let k = byColor.get(key);
-    if (k === undefined) {
-      k = colors.length;
-      colors.push([r, g, b, al]);
-      byColor.set(key, k);
+  const palette = new Palette();
+  const levels = new Int16Array(256).fill(-1);
+  greyRows(a, a32, index, palette, levels, 0, y0);
+  const band32 = u32(band);
+  let lastPx = ~(band32[0] ?? 0);
+  let lastIdx = 0;
+  for (let j = 0, p = y0 * width; j < band32.length; j++, p++) {
+    const px = band32[j]!;
+    if (px !== lastPx) {
+      const i = j * 4;
+      lastIdx = palette.indexOf(band[i]!, band[i + 1]!, band[i + 2]!, band[i + 3]!);
+      lastPx = px;
     }
-    return k;
-  };
-  const grey = (y: number, end: number): void => {
-    // Unlike the first pixel, so that it gets its own grey computed.
-    let lastPx = ~(src32[y * width] ?? 0);
-    let lastIdx = 0;
-    for (let p = y * width, stop = end * width; p < stop; p++) {
-      const px = src32[p]!;
-      if (px !== lastPx) {
-        const i = p * 4;
-        const g = (255 + ((data[i]! * 0.29889531 + data[i + 1]! * 0.58662247 + data[i + 2]! * 0.11448223 - 255) * kDiffAlpha * data[i + 3]!) / 255) & 0xff;
-        lastIdx = indexOf(g, g, g, 255);
-        lastPx = px;
-      }
-      index[p] = lastIdx;
-    }
-  };
-  grey(0, y0);
-  for (let i = 0, p = y0 * width; i < band.length; i += 4, p++) index[p] = indexOf(band[i]!, band[i + 1]!, band[i + 2]!, band[i + 3]!);
-  grey(Math.max(y0, y1), height);
-  return encodeIndexedPng(width, height, index, colors);
+    index[p] = lastIdx;
+  }
+  greyRows(a, a32, index, palette, levels, Math.max(y0, y1), height);
+  return encodeIndexedPng(width, height, index, palette.colors);
 }
 
 /**
