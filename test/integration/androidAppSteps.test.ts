@@ -7,7 +7,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoxClient } from '../../src/api/client.js';
-import { parseFlowYaml } from '../../src/flow/index.js';
+import { parseFlowYaml, parseMaestroYaml } from '../../src/flow/index.js';
 import { ReporterHost } from '../../src/runner/reporterHost.js';
 import { runFlows } from '../../src/runner/run.js';
 import type { FlowResult, RunResult, StepRecord } from '../../src/runner/types.js';
@@ -44,10 +44,12 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function run(name: string, yaml: string): Promise<FlowResult> {
+/** Runs a boxflow flow, or a Maestro flow file (a config, `---`, commands); `env` as `-e` gives it. */
+async function run(name: string, yaml: string, env: Record<string, string> = {}): Promise<FlowResult> {
   const file = join(dir, `${name}.flow.yaml`);
   writeFileSync(file, yaml);
-  const r: RunResult = await runFlows([parseFlowYaml(yaml, file)], testRunOptions(dir, { workers: 1, boxes: { ids: [], createLinux: 0, createAndroid: 1 } }), {
+  const flow = yaml.includes('\n---\n') ? parseMaestroYaml(yaml, file) : parseFlowYaml(yaml, file);
+  const r: RunResult = await runFlows([flow], testRunOptions(dir, { workers: 1, env, boxes: { ids: [], createLinux: 0, createAndroid: 1 } }), {
     client,
     reporter: new ReporterHost([]),
     secrets: [key],
@@ -161,4 +163,47 @@ test('openLink to a link no app on the device takes fails the step with the devi
   const flow = await run('dead-link', ['box: android', 'steps:', '  - openLink: nothing://takes/this'].join('\n') + '\n');
   assert.equal(flow.status, 'failed');
   assert.match(steps(flow)[0]!.error!.message, /no app on device emulator-5554 opens nothing:\/\/takes\/this/);
+});
+
+// Maestro flow files: launch arguments, repeated taps, swipes by points and platform conditions reach the
+// device as the commands Maestro would send.
+test('launchApp arguments are string extras of the launch intent; env values read -e; taps repeat; swipes go point to point; platform picks Android', async () => {
+  const setup = await run('install', `box: android\nsteps:\n  - installApp: ${kApk}\n`);
+  assert.equal(setup.status, 'passed', why(setup));
+  const mark = device.shellCommands.length;
+  const flow = await run(
+    'maestro',
+    [
+      `appId: ${kApp}`,
+      'env:',
+      "  LANG: ${LANG_FROM_CLI || 'en'}",
+      '---',
+      '- launchApp:',
+      '    arguments:',
+      '      lang: ${LANG}',
+      '      note: two words',
+      '- tapOn: { point: "100, 200", repeat: 3, delay: 10 }',
+      '- swipe: { start: "50%, 80%", end: "50%, 20%", duration: 300 }',
+      '- swipe: { start: "10, 20", end: "30, 40" }',
+      '- runFlow:',
+      '    when: { platform: iOS }',
+      '    commands:',
+      '      - tapOn: { point: "1, 1" }',
+      '- runFlow:',
+      '    when: { platform: Android }',
+      '    commands:',
+      '      - evalScript: ${output.ran = maestro.platform}',
+      "- assertTrue: ${output.ran == 'android'}",
+    ].join('\n') + '\n',
+    { LANG_FROM_CLI: 'fr' },
+  );
+  assert.equal(flow.status, 'passed', why(flow));
+  const cmds = device.shellCommands.slice(mark);
+  assert.ok(cmds.includes(`am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n ${kApp}/${kApp}.HomeScreenActivity --es 'lang' 'fr' --es 'note' 'two words'`), JSON.stringify(cmds));
+  assert.equal(cmds.filter((c) => c === 'input tap 100 200').length, 3, JSON.stringify(cmds));
+  // 50%,80% → 50%,20% of the screen: one x, the start four times as low as the end.
+  const [, x1, y1, x2, y2] = (cmds.map((c) => /^input swipe (\d+) (\d+) (\d+) (\d+) 300$/.exec(c)).find(Boolean) ?? []).map(Number);
+  assert.ok(x1 === x2 && y1 === 4 * y2! && y2! > 0, JSON.stringify(cmds));
+  assert.ok(cmds.some((c) => /^input swipe 10 20 30 40 \d+$/.test(c)), JSON.stringify(cmds));
+  assert.ok(!cmds.includes('input tap 1 1'), 'the iOS-only commands did not run');
 });
