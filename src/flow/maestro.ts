@@ -1,7 +1,10 @@
 // Maestro flow files (a config document, `---`, a command list) read as boxflow flows: each
 // command becomes the boxflow step with Maestro's meaning (docs: README "Coming from Maestro").
 // A command boxflow cannot run is a load-time error at its file:line:col, never a no-op.
+import { existsSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { LineCounter, isMap, isScalar, isSeq, parseAllDocuments, type Document } from 'yaml';
+import type { ErrorCode } from '../errors.js';
 import { combinedError, locatedError } from './located.js';
 import { FlowIssue, FlowIssues, type Path } from './parts.js';
 import { buildFlow } from './validate.js';
@@ -60,8 +63,18 @@ function lenient(v: unknown, defined: Set<string>): unknown {
 }
 
 class Unsupported extends Error {
+  readonly code: ErrorCode = 'FLOW_SCHEMA';
   constructor(readonly path: Path, readonly command: string, readonly why: string) {
     super(`Maestro command "${command}" is not supported: ${why}`);
+  }
+}
+
+/** Maestro reads runFlow, retry and runScript files when it parses the flow: a missing one is a load-time error. */
+class MissingFile extends Unsupported {
+  override readonly code = 'FLOW_NOT_FOUND';
+  constructor(path: Path, command: string, file: string) {
+    super(path, command, '');
+    this.message = `${command}: no such file ${relative(process.cwd(), file) || file}`;
   }
 }
 
@@ -209,7 +222,17 @@ class Mapper {
   readonly origin = new WeakMap<object, Path>();
 
   /** `web`: the flow runs on a Linux box (its app is a URL), where Maestro ignores mobile-only options. */
-  constructor(readonly web: boolean) {}
+  constructor(
+    readonly web: boolean,
+    readonly dir: string,
+  ) {}
+
+  /** `file` as written, after checking it exists (a `${...}` path is resolved when it runs). */
+  file(file: unknown, path: Path, command: string): string {
+    const f = String(file);
+    if (!f.includes('${') && !existsSync(resolve(this.dir, f))) throw new MissingFile(path, command, resolve(this.dir, f));
+    return f;
+  }
 
   list(items: unknown, path: Path): Raw[] | string[] {
     if (!Array.isArray(items)) throw new Unsupported(path, 'commands', 'a command list is expected');
@@ -345,7 +368,7 @@ class Mapper {
       }
       case 'runScript': {
         const m = isObj(v) ? v : { file: v };
-        const step = { runScript: { file: String(m.file), ...(isObj(m.env) ? { env: m.env } : {}) } };
+        const step = { runScript: { file: this.file(m.file, isObj(v) ? [...at, 'file'] : at, name), ...(isObj(m.env) ? { env: m.env } : {}) } };
         return m.when !== undefined ? guarded(step, conditions(m.when, [...at, 'when'], name), o) : { ...step, ...o };
       }
       case 'runFlow': {
@@ -356,7 +379,7 @@ class Mapper {
           const block = { repeat: { times: 1, ...scopeEnv(m.env, [...at, 'env'], name), steps: this.list(m.commands, [...at, 'commands']) } };
           return conds.length ? guarded(block, conds, o) : { ...block, ...o };
         }
-        const arg: Raw = { file: String(m.file) };
+        const arg: Raw = { file: this.file(m.file, isObj(v) ? [...at, 'file'] : at, name) };
         if (isObj(m.env)) arg.env = m.env;
         // The last condition is the runFlow's own; any others guard it.
         if (conds.length) arg.when = conds.pop();
@@ -385,7 +408,7 @@ class Mapper {
         const n = /^\d+$/.test(String(m.maxRetries ?? '1')) ? Math.min(3, Number(m.maxRetries ?? 1)) : 1;
         const inline = () => this.list(m.commands, [...at, 'commands']);
         const fileStep = () => {
-          const step = { runFlow: { file: String(m.file), ...(isObj(m.env) ? { env: m.env } : {}) } };
+          const step = { runFlow: { file: this.file(m.file, [...at, 'file'], name), ...(isObj(m.env) ? { env: m.env } : {}) } };
           this.origin.set(step, [...at, 'file']);
           return [step];
         };
@@ -452,7 +475,7 @@ export function maestroToBoxflow(text: string, file: string): { doc: Record<stri
   const locConfig = (p: Path): SourceLocation => locateIn(configDoc, lc, file, p, typeof p.at(-1) === 'string');
   const locCommand = (p: Path): SourceLocation => locateIn(commandsDoc, lc, file, p, typeof p.at(-1) === 'string');
   const appId = config.url ?? config.appId;
-  const mapper = new Mapper(appId === undefined || /^https?:\/\//i.test(String(appId)));
+  const mapper = new Mapper(appId === undefined || /^https?:\/\//i.test(String(appId)), dirname(file));
   const doc: Raw = { name: config.name !== undefined ? String(config.name) : undefined };
   if (appId !== undefined) doc.appId = String(appId);
   // A package is a mobile app: the flow needs an Android box (a URL runs on a Linux box, the default).
@@ -468,8 +491,8 @@ export function maestroToBoxflow(text: string, file: string): { doc: Record<stri
   take(locConfig);
   doc.steps = mapper.list(commands, []);
   take(locCommand);
-  if (located.length === 1) throw locatedError('FLOW_SCHEMA', located[0]!.at, located[0]!.issue.message, text, { key: located[0]!.issue.command });
-  if (located.length > 1) throw combinedError(located.map(({ issue, at }) => locatedError('FLOW_SCHEMA', at, issue.message, text, { key: issue.command })));
+  if (located.length === 1) throw locatedError(located[0]!.issue.code, located[0]!.at, located[0]!.issue.message, text, { key: located[0]!.issue.command });
+  if (located.length > 1) throw combinedError(located.map(({ issue, at }) => locatedError(issue.code, at, issue.message, text, { key: issue.command })));
   if (doc.name === undefined) delete doc.name;
   for (const k of ['onStart', 'onFinish']) if (Array.isArray(doc[k]) && !(doc[k] as unknown[]).length) delete doc[k];
   // A boxflow step's path maps back to the Maestro command it came from: the deepest mapped step on the path.

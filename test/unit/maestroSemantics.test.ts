@@ -2,13 +2,21 @@
 // launch arguments, tap repeats, swipes by points, the newer selector keys and lenient ${NAME}.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Step } from '../../src/flow/index.js';
 import { isMaestroFlow, maestroToBoxflow, parseMaestroYaml } from '../../src/flow/maestro.js';
 
+// Maestro reads the files runFlow, retry and runScript name when it parses: they must exist.
+const kDir = mkdtempSync(join(tmpdir(), 'boxflow-maestro-semantics-'));
+const kFile = join(kDir, 'flow.yaml');
+mkdirSync(join(kDir, 'sub'));
+for (const f of ['a.yaml', 'b.yaml', 's.js', 'sub/flaky.yaml', 'sub/x.yaml']) writeFileSync(join(kDir, f), 'appId: a\n---\n- back\n');
 const flow = (...commands: string[]) => `appId: com.example.app\n---\n${commands.join('\n')}\n`;
 /** The boxflow document a Maestro file maps to (what `boxflow convert maestro` writes). */
-const mapped = (text: string) => maestroToBoxflow(text, '/m/flow.yaml').doc;
-const read = (text: string) => parseMaestroYaml(text, '/m/flow.yaml');
+const mapped = (text: string) => maestroToBoxflow(text, kFile).doc;
+const read = (text: string) => parseMaestroYaml(text, kFile);
 const bare = (steps: Step[]): unknown[] => steps.map(({ source: _s, ...rest }) => ('steps' in rest ? { ...rest, steps: bare(rest.steps as Step[]) } : rest));
 const refusal = (text: string) => {
   try {
@@ -41,7 +49,7 @@ test('when: platform becomes a test of the box type, true a script condition, an
     { repeat: { while: { notVisible: { text: '/^Ad$/i' } }, max: 1, steps: [{ runScript: { file: 's.js' } }] } },
   ]);
   const steps = bare(read(flow('- runFlow: { file: a.yaml, when: { true: "${X}" } }')).steps);
-  assert.deepEqual(steps, [{ kind: 'runFlow', file: '/m/a.yaml', when: { true: '${(X)}' } }], 'a true condition is a boxflow condition');
+  assert.deepEqual(steps, [{ kind: 'runFlow', file: join(kDir, 'a.yaml'), when: { true: '${(X)}' } }], 'a true condition is a boxflow condition');
   assert.match(refusal(flow('- runFlow: { file: a.yaml, when: { platform: Windows } }')), /flow\.yaml:3:36: .*platform is Android, iOS or Web, not "Windows"/);
 });
 
@@ -138,10 +146,10 @@ test('a Maestro file with a YAML error is still a Maestro file: the error is rep
 });
 
 test('an error inside retry, repeat or runFlow commands points at the Maestro command that made the step', () => {
-  const { locate } = maestroToBoxflow(flow('- back', '- retry:', '    maxRetries: 2', '    commands:', '      - back', '      - tapOn: Go', '- retry: { file: sub/x.yaml }'), '/m/flow.yaml');
-  assert.deepEqual(locate(['steps', 0]), { file: '/m/flow.yaml', line: 3, column: 3 });
-  assert.deepEqual(locate(['steps', 1, 'retry', 'steps', 1]), { file: '/m/flow.yaml', line: 8, column: 9 });
-  assert.deepEqual(locate(['steps', 2, 'retry', 'steps', 0, 'runFlow']), { file: '/m/flow.yaml', line: 9, column: 12 }, 'retry of a file: at its file key');
+  const { locate } = maestroToBoxflow(flow('- back', '- retry:', '    maxRetries: 2', '    commands:', '      - back', '      - tapOn: Go', '- retry: { file: sub/x.yaml }'), kFile);
+  assert.deepEqual(locate(['steps', 0]), { file: kFile, line: 3, column: 3 });
+  assert.deepEqual(locate(['steps', 1, 'retry', 'steps', 1]), { file: kFile, line: 8, column: 9 });
+  assert.deepEqual(locate(['steps', 2, 'retry', 'steps', 0, 'runFlow']), { file: kFile, line: 9, column: 12 }, 'retry of a file: at its file key');
 });
 
 test('mobile-only options: ignored on the web as Maestro does, refused on Android with the reason', () => {
@@ -161,4 +169,19 @@ test('scrollUntilVisible takes speed and visibilityPercentage (boxflow swipes it
     { scrollUntilVisible: { text: '/^Item 80$/i', direction: 'up', maxSwipes: 100 }, timeout: '20000ms' },
   ]);
   assert.match(refusal(flow('- scrollUntilVisible: { element: X, centerElement: true }')), /boxflow stops scrolling when the element is visible; it cannot center it/);
+});
+
+test('a runFlow, retry or runScript file that does not exist is a load-time error at its item, every one of them', () => {
+  const message = refusal(flow('- runFlow: gone.yaml', '- retry: { file: sub/gone.yaml }', '- runScript: { file: gone.js }', '- runFlow: a.yaml', '- runFlow: ${DIR}/any.yaml'));
+  assert.match(message, /^3 problems/);
+  assert.match(message, /flow\.yaml:3:3: runFlow: no such file .*gone\.yaml/);
+  assert.match(message, /flow\.yaml:4:12: retry: no such file .*sub\/gone\.yaml/);
+  assert.match(message, /flow\.yaml:5:16: runScript: no such file .*gone\.js/);
+  let code = '';
+  try {
+    read(flow('- runFlow: gone.yaml'));
+  } catch (err) {
+    code = (err as { code: string }).code;
+  }
+  assert.equal(code, 'FLOW_NOT_FOUND');
 });
