@@ -176,6 +176,12 @@ test('the decoder agrees with pngjs on every colour type and filter, and the enc
   src.data.copy(translucent.data);
   for (let i = 3; i < translucent.data.length; i += 4 * 7) translucent.data[i] = 100;
   variants.push(PNG.sync.write(translucent));
+  // Widths that leave 1, 2 and 3 pixels after the decoder's four-pixel steps.
+  for (const width of [37, 38, 39]) {
+    const odd = new PNG({ width, height: 5 });
+    for (let i = 0; i < odd.data.length; i++) odd.data[i] = i % 4 === 3 ? 255 : (i * 37) & 0xff;
+    for (const filterType of [0, 2]) variants.push(PNG.sync.write(odd, { colorType: 2, filterType }));
+  }
   variants.forEach((v, i) => assert.ok(decodePng(v).data.equals(PNG.sync.read(v).data), `variant ${i} decodes like pngjs`));
   for (const img of [decodePng(png('text')), decodePng(PNG.sync.write(translucent))]) {
     const enc = encodePng(img);
