@@ -9,7 +9,6 @@ import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
 import { boxEnv, claimBoxUser, isolationAvailable, reapUidClaims, releaseBoxUser, type BoxUser } from './boxUser.js';
 import { LinuxBox } from './chromium/linuxBox.js';
-import type { StillFrame } from './screenshots.js';
 import type { AndroidBox } from './adb/androidBox.js';
 import type { AdbBackend } from './adb/backend.js';
 import { createAndroidEntry } from './adb/entry.js';
@@ -37,8 +36,6 @@ export interface BoxEntry {
   /** An Android box's claimed device (src/server/adb); such an entry has no linux, dir, user or ledger. */
   android?: AndroidBox;
   scale: number;
-  /** The last frame an action settled on (src/server/screenshots.ts). */
-  still?: StillFrame;
   /** Tail of this box's queue: requests for one box run one at a time. */
   tail: Promise<unknown>;
   expiryTimer?: NodeJS.Timeout;

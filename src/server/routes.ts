@@ -124,9 +124,6 @@ export function createHandlers(deps: RouteDeps) {
     return {
       plan,
       capture: () => entry.linux.screenshot(scale),
-      // A quarter of the size: a fraction of a capture's time, and still tells a moved caret.
-      probe: () => entry.linux.screenshot(scale / 4),
-      still: (entry.still ??= {}),
       store: deps.store,
       origin: call.origin,
       keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}`,

@@ -66,17 +66,6 @@ export interface ShotContext {
   keyPrefix: string;
   /** Ends the wait before the after-shot when the client went away. */
   signal?: AbortSignal;
-  /**
-   * A small, quick frame that tells whether the screen changed; with `settle: 'frames'` it replaces
-   * full captures for that, and `still` keeps the box's last still frame for the next before-shot.
-   */
-  probe?: () => Promise<Buffer>;
-  still?: StillFrame;
-}
-
-export interface StillFrame {
-  probe?: Buffer;
-  png?: Buffer;
 }
 
 type Shots = NonNullable<ActionResult['screenshot']>;
@@ -101,15 +90,8 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
     await ctx.store.put(key, png, expiresAt);
     return entry;
   };
-  const settle = plan.settleOnFrames && ctx.probe ? { probe: ctx.probe, still: ctx.still ?? {} } : undefined;
-  let beforePng: Buffer | undefined;
-  if (plan.phases.has('before')) {
-    // Unchanged since the box's last still frame: that frame is the before-image.
-    if (settle?.still.png && (await settle.probe()).equals(settle.still.probe!)) beforePng = settle.still.png;
-    else beforePng = await ctx.capture();
-  }
   // The before-image is stored while the action runs.
-  const before = beforePng && encode(beforePng, 'before');
+  const before = plan.phases.has('before') ? encode(await ctx.capture(), 'before') : undefined;
   before?.catch(() => {});
   const { value, trace } = await act();
   const screenshot: Shots = {};
@@ -117,10 +99,8 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
   if (!plan.phases.has('after') && !plan.phases.has('trace')) return { value, screenshot };
   const traceOf = plan.phases.has('trace') ? tracer(trace) : undefined;
   let after: Buffer;
-  if (settle) {
-    const still = await stillFrame(ctx.capture, settle.probe, plan.delayMs, ctx.signal, traceOf);
-    Object.assign(settle.still, still);
-    after = still.png;
+  if (plan.settleOnFrames) {
+    after = await stillFrame(ctx.capture, plan.delayMs, ctx.signal, traceOf);
   } else {
     if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: ctx.signal });
     after = await ctx.capture();
@@ -152,21 +132,21 @@ function tracer(op: TraceOp): (png: Buffer) => Promise<Buffer> {
 }
 
 /**
- * A frame taken while the screen is still: the probes just before and just after it agree, or
- * `maxMs` went by. Each frame is handed to `onFrame` as it comes (the trace is drawn on it while
- * the next probe is taken).
+ * Captures until two frames in a row are the same (the screen is still) or `maxMs` went by; the
+ * last frame. Each frame is handed to `onFrame` as it comes (the trace is drawn on it while the
+ * next is taken).
  */
-async function stillFrame(capture: () => Promise<Buffer>, probe: () => Promise<Buffer>, maxMs: number, signal: AbortSignal | undefined, onFrame?: (png: Buffer) => unknown): Promise<Required<StillFrame>> {
+async function stillFrame(capture: () => Promise<Buffer>, maxMs: number, signal: AbortSignal | undefined, onFrame?: (png: Buffer) => unknown): Promise<Buffer> {
   const until = performance.now() + maxMs;
-  let mark = await probe();
-  for (;;) {
-    const png = await capture();
-    onFrame?.(png);
-    const next = await probe();
-    if (next.equals(mark) || performance.now() >= until) return { png, probe: next };
+  let frame = await capture();
+  while (performance.now() < until) {
+    onFrame?.(frame);
     signal?.throwIfAborted();
-    mark = next;
+    const next = await capture();
+    if (next.equals(frame)) return next;
+    frame = next;
   }
+  return frame;
 }
 
 /** The answer of `POST /actions/screenshot`: the PNG as a data URI, or stored behind a pre-signed URL. */

@@ -80,6 +80,6 @@ test("settle: 'frames': the before-image is the screen as it is, also when it ch
   assert.ok(second.before.equals(first.after), 'nothing changed in between');
   await client.openTab(box.id, { url: 'data:text/html,<h1 style="font-size:80px">elsewhere</h1>' });
   const third = await shot();
-  assert.ok(!third.before.equals(second.after), 'the new page is in the before-image, not the last still frame');
+  assert.ok(!third.before.equals(second.after), 'the new page is in the before-image, not the last after-image');
   assert.ok(third.before.equals(third.after));
 });

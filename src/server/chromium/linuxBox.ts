@@ -235,11 +235,16 @@ export class LinuxBox {
   /** A PNG of the viewport (or of `clip`, in real pixels), `scale` times its size. */
   async screenshot(scale: number, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
     const s = await this.#input();
-    const { cssVisualViewport: vv } = await s.send<{ cssVisualViewport: { pageX: number; pageY: number } }>('Page.getLayoutMetrics');
-    const area = clip ?? { x: 0, y: 0, ...this.#resolution };
+    // The whole viewport at its size needs no clip, so no round trip for the scroll offset.
+    let box: object = {};
+    if (clip || scale !== 1) {
+      const { cssVisualViewport: vv } = await s.send<{ cssVisualViewport: { pageX: number; pageY: number } }>('Page.getLayoutMetrics');
+      const area = clip ?? { x: 0, y: 0, ...this.#resolution };
+      box = { clip: { x: vv.pageX + area.x, y: vv.pageY + area.y, width: area.width, height: area.height, scale } };
+    }
     const { data } = await s.send<{ data: string }>('Page.captureScreenshot', {
       format: 'png',
-      clip: { x: vv.pageX + area.x, y: vv.pageY + area.y, width: area.width, height: area.height, scale },
+      ...box,
       captureBeyondViewport: false,
       // zlib's fastest level instead of its default: the PNG is a little larger and takes a fraction of the time.
       optimizeForSpeed: true,
