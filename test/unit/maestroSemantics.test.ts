@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Step } from '../../src/flow/index.js';
 import { isMaestroFlow, maestroToBoxflow, parseMaestroYaml } from '../../src/flow/maestro.js';
+import { stepLabel } from '../../src/runner/label.js';
 
 // Maestro reads the files runFlow, retry and runScript name when it parses: they must exist.
 const kDir = mkdtempSync(join(tmpdir(), 'boxflow-maestro-semantics-'));
@@ -184,4 +185,9 @@ test('a runFlow, retry or runScript file that does not exist is a load-time erro
     code = (err as { code: string }).code;
   }
   assert.equal(code, 'FLOW_NOT_FOUND');
+});
+
+test('a condition that guards steps is titled "if …" in reports; a while loop "repeat while …"', () => {
+  const f = read(flow('- runFlow: { when: { platform: Web }, commands: [back] }', '- repeat: { while: { true: "${output.more}" }, commands: [back] }'));
+  assert.deepEqual(f.steps.map(stepLabel), ["if ${maestro.platform === 'web'}", 'repeat while ${output.more}']);
 });
