@@ -390,7 +390,9 @@ class Mapper {
         if (m.times === undefined && m.while === undefined) throw new Unsupported(at, name, 'without times or while Maestro loops forever');
         const arg: Raw = { steps: this.list(m.commands, [...at, 'commands']) };
         const times = m.times === undefined ? undefined : Math.trunc(Number(m.times));
-        if (times !== undefined && !(times >= 1)) throw new Unsupported([...at, 'times'], name, `times must be a number of at least 1 here (a \${...} count is not supported), not "${String(m.times)}"`);
+        if (times !== undefined && Number.isNaN(times)) throw new Unsupported([...at, 'times'], name, `times is a number here (a \${...} count is not supported), not "${String(m.times)}"`);
+        // Maestro skips a repeat of zero rounds: a condition that never holds does the same.
+        if (times !== undefined && times < 1) return { repeat: { while: { true: 'false' }, max: 1, steps: arg.steps }, ...o };
         if (m.while === undefined) return { repeat: { ...arg, times }, ...o };
         // The platform cannot change between rounds: it guards the loop instead of being re-checked.
         const conds = conditions(m.while, [...at, 'while'], name);
@@ -418,7 +420,8 @@ class Mapper {
             : m.env !== undefined
               ? [{ repeat: { times: 1, ...scopeEnv(m.env, [...at, 'env'], name), steps: inline() } }]
               : inline();
-        return { retry: { times: Math.max(1, n), steps }, ...o };
+        // maxRetries 0: one attempt, no retry (a boxflow retry retries at least once).
+        return n === 0 ? { repeat: { times: 1, steps }, ...o } : { retry: { times: n, steps }, ...o };
       }
       case 'takeScreenshot':
         return { screenshot: String(isObj(v) ? v.path : v), ...o };

@@ -191,3 +191,11 @@ test('a condition that guards steps is titled "if …" in reports; a while loop 
   const f = read(flow('- runFlow: { when: { platform: Web }, commands: [back] }', '- repeat: { while: { true: "${output.more}" }, commands: [back] }'));
   assert.deepEqual(f.steps.map(stepLabel), ["if ${maestro.platform === 'web'}", 'repeat while ${output.more}']);
 });
+
+test('maxRetries 0 is one attempt without retry; repeat times 0 runs nothing, as in Maestro', () => {
+  assert.deepEqual(mapped(flow('- retry: { maxRetries: 0, commands: [back] }', '- repeat: { times: 0, commands: [back] }')).steps, [
+    { repeat: { times: 1, steps: ['back'] } },
+    { repeat: { while: { true: 'false' }, max: 1, steps: ['back'] } },
+  ]);
+  assert.match(refusal(flow('- repeat: { times: "${N}", commands: [back] }')), /times is a number here \(a \$\{\.\.\.\} count is not supported\)/);
+});
