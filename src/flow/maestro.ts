@@ -99,7 +99,15 @@ const kPlatformOnly: Record<string, string> = {
   openBrowser: 'Maestro itself never runs it ("No mapping provided")',
 };
 
-const kRandom: Record<string, string> = { inputRandomText: 'text', inputRandomNumber: 'number', inputRandomEmail: 'email', inputRandomPersonName: 'personName' };
+const kRandom: Record<string, string> = {
+  inputRandomText: 'text',
+  inputRandomNumber: 'number',
+  inputRandomEmail: 'email',
+  inputRandomPersonName: 'personName',
+  inputRandomCityName: 'cityName',
+  inputRandomCountryName: 'countryName',
+  inputRandomColorName: 'colorName',
+};
 
 /** Maestro pressKey names (case-insensitive) → boxflow step. */
 const kKeys: Record<string, Raw | string> = {

@@ -147,7 +147,7 @@ function checkName(name: string, ctx: NormalizeCtx, rel: Path): string {
 
 const kDirection: JsonSchema = { type: 'string', enum: [...kDirections] };
 
-export const kRandomKinds = ['text', 'number', 'email', 'personName'] as const;
+export const kRandomKinds = ['text', 'number', 'email', 'personName', 'cityName', 'countryName', 'colorName'] as const;
 type RandomKind = (typeof kRandomKinds)[number];
 const appIdArg: JsonSchema = {
   title: 'empty (the flow\'s appId), an app id or {appId}',
@@ -825,7 +825,7 @@ export const stepDefs = {
     normalize: () => ({ kind: 'pasteText' }),
   },
   inputRandom: {
-    description: 'Type random text into the focused field: text, number, email or personName (`length` for text and number, default 8).',
+    description: 'Type random text into the focused field: text, number, email, personName, cityName, countryName or colorName (`length` for text and number, default 8).',
     example: '- inputRandom: email',
     arg: {
       title: 'a kind or {type, length}',
@@ -841,7 +841,7 @@ export const stepDefs = {
     },
     normalize: (a, ctx) => {
       if (typeof a === 'string') return { kind: 'inputRandom', type: a as RandomKind };
-      if (a.length !== undefined && (a.type === 'email' || a.type === 'personName')) ctx.fail(['length'], `length applies to text and number, not ${a.type}`, { atKey: true });
+      if (a.length !== undefined && a.type !== 'text' && a.type !== 'number') ctx.fail(['length'], `length applies to text and number, not ${a.type}`, { atKey: true });
       return { kind: 'inputRandom', type: a.type, ...(a.length !== undefined ? { length: a.length } : {}) };
     },
   },

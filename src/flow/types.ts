@@ -96,7 +96,7 @@ export type StepBody =
   | { kind: 'waitForAnimationToEnd' }
   | { kind: 'copyTextFrom'; selector: Selector }
   | { kind: 'pasteText' }
-  | { kind: 'inputRandom'; type: 'text' | 'number' | 'email' | 'personName'; length?: number }
+  | { kind: 'inputRandom'; type: 'text' | 'number' | 'email' | 'personName' | 'cityName' | 'countryName' | 'colorName'; length?: number }
   | { kind: 'assertTrue'; condition: string }
   | { kind: 'evalScript'; script: string }
   | { kind: 'runScript'; file: string; env?: Record<string, string> };

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Step } from '../../src/flow/index.js';
 import { isMaestroFlow, maestroToBoxflow, parseMaestroYaml } from '../../src/flow/maestro.js';
 import { stepLabel } from '../../src/runner/label.js';
+import { randomText } from '../../src/runner/steps/app.js';
 
 // Maestro reads the files runFlow, retry and runScript name when it parses: they must exist.
 const kDir = mkdtempSync(join(tmpdir(), 'boxflow-maestro-semantics-'));
@@ -198,4 +199,15 @@ test('maxRetries 0 is one attempt without retry; repeat times 0 runs nothing, as
     { repeat: { while: { true: 'false' }, max: 1, steps: ['back'] } },
   ]);
   assert.match(refusal(flow('- repeat: { times: "${N}", commands: [back] }')), /times is a number here \(a \$\{\.\.\.\} count is not supported\)/);
+});
+
+test('inputRandomCityName, CountryName and ColorName type a random city, country and colour', () => {
+  assert.deepEqual(mapped(flow('- inputRandomCityName', '- inputRandomCountryName', '- inputRandomColorName')).steps, [
+    { inputRandom: 'cityName' },
+    { inputRandom: 'countryName' },
+    { inputRandom: 'colorName' },
+  ]);
+  assert.match(randomText('cityName'), /^[A-Z][a-z]+$/);
+  assert.match(randomText('countryName'), /^[A-Z][a-z]+$/);
+  assert.match(randomText('colorName'), /^[a-z]+$/);
 });

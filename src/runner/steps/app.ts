@@ -5,6 +5,7 @@ import { randomInt } from 'node:crypto';
 import { BoxflowError } from '../../errors.js';
 import { describeSelector } from '../../layout/index.js';
 import { stableCapture } from '../../visual/index.js';
+import type { Step } from '../../flow/types.js';
 import type { StepHandler, StepRun } from './types.js';
 import { isTrueText, scriptHostFor } from '../script.js';
 import { closeBrowser, openTab } from './actions.js';
@@ -190,7 +191,11 @@ const kLastNames = ['Martin', 'Smith', 'Garcia', 'Nguyen', 'Kowalski', 'Rossi', 
 const pick = <T>(list: readonly T[]): T => list[randomInt(list.length)]!;
 const letters = (n: number) => Array.from({ length: n }, () => pick([...kLetters])).join('');
 
-export function randomText(type: 'text' | 'number' | 'email' | 'personName', length = 8): string {
+const kCities = ['Lisbon', 'Osaka', 'Denver', 'Lyon', 'Porto', 'Austin', 'Bergen', 'Cork', 'Graz', 'Tartu'];
+const kCountries = ['Portugal', 'Japan', 'Canada', 'France', 'Norway', 'Ireland', 'Austria', 'Estonia', 'Chile', 'Kenya'];
+const kColors = ['red', 'green', 'blue', 'yellow', 'purple', 'orange', 'teal', 'black', 'white', 'grey'];
+
+export function randomText(type: Extract<Step, { kind: 'inputRandom' }>['type'], length = 8): string {
   switch (type) {
     case 'text':
       return letters(length);
@@ -201,6 +206,12 @@ export function randomText(type: 'text' | 'number' | 'email' | 'personName', len
       return `${letters(8)}@example.com`;
     case 'personName':
       return `${pick(kFirstNames)} ${pick(kLastNames)}`;
+    case 'cityName':
+      return pick(kCities);
+    case 'countryName':
+      return pick(kCountries);
+    case 'colorName':
+      return pick(kColors);
   }
 }
 
