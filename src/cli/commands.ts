@@ -32,9 +32,10 @@ export function printError(err: unknown): void {
   process.stderr.write(`${masker.text(`error ${code}${e?.message ?? String(err)}`)}\n${extra ? `${masker.text(extra)}\n` : ''}`);
 }
 
-async function loadOrReport(paths: string[], configEnv?: Record<string, string>) {
-  const { flows, errors } = await loadFlows(paths);
+async function loadOrReport(paths: string[], configEnv?: Record<string, string>, opts: { allMaestro?: boolean } = {}) {
+  const { flows, errors, via } = await loadFlows(paths, process.cwd(), opts);
   for (const flow of flows) errors.push(...undefinedVariables(flow, configEnv));
+  errors.push(...via);
   for (const err of errors) printError(err);
   const bad = new Set(errors.map((e) => (e.details as { file?: string } | undefined)?.file ?? e.message));
   return { flows, errors: [...bad] };
@@ -44,9 +45,17 @@ export async function runValidate(paths: string[], opts: { config?: string; env?
   const cwd = process.cwd();
   const { config, file } = await loadConfigFile(cwd, opts.config);
   const r = resolveConfig({ paths, ...(opts.env ? { env: opts.env } : {}) }, config, file, cwd);
-  const { flows, errors } = await loadOrReport(r.paths, r.options.env);
+  const { flows, errors } = await loadOrReport(r.paths, r.options.env, { allMaestro: true });
+  // Every file gets a verdict: the invalid ones are named with their problems above, the valid ones here.
+  const bad = new Set(errors);
+  const valid = flows.filter((f) => !bad.has(f.file));
+  for (const f of valid) process.stdout.write(`${relative(cwd, f.file).startsWith('..') ? f.file : relative(cwd, f.file)}: valid\n`);
   if (errors.length) {
-    process.stderr.write(`${errors.length} flow file${errors.length === 1 ? '' : 's'} invalid\n`);
+    process.stderr.write(`${errors.length} flow file${errors.length === 1 ? '' : 's'} invalid, ${valid.length} valid\n`);
+    return 2;
+  }
+  if (!flows.length) {
+    process.stderr.write(`no flow files in ${r.paths.map((p) => relative(cwd, p) || '.').join(', ')} (*.flow.yaml, *.flow.yml, *.flow.ts, or Maestro flows)\n`);
     return 2;
   }
   process.stdout.write(`${flows.length} flow${flows.length === 1 ? '' : 's'} valid\n`);

@@ -25,15 +25,15 @@ async function kindOf(path: string): Promise<'file' | 'dir' | undefined> {
   }
 }
 
-async function walk(dir: string, out: string[], top = true): Promise<void> {
+async function walk(dir: string, out: string[], top: boolean, allMaestro: boolean): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const full = resolve(dir, e.name);
-    if (e.isDirectory()) await walk(full, out, false);
+    if (e.isDirectory()) await walk(full, out, false, allMaestro);
     else if (e.isFile() && kFlowFile.test(e.name)) out.push(full);
-    else if (top && e.isFile() && kMaestroCandidate.test(e.name) && !/^config\.ya?ml$/i.test(e.name) && isMaestroFlow((await readText(full)) ?? '')) out.push(full);
+    else if ((top || allMaestro) && e.isFile() && kMaestroCandidate.test(e.name) && !/^config\.ya?ml$/i.test(e.name) && isMaestroFlow((await readText(full)) ?? '')) out.push(full);
   }
 }
 
@@ -45,16 +45,17 @@ const kMaestroCandidate = /\.ya?ml$/i;
  * Flow files under `paths` (absolute, sorted per directory, no duplicates). Directories are
  * searched recursively for *.flow.yaml, *.flow.yml and *.flow.ts, and for Maestro flows (any other
  * *.yaml/*.yml at the top of a folder named, holding a config, `---` and a command list); a file named explicitly is
- * taken whatever its name. A missing path throws FLOW_NOT_FOUND.
+ * taken whatever its name. A missing path throws FLOW_NOT_FOUND. `allMaestro` takes the Maestro flows of
+ * subfolders too (validate checks every file; a run runs only the top ones, as Maestro does).
  */
-export async function discoverFlows(paths: string[], cwd: string = process.cwd()): Promise<string[]> {
+export async function discoverFlows(paths: string[], cwd: string = process.cwd(), allMaestro = false): Promise<string[]> {
   const out: string[] = [];
   for (const p of paths) {
     const full = resolve(cwd, p);
     const kind = await kindOf(full);
     if (kind === undefined) throw new BoxflowError('FLOW_NOT_FOUND', `${p}: no such flow file or directory`, { details: { path: full } });
     if (kind === 'file') out.push(full);
-    else await walk(full, out);
+    else await walk(full, out, true, allMaestro);
   }
   return [...new Set(out)];
 }
@@ -105,6 +106,25 @@ class Loader {
       await this.load(step.file, here);
     }
     return flow;
+  }
+
+  /**
+   * When `file` failed because a flow it runs is invalid: an error at the runFlow that leads there,
+   * so the caller gets its own verdict at its own position (the sub-flow's error names the cause).
+   */
+  async failedRunFlow(file: string): Promise<BoxflowError | undefined> {
+    const flow = await this.parse(file).catch(() => undefined);
+    if (!flow) return undefined;
+    for (const step of runFlowSteps([...flow.onStart, ...flow.steps, ...flow.onFinish])) {
+      const err = await this.closed.get(step.file)?.then(() => undefined, (e: unknown) => e);
+      if (!BoxflowError.is(err)) continue;
+      // A combined error starts "N problems:": name the first of them.
+      const lines = err.message.split('\n');
+      const many = /^\d+ problems:$/.test(lines[0]!) ? `${lines[0]!.slice(0, -1)}, the first: ` : '';
+      const cause = many + (many ? (lines.find((l) => /:\d+:\d+: /.test(l)) ?? '') : lines[0]!);
+      return locatedError(err.code, step.source, `runFlow: ${relative(process.cwd(), step.file) || step.file} is invalid: ${cause}`, this.texts.get(step.source.file), { key: 'runFlow', cause: err });
+    }
+    return undefined;
   }
 
   private parse(file: string): Promise<Flow> {
@@ -207,30 +227,35 @@ export interface LoadedFlows {
   flows: Flow[];
   /** Every error of every file (each once), so nothing runs before all are fixed. */
   errors: BoxflowError[];
+  /** Flows that fail only because a flow they run is invalid: an error at that runFlow each, so every file has a verdict. */
+  via: BoxflowError[];
 }
 
 /** Discovers and loads every flow under `paths`, collecting all errors instead of stopping at the first. */
-export async function loadFlows(paths: string[], cwd: string = process.cwd()): Promise<LoadedFlows> {
+export async function loadFlows(paths: string[], cwd: string = process.cwd(), opts: { allMaestro?: boolean } = {}): Promise<LoadedFlows> {
   const errors: BoxflowError[] = [];
   const files: string[] = [];
   for (const p of paths) {
     try {
-      files.push(...(await discoverFlows([p], cwd)));
+      files.push(...(await discoverFlows([p], cwd, opts.allMaestro)));
     } catch (err) {
       errors.push(asBoxflowError(err));
     }
   }
   const loader = new Loader();
   const flows: Flow[] = [];
+  const via: BoxflowError[] = [];
   for (const file of new Set(files)) {
     try {
       flows.push(await loader.load(file));
     } catch (err) {
       const e = asBoxflowError(err);
       if (!errors.includes(e)) errors.push(e);
+      const at = (e.details as { file?: string } | undefined)?.file !== file ? await loader.failedRunFlow(file) : undefined;
+      if (at) via.push(at);
     }
   }
-  return { flows, errors };
+  return { flows, errors, via };
 }
 
 function asBoxflowError(err: unknown): BoxflowError {

@@ -38,7 +38,7 @@ const steps = (f: FlowResult) => f.attempts.at(-1)!.steps;
 
 test('each mobile box.* call of a TS flow is its YAML step, with the effect a web user expects on a Linux box', async () => {
   const out = join(local.dir, 'seen.json');
-  const flow = await run(await loadFlowFile(join(import.meta.dirname, '../fixtures/flows/ts/mobileSteps.flow.ts')), { OUT: out });
+  const flow = await run(await loadFlowFile(join(import.meta.dirname, '../fixtures/tsflows/mobileSteps.flow.ts')), { OUT: out });
   assert.equal(flow.status, 'passed', JSON.stringify(flow.error ?? steps(flow).find((s) => s.status !== 'passed')?.error));
   const seen = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
   assert.deepEqual(seen, {
