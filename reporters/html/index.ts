@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameS
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FlowResult, Reporter, ReporterContext, ReporterFactory, RunResult, StepRecord } from '../../src/runner/types.js';
+import type { Reporter, ReporterContext, ReporterFactory, RunResult, StepRecord } from '../../src/runner/types.js';
 import { codeFrameFor, walkSteps } from '../common.js';
 import { prettyLayout } from './layout.js';
 
@@ -55,12 +55,21 @@ export function writeHtmlReport(result: RunResult, dir: string, options: { rootD
     copyFileSync(join(viewer, name), join(dir, 'assets', name));
   }
 
-  // A copy: the report fills in code frames without touching the caller's result.
-  const copy = JSON.parse(JSON.stringify(result)) as RunResult;
+  // The report fills in code frames on copies of the failed steps, swapped in as the run is
+  // serialized: the caller's result stays as it was, and a long run is not copied whole.
+  const enriched = new Map<StepRecord, StepRecord>();
   const layouts: Record<string, string> = {};
-  for (const flow of copy.flows) for (const a of flow.attempts) for (const s of walkSteps(a.steps)) enrichStep(s, flow, dir, rootDir, layouts, options.mask);
-  const data: ReportData = { title: options.title ?? 'boxflow report', generatedAt: new Date().toISOString(), result: copy, layouts };
-  writeAtomic(join(dir, 'data', 'report.js'), `window.__BOXFLOW_REPORT__ = ${JSON.stringify(data)};\n`);
+  for (const flow of result.flows) {
+    for (const a of flow.attempts) {
+      for (const s of walkSteps(a.steps)) {
+        const copy = enrichStep(s, dir, rootDir, layouts, options.mask);
+        if (copy) enriched.set(s, copy);
+      }
+    }
+  }
+  const data: ReportData = { title: options.title ?? 'boxflow report', generatedAt: new Date().toISOString(), result, layouts };
+  const json = JSON.stringify(data, enriched.size ? (_key, value: unknown) => enriched.get(value as StepRecord) ?? value : undefined);
+  writeAtomic(join(dir, 'data', 'report.js'), `window.__BOXFLOW_REPORT__ = ${json};\n`);
 
   const html = readFileSync(join(viewer, 'index.html'), 'utf8').replace(/\{\{title\}\}/g, escapeHtml(data.title));
   const index = join(dir, 'index.html');
@@ -68,12 +77,19 @@ export function writeHtmlReport(result: RunResult, dir: string, options: { rootD
   return index;
 }
 
-function enrichStep(s: StepRecord, _flow: FlowResult, dir: string, rootDir: string, layouts: Record<string, string>, mask?: (text: string) => string): void {
-  if (s.status !== 'failed' && s.status !== 'warned') return;
+/** Writes a failed step's layout script; returns a copy of the step with its code frame, when it gains one. */
+function enrichStep(s: StepRecord, dir: string, rootDir: string, layouts: Record<string, string>, mask?: (text: string) => string): StepRecord | undefined {
+  if (s.status !== 'failed' && s.status !== 'warned') return undefined;
+  let copy: StepRecord | undefined;
   if (s.error && !s.error.snippet) {
     const frame = codeFrameFor(rootDir, s.source, undefined, mask);
-    if (frame) s.error.snippet = frame;
+    if (frame) copy = { ...s, error: { ...s.error, snippet: frame } };
   }
+  writeLayout(s, dir, layouts);
+  return copy;
+}
+
+function writeLayout(s: StepRecord, dir: string, layouts: Record<string, string>): void {
   const ev = s.layout;
   if (!ev) return;
   // One script per (snapshot, selector): two steps may search one snapshot for different things.

@@ -102,6 +102,17 @@ test('html: a failed step carries its code frame, and its layout snapshot is pre
   }
 });
 
+test('html: the code frames it adds are in the report, not in the result other reporters get after it', async () => {
+  const { dir, result } = await htmlRun();
+  try {
+    const failedIn = (r: { flows: typeof result.flows }) => r.flows.find((f) => f.name === 'Checkout from the cart')!.attempts[0]!.steps.find((s) => s.status === 'failed')!;
+    assert.match(failedIn(readReport(dir).result).error!.snippet!, /Buy now/);
+    assert.equal(failedIn(result).error!.snippet, undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('prettyLayout: HTML snapshots show tags, attributes and text, and mark candidates', () => {
   const html = '<html><body><form><label for="e">Email</label><input id="email" type="email"><button id="go" aria-label="Send">Sign in</button><script>var x = "<b>";</script></form></body></html>';
   const p = prettyLayout(html, { format: 'html', selector: 'text "Sign on"', candidates: [{ text: 'Sign in', id: 'go', desc: 'Send', tag: 'button', order: 6 }] });
