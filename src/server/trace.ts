@@ -1,6 +1,6 @@
 // A trace image is the after-screenshot with the operation drawn on it.
 import { promisify } from 'node:util';
-import { crc32, deflate } from 'node:zlib';
+import zlib from 'node:zlib';
 import type { SKRSContext2D } from '@napi-rs/canvas';
 import type { Point } from '../api/schemas.js';
 import { loadCanvas } from './optionalPackages.js';
@@ -30,11 +30,13 @@ export async function drawTrace(png: Buffer, op: TraceOp): Promise<Buffer> {
   if (op.kind === 'drag') drawDrag(ctx, op.path, unit);
   else if (op.kind === 'tap') drawTap(ctx, op.point, unit);
   else drawLabel(ctx, op.text, image.width, image.height, unit);
+  // zlib.crc32 came with Node 20.15; before it, the canvas's slower encoder.
+  if (typeof zlib.crc32 !== 'function') return canvas.encode('png');
   return encodePng(canvas.data(), image.width, image.height);
 }
 
 const kSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const deflateAsync = promisify(deflate);
+const deflateAsync = promisify(zlib.deflate);
 
 /**
  * RGBA pixels as a PNG: no filter, zlib's fastest level, off the main thread. The canvas's own PNG
@@ -59,7 +61,7 @@ function chunk(type: string, body: Buffer): Buffer[] {
   head.writeUInt32BE(body.length, 0);
   head.write(type, 4, 'latin1');
   const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body, crc32(type)), 0);
+  crc.writeUInt32BE(zlib.crc32(body, zlib.crc32(type)), 0);
   return [head, body, crc];
 }
 
