@@ -5,7 +5,7 @@
 // rounds, median of each. boxflow runs from dist/ (what TS flows import as 'boxflow'): build first. A second line times boxflow with its default screenshots
 // (before/after/trace on every action) against the same Playwright runs.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -59,22 +59,49 @@ const configs = { off: boxflowConfig('off', false), on: boxflowConfig('on', true
 const boxflow = (mode: 'off' | 'on', round: number) =>
   run(process.execPath, [join(repo, 'dist/src/cli/main.js'), 'test', '-c', configs[mode], '-o', join(work, `bf-${mode}-${round}`)]);
 const pwOut = join(work, 'pw');
+const pwJson = join(work, 'pw.json');
 const playwright = () =>
   run(process.execPath, [join(repo, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'bench/suite-pw/playwright.config.ts', '--workers', String(kWorkers), '--reporter', 'json'],
-    { BENCH_PW_OUT: pwOut, BENCH_PW_SNAPSHOTS: join(work, 'pw-snapshots'), PLAYWRIGHT_JSON_OUTPUT_NAME: join(work, 'pw.json') });
+    { BENCH_PW_OUT: pwOut, BENCH_PW_SNAPSHOTS: join(work, 'pw-snapshots'), PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson }).catch((err: Error) => {
+    throw new Error(`${err.message}\nfailed specs: ${failedSpecs().join('; ')}`);
+  });
+
+/** Titles and first error lines of the specs that failed, from Playwright's JSON report. */
+function failedSpecs(): string[] {
+  type Suite = { specs?: { title: string; ok: boolean; tests: { results: { error?: { message?: string } }[] }[] }[]; suites?: Suite[] };
+  const walk = (s: Suite): string[] => [
+    ...(s.specs ?? []).filter((x) => !x.ok).map((x) => `${x.title}: ${x.tests[0]?.results.at(-1)?.error?.message?.split('\n')[0] ?? ''}`),
+    ...(s.suites ?? []).flatMap(walk),
+  ];
+  try {
+    return walk(JSON.parse(readFileSync(pwJson, 'utf8')) as Suite);
+  } catch {
+    return ['(no JSON report)'];
+  }
+}
+
+/** A run that fails once (a flake on a loaded machine) is run again, and the bench says so. */
+async function once<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    process.stderr.write(`suite: ${what} failed, running it again: ${(err as Error).message.split('\n').slice(-2).join(' ')}\n`);
+    return fn();
+  }
+}
 
 const stopApp = await startDemoApp();
 try {
   // Warm-up: compiles (tsx, Playwright's transform caches), fills the OS cache, and writes the
   // Playwright side's own screenshot baseline (boxflow's has its mask painted in).
-  await playwright();
-  await boxflow('off', -1);
+  await once('the Playwright warm-up', playwright);
+  await once('the boxflow warm-up', () => boxflow('off', -1));
   const times = { off: [] as number[], on: [] as number[], pw: [] as number[] };
   for (let r = 0; r < kRounds; r++) {
     const order: (() => Promise<void>)[] = [
-      async () => void times.off.push(await boxflow('off', r)),
-      async () => void times.pw.push(await playwright()),
-      async () => void times.on.push(await boxflow('on', r)),
+      async () => void times.off.push(await once('boxflow', () => boxflow('off', r))),
+      async () => void times.pw.push(await once('@playwright/test', playwright)),
+      async () => void times.on.push(await once('boxflow with screenshots', () => boxflow('on', r))),
     ];
     // Rotate who goes first, so drift on the shared machine does not favour one side.
     for (let i = 0; i < order.length; i++) await order[(i + r) % order.length]!();
