@@ -80,8 +80,11 @@ function runFlow(url: string, steps: number): Promise<{ peakKb: number; ms: numb
   const body = Array.from({ length: steps }, (_, i) => (i % 2 ? '  - pressKey: backspace' : '  - type: ab')).join('\n');
   const flowFile = join(work, `steps-${steps}.flow.yaml`);
   writeFileSync(flowFile, `name: ${steps} steps\nsteps:\n${body}\n`);
+  // A long flow outlives the default 2-minute flow timeout.
+  const config = join(work, 'boxflow.config.json');
+  writeFileSync(config, JSON.stringify({ timeouts: { flow: '3h' }, reporters: ['list', 'html'] }));
   const t = performance.now();
-  const child = spawn(process.execPath, [join(repo, 'dist/src/cli/main.js'), 'test', flowFile, '--base-url', url, '--box', box.id, '--reporter', 'list,html', '-o', dir], {
+  const child = spawn(process.execPath, [join(repo, 'dist/src/cli/main.js'), 'test', flowFile, '-c', config, '--base-url', url, '--box', box.id, '-o', dir], {
     cwd: work,
     env: { ...process.env, BOXFLOW_API_KEY: randomBytes(8).toString('hex') },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -100,9 +103,8 @@ function runFlow(url: string, steps: number): Promise<{ peakKb: number; ms: numb
   return new Promise((resolve, reject) => {
     child.on('exit', (code) => {
       clearInterval(poll);
-      if (code !== 0) return reject(new Error(`boxflow test (${steps} steps) exited ${code}\n${err}`));
-      const result = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as { stats: { passed: number } };
-      if (result.stats.passed !== 1) return reject(new Error(`the ${steps}-step flow did not pass`));
+      const result = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as { stats: { passed: number }; flows: { error?: unknown }[] };
+      if (code !== 0 || result.stats.passed !== 1) return reject(new Error(`boxflow test (${steps} steps) exited ${code}: ${JSON.stringify(result.flows[0]?.error)}\n${err}`));
       resolve({ peakKb, ms: performance.now() - t });
     });
   });
