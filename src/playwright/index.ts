@@ -116,8 +116,8 @@ export const expect = baseExpect.extend({
     if (this.isNot) throw new Error('expect(box).not.toHaveLayout() is not supported; use toHaveLayout({ count: 0 }) or not.toShow()');
     const session = sessionOf(box);
     const { selector, ...rest } = spec;
-    const sel = typeof selector === 'string' ? { text: selector } : selector;
-    const record = await session.assert({ assertLayout: { ...(sel as object), ...rest } }, opts?.timeout ?? this.timeout);
+    // The {selector, count, text, attributes} form: `text` is the expected text of the match, not a selector key.
+    const record = await session.assert({ assertLayout: { selector, ...rest } }, opts?.timeout ?? this.timeout);
     const head = hint(this, 'toHaveLayout', describeSelector(selector));
     return { name: 'toHaveLayout', pass: record.status === 'passed', expected: spec, message: () => `${head}\n\n${record.status === 'passed' ? (record.message ?? '') : failureText(record)}` };
   },

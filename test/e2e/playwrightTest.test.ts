@@ -47,6 +47,8 @@ test.describe('a secret from the environment', () => {
     await box.tap({ id: 'password' });
     await box.type(process.env.DEMO_SECRET!);
     await expect(box).toShow({ css: 'h1', text: 'Sign in' });
+    // text is the match's expected text: another element showing "Email" does not make this pass.
+    await expect(expect(box).toHaveLayout({ selector: { css: 'h1' }, text: 'Email' }, { timeout: 500 })).rejects.toThrow(/text is "Sign in", expected Email/);
   });
 });
 
