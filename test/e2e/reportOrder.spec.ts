@@ -21,7 +21,7 @@ test('failed flows come first and are open; flaky next; the rest closed, in run 
   await expect(rows.first()).toBeVisible();
   const seen = await rows.evaluateAll((els) => els.map((e) => [e.getAttribute('data-status'), e.querySelector('[data-testid=flow-head]')!.getAttribute('aria-expanded')]));
   const statuses = seen.map(([s]) => s);
-  const rank = (s: string | null) => (s === 'failed' ? 0 : s === 'flaky' ? 1 : 2);
+  const rank = (s: string | null | undefined) => (s === 'failed' ? 0 : s === 'flaky' ? 1 : 2);
   expect(statuses).toContain('failed');
   expect(statuses.map(rank)).toEqual([...statuses.map(rank)].sort((a, b) => a - b));
   for (const [status, expanded] of seen) expect(expanded).toBe(status === 'failed' ? 'true' : 'false');

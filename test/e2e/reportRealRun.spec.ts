@@ -18,9 +18,9 @@ test.beforeAll(async () => {
   test.setTimeout(240_000);
   app = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
-    if (req.url === '/banner') return res.end(`<!doctype html><body style="margin:0;font:24px 'DejaVu Sans'"><h1 style="padding:20px">${banner}</h1></body>`);
-    if (req.url === '/flaky') return res.end(`<!doctype html><p>${++flakyHits % 2 ? 'Not ready' : 'Ready'}</p>`);
-    if (req.url === '/reorder') return res.end('<!doctype html><ul><li>Apples</li><li>Bananas</li></ul>');
+    if (req.url === '/banner') return void res.end(`<!doctype html><body style="margin:0;font:24px 'DejaVu Sans'"><h1 style="padding:20px">${banner}</h1></body>`);
+    if (req.url === '/flaky') return void res.end(`<!doctype html><p>${++flakyHits % 2 ? 'Not ready' : 'Ready'}</p>`);
+    if (req.url === '/reorder') return void res.end('<!doctype html><ul><li>Apples</li><li>Bananas</li></ul>');
     res.end('<!doctype html><title>Home</title><h1>Welcome home</h1>');
   });
   await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));

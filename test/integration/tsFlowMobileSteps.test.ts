@@ -22,7 +22,7 @@ let base: string;
 before(async () => {
   site = createServer((req, res) => {
     res.setHeader('content-type', 'text/html');
-    if (req.url?.startsWith('/two')) return res.end('<title>two</title><h1>Page two</h1>');
+    if (req.url?.startsWith('/two')) return void res.end('<title>two</title><h1>Page two</h1>');
     res.end('<title>one</title><input id="f" style="font-size:30px"><p><a href="/two">Two</a></p>');
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));

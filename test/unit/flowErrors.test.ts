@@ -120,6 +120,7 @@ for (const [name, want] of Object.entries(kCases)) {
     const file = join(kDir, `${name}.flow.yaml`);
     const err = await failure(file);
     const [line, column] = want.at.split(':').map(Number);
+    assert.ok(line !== undefined, want.at);
     const where = want.file ? join(kDir, want.file) : file;
     assert.equal(err.code, want.code, err.message);
     const head = err.message.split('\n')[0]!;
