@@ -81,6 +81,11 @@ function listTs(dir: string): string[] {
     .sort();
 }
 
+/** Every .ts under src/ and reporters/ with its text. */
+function sources(): Array<{ file: string; text: string }> {
+  return [...listTs('src'), ...listTs('reporters')].map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+}
+
 /** Blanks out comments (keeping newlines, so offsets map to the same lines). */
 function stripComments(text: string): string {
   return text
@@ -263,7 +268,7 @@ test('the rules catch forbidden arrows, value imports where only types may go, a
 });
 
 test('src/ and reporters/ follow the dependency arrows of architecture.md', () => {
-  const files = [...listTs('src'), ...listTs('reporters')].map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+  const files = sources();
   assert.ok(files.some((f) => f.file === 'src/api/client.ts'), 'the scan found the sources');
   const found = violations(files);
   assert.deepEqual(found, [], `forbidden imports:\n  ${found.join('\n  ')}`);
@@ -286,7 +291,7 @@ test('the cycle finder names each cycle by its files, type-only imports included
 });
 
 test('src/ and reporters/ have no import cycles', () => {
-  const files = [...listTs('src'), ...listTs('reporters')].map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+  const files = sources();
   const found = cycles(files);
   const unexpected = found.filter((c) => !kKnownCycles.has(c));
   assert.deepEqual(unexpected, [], `import cycles:\n  ${unexpected.join('\n  ')}`);
