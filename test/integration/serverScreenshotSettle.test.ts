@@ -3,6 +3,8 @@
 // answer) can be fetched at once and is the after image with the operation drawn on it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Box } from '../../src/api/schemas.js';
 import { drawTrace } from '../../src/server/trace.js';
@@ -82,4 +84,27 @@ test("settle: 'frames': the before-image is the screen as it is, also when it ch
   const third = await shot();
   assert.ok(!third.before.equals(second.after), 'the new page is in the before-image, not the last after-image');
   assert.ok(third.before.equals(third.after));
+});
+
+test("a tap that navigates answers with its after-shot, not 'Not attached to an active page' while the page swaps", async () => {
+  const { client } = local;
+  const box = await boxOnce();
+  const site = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html');
+    res.end(req.url === '/next' ? '<h1 style="font-size:60px">Next</h1>' : '<a href="/next" style="display:block;font-size:60px;padding:40px">Go</a>');
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  try {
+    const options = { screenshot: { phases: ['before', 'after'], delay: '1s', settle: 'frames' } } as Options;
+    // The swap window is short: a handful of navigations hit it often enough to fail the old code.
+    for (let i = 0; i < 8; i++) {
+      await client.openTab(box.id, { url: `${origin}/` });
+      const result = await client.drag(box.id, { start: { x: 100, y: 80 }, end: { x: 100, y: 80 }, duration: '50ms', options });
+      assert.ok(result.screenshot?.after, `tap ${i + 1} has its after-shot`);
+    }
+  } finally {
+    site.closeAllConnections();
+    await new Promise((r) => site.close(r));
+  }
 });

@@ -14,6 +14,8 @@ import { call, kResolveTarget, kSelectFocused, kSerializeDocument, kTabInfo } fr
 
 const kMoveStepMs = 16; // one pointer move per frame at 60 Hz
 const kNavigationTimeoutMs = 30_000;
+const kSwapRetries = 20; // at most about a second of "no active page" during a navigation
+const kSwapRetryMs = 50;
 /** Default bound on one browser command: a page stuck in a loop answers nothing, ever. */
 export const kCdpTimeoutMs = 30_000;
 
@@ -234,6 +236,19 @@ export class LinuxBox {
 
   /** A PNG of the viewport (or of `clip`, in real pixels), `scale` times its size. */
   async screenshot(scale: number, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
+    // While a navigation swaps the page's renderer, Chromium has no frame to draw for a moment and
+    // answers "Not attached to an active page"; the new frame comes within the navigation.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#capture(scale, clip);
+      } catch (err) {
+        if (attempt >= kSwapRetries || !/Not attached to an active page/i.test((err as Error).message)) throw err;
+        await sleep(kSwapRetryMs);
+      }
+    }
+  }
+
+  async #capture(scale: number, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
     const s = await this.#input();
     // The whole viewport at its size needs no clip, so no round trip for the scroll offset.
     let box: object = {};
