@@ -23,6 +23,8 @@ before(async () => {
     const file = join(e.parentPath, e.name);
     writeFileSync(file, readFileSync(file, 'utf8').replaceAll('http://127.0.0.1:4173', app.url));
   }
+  // The runs that compare verdicts need no images (the demo suite's run checks them): less CPU for CI.
+  writeFileSync(join(project, 'no-images.config.json'), JSON.stringify({ screenshots: false }));
 });
 after(() => app?.close());
 
@@ -39,7 +41,9 @@ test('the Maestro demo suite passes on the embedded Linux box, recorded like any
   ]);
   const steps = (name: string) => result.flows.find((f) => f.file.endsWith(name))!.attempts.at(-1)!.steps;
   const signIn = steps('sign_in.yaml');
-  assert.ok(signIn.some((s) => s.command === 'tap' && s.actionId), 'taps are actions with ids');
+  const tap = signIn.find((s) => s.command === 'tap' && s.actionId);
+  assert.ok(tap, 'taps are actions with ids');
+  assert.deepEqual(Object.keys(tap.screenshots ?? {}).sort(), ['after', 'before', 'trace'], 'with their images, as any flow');
   assert.equal(signIn[0]!.source?.line, 7, 'steps keep their Maestro line');
   // The runFlow with `when: visible` ran its file: the condition held after signing in.
   const runFlow: StepRecord = steps('run_flow.yaml').at(-1)!;
@@ -73,7 +77,7 @@ test('convert maestro writes boxflow flows that validate and run with the same s
   const conv = await runCli(['convert', 'maestro', 'test/fixtures/maestro/demo', '--out', join(tmp, 'flows')], { cwd: project });
   assert.equal(conv.code, 0, conv.stderr);
   assert.match(conv.stdout, /12 flows written/);
-  const run = await runCli(['test', join(tmp, 'flows'), '--reporter', 'json', '-o', join(tmp, 'out')], { cwd: project });
+  const run = await runCli(['test', join(tmp, 'flows'), '-c', 'no-images.config.json', '--reporter', 'json', '-o', join(tmp, 'out')], { cwd: project });
   assert.equal(run.code, 0, run.stderr);
   const converted = readResults(join(tmp, 'out'));
   assert.ok(maestroRun, 'the Maestro suite ran first');
@@ -86,7 +90,7 @@ test('Maestro semantics run as Maestro runs them: env precedence, conditions, lo
   const tmp = mkdtempSync(join(tmpdir(), 'boxflow-maestro-semantics-'));
   const env = { MAESTRO_SEMANTICS_REGION: 'eu' };
   const vars = ['-e', 'GREETING=cli', '-e', 'WHO=cli-who'];
-  const run = await runCli(['test', 'test/fixtures/maestro/semantics', ...vars, '--reporter', 'json', '-o', join(tmp, 'out')], { cwd: project, env });
+  const run = await runCli(['test', 'test/fixtures/maestro/semantics', '-c', 'no-images.config.json', ...vars, '--reporter', 'json', '-o', join(tmp, 'out')], { cwd: project, env });
   const result = readResults(join(tmp, 'out'));
   const failures = result.flows.filter((f) => f.status !== 'passed').map((f) => `${f.name}: ${f.error?.code} ${f.error?.message}`);
   assert.equal(run.code, 0, `${run.stderr}\n${failures.join('\n')}`);
@@ -100,13 +104,13 @@ test('Maestro semantics run as Maestro runs them: env precedence, conditions, lo
   assert.equal(steps('loops.yaml').find((s) => s.command === 'retry')!.attempts, 4);
 
   // -e without the flow's own default: WHO falls back to 'nobody' and the flow says so.
-  const without = await runCli(['test', 'test/fixtures/maestro/semantics/env_precedence.yaml', '--reporter', 'json', '-o', join(tmp, 'out-no-e')], { cwd: project, env });
+  const without = await runCli(['test', 'test/fixtures/maestro/semantics/env_precedence.yaml', '-c', 'no-images.config.json', '--reporter', 'json', '-o', join(tmp, 'out-no-e')], { cwd: project, env });
   assert.equal(without.code, 1);
   assert.match(readResults(join(tmp, 'out-no-e')).flows[0]!.error?.message ?? '', /WHO == 'cli-who'/);
 
   const conv = await runCli(['convert', 'maestro', 'test/fixtures/maestro/semantics', '--out', join(tmp, 'flows')], { cwd: project });
   assert.equal(conv.code, 0, conv.stderr);
-  const again = await runCli(['test', join(tmp, 'flows'), ...vars, '--reporter', 'json', '-o', join(tmp, 'out-conv')], { cwd: project, env });
+  const again = await runCli(['test', join(tmp, 'flows'), '-c', 'no-images.config.json', ...vars, '--reporter', 'json', '-o', join(tmp, 'out-conv')], { cwd: project, env });
   assert.equal(again.code, 0, again.stderr);
   const shape = (r: RunResult) =>
     Object.fromEntries(r.flows.map((f) => [f.name, { status: f.status, steps: f.attempts.at(-1)!.steps.map((s) => `${s.command}:${s.label}:${s.status}`) }]));
