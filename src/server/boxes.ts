@@ -9,7 +9,7 @@ import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
 import { boxEnv, claimBoxUser, isolationAvailable, reapUidClaims, releaseBoxUser, type BoxUser } from './boxUser.js';
 import { LinuxBox } from './chromium/linuxBox.js';
-import type { AndroidBox } from './adb/androidBox.js';
+import type { BoxEntry } from './boxEntry.js';
 import type { AdbBackend } from './adb/backend.js';
 import { createAndroidEntry } from './adb/entry.js';
 import { BoxLedger, claimDataDir, kOutsideBoxesPrefix, reapDataDir } from './reaper.js';
@@ -20,28 +20,6 @@ export const kDefaultWorkingDir = '/work';
 /** What of the data dir a box user may touch: nothing but `boxes/` (searchable, not listable). */
 const kRootOnly = 0o700;
 const kSearchOnly = 0o711;
-
-export interface BoxEntry {
-  record: Box;
-  tenant: string;
-  /** <dataDir>/boxes/<id>: profile and working dir; removed on terminate. The box's root "/". */
-  dir: string;
-  /** The real path of `record.config.workingDir` (a box path). */
-  workDir: string;
-  /** The box's own user when the server isolates boxes (runs as root); else undefined. */
-  user: BoxUser | undefined;
-  /** The processes the box started, for reaping after a crash of the server. */
-  ledger: BoxLedger;
-  linux: LinuxBox;
-  /** An Android box's claimed device (src/server/adb); such an entry has no linux, dir, user or ledger. */
-  android?: AndroidBox;
-  scale: number;
-  /** Tail of this box's queue: requests for one box run one at a time. */
-  tail: Promise<unknown>;
-  expiryTimer?: NodeJS.Timeout;
-  /** Closed when the browser goes away, so CDP proxies reconnect to the next one. */
-  onBrowserGone: Set<() => void>;
-}
 
 interface HostInfo {
   cpu: number;

@@ -4,7 +4,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { BoxflowError } from '../errors.js';
-import type { BoxEntry } from './boxes.js';
+import type { BoxEntry } from './boxEntry.js';
 import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 
 const kMaxPayload = 256 * 1024 * 1024; // CDP screenshots of large pages are big

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IPty } from 'node-pty';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { BoxflowError } from '../errors.js';
-import type { BoxEntry } from './boxes.js';
+import type { BoxEntry } from './boxEntry.js';
 import { hidePaths } from './boxFs.js';
 import { firstLine, optionalPackage } from './optionalPackages.js';
 import { boxEnv, isolatedShellPrefix } from './boxUser.js';

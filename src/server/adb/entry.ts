@@ -2,7 +2,7 @@
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import type { Box, CreateBoxBody } from '../../api/schemas.js';
-import type { BoxEntry } from '../boxes.js';
+import type { BoxEntry } from '../boxEntry.js';
 import type { AndroidBox } from './androidBox.js';
 import type { AdbBackend, DeviceFilter } from './backend.js';
 
