@@ -1,29 +1,22 @@
 // `npm run bench -- runner-overhead`: a 200-step flow of type/press-key through the runner
 // (records, events to results.jsonl, masking) against the same 200 calls made directly with
 // BoxClient, on the same server and box. Alternating rounds; the median of each side.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { BoxClient } from '../src/api/client.js';
 import { parseFlowYaml } from '../src/flow/index.js';
 import { EventLog } from '../src/runner/events.js';
 import { ReporterHost } from '../src/runner/reporterHost.js';
 import { runFlows } from '../src/runner/run.js';
 import type { RunOptions } from '../src/runner/options.js';
-import { createApiKey, startServer } from '../src/server/index.js';
 import { testRunOptions } from '../test/support/runOptions.js';
+import { localBox } from './_localBox.js';
 import { printResult } from './_report.js';
 
 const kSteps = 200;
 const kRounds = 7;
 const page = 'data:text/html,<input id=i autofocus><script>document.getElementById("i").focus()</script>';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'bench-runner-'));
-const secret = randomBytes(16).toString('hex');
-const server = await startServer({ port: 0, dataDir, secret, log: () => {} });
-const client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'bench') });
-const box = await client.createLinuxBox({ wait: true });
+const local = await localBox('bench-runner-');
+const { dataDir, client, box } = local;
 await client.openTab(box.id, { url: page });
 
 const steps = Array.from({ length: kSteps }, (_, i) => (i % 2 ? '  - pressKey: backspace' : '  - type: ab')).join('\n');
@@ -73,8 +66,5 @@ for (let r = 0; r < kRounds; r++) {
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-await client.terminateBox(box.id);
-await client.close();
-await server.close();
-rmSync(dataDir, { recursive: true, force: true });
+await local.close();
 printResult('runner-overhead', `${kSteps}-steps`, 'ms', median(ours), median(base));

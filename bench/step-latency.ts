@@ -2,19 +2,15 @@
 // screenshots (before, after, trace; config default delay) on the embedded Linux box, against the
 // same steps with screenshots off. Both flows run on the same box, alternating rounds; the p50 of
 // every action step's durationMs (images stored in the run's artifact store included).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { BoxClient } from '../src/api/client.js';
 import { parseFlowYaml } from '../src/flow/index.js';
 import { EventLog } from '../src/runner/events.js';
 import { ReporterHost } from '../src/runner/reporterHost.js';
 import { runFlows } from '../src/runner/run.js';
 import type { RunOptions } from '../src/runner/options.js';
 import { resolveConfig } from '../src/cli/config.js';
-import { createApiKey, startServer } from '../src/server/index.js';
 import { testRunOptions } from '../test/support/runOptions.js';
+import { localBox } from './_localBox.js';
 import { percentile, printResult } from './_report.js';
 
 const kSteps = Number(process.env.BENCH_STEPS ?? 30);
@@ -22,11 +18,8 @@ const kRounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const kWarmupSteps = 3;
 const page = 'data:text/html,<input id=i autofocus style="font-size:40px"><p>step latency</p><script>document.getElementById("i").focus()</script>';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'bench-step-'));
-const secret = randomBytes(16).toString('hex');
-const server = await startServer({ port: 0, dataDir, secret, log: () => {} });
-const client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'bench') });
-const box = await client.createLinuxBox({ wait: true });
+const local = await localBox('bench-step-');
+const { dataDir, client, box } = local;
 
 const actions = ['type: ab', 'pressKey: backspace', 'tap: "50%,70%"', 'pressKey: tab'];
 const steps = Array.from({ length: kSteps }, (_, i) => `  - ${actions[i % actions.length]}`).join('\n');
@@ -63,9 +56,6 @@ for (let r = 0; r < kRounds; r++) {
     ours.push(...(await stepTimes(r, defaults)));
   }
 }
-await client.terminateBox(box.id);
-await client.close();
-await server.close();
-rmSync(dataDir, { recursive: true, force: true });
+await local.close();
 process.stderr.write(`step with screenshots (${defaults.phases.join('/')}, delay ${defaults.delay}): p50 ${percentile(ours, 50)} ms p90 ${percentile(ours, 90)} ms; without: p50 ${percentile(base, 50)} ms p90 ${percentile(base, 90)} ms\n`);
 printResult('step-latency', 'action-step', 'ms p50', percentile(ours, 50), percentile(base, 50));
