@@ -14,8 +14,9 @@ import { call, kResolveTarget, kSelectFocused, kSerializeDocument, kTabInfo } fr
 
 const kMoveStepMs = 16; // one pointer move per frame at 60 Hz
 const kNavigationTimeoutMs = 30_000;
-const kSwapRetries = 20; // at most about a second of "no active page" during a navigation
 const kSwapRetryMs = 50;
+/** A capture that takes longer fell into a renderer swap and will never answer: try on a new connection. */
+const kCaptureStallMs = 5_000;
 /** Default bound on one browser command: a page stuck in a loop answers nothing, ever. */
 export const kCdpTimeoutMs = 30_000;
 
@@ -236,24 +237,30 @@ export class LinuxBox {
 
   /** A PNG of the viewport (or of `clip`, in real pixels), `scale` times its size. */
   async screenshot(scale: number, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
-    // While a navigation swaps the page's renderer, Chromium has no frame to draw for a moment and
-    // answers "Not attached to an active page"; the new frame comes within the navigation.
-    for (let attempt = 1; ; attempt++) {
+    // While a navigation swaps the page's renderer, Chromium has no frame to draw for a moment: it
+    // answers "Not attached to an active page", or never answers on the old connection. Both pass
+    // with the navigation, so try again (on a fresh connection after a stall) until the CDP bound.
+    const until = performance.now() + this.#cdpTimeoutMs;
+    for (;;) {
+      const left = until - performance.now();
       try {
-        return await this.#capture(scale, clip);
+        return await this.#capture(scale, clip, Math.min(kCaptureStallMs, left));
       } catch (err) {
-        if (attempt >= kSwapRetries || !/Not attached to an active page/i.test((err as Error).message)) throw err;
+        const swapped = /Not attached to an active page/i.test((err as Error).message);
+        const stalled = BoxflowError.is(err) && err.code === 'BROWSER_TIMEOUT';
+        if (!(swapped || stalled) || left <= kCaptureStallMs) throw err;
+        if (stalled) (await this.#input()).close();
         await sleep(kSwapRetryMs);
       }
     }
   }
 
-  async #capture(scale: number, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
+  async #capture(scale: number, clip: { x: number; y: number; width: number; height: number } | undefined, timeoutMs: number): Promise<Buffer> {
     const s = await this.#input();
     // The whole viewport at its size needs no clip, so no round trip for the scroll offset.
     let box: object = {};
     if (clip || scale !== 1) {
-      const { cssVisualViewport: vv } = await s.send<{ cssVisualViewport: { pageX: number; pageY: number } }>('Page.getLayoutMetrics');
+      const { cssVisualViewport: vv } = await s.send<{ cssVisualViewport: { pageX: number; pageY: number } }>('Page.getLayoutMetrics', {}, timeoutMs);
       const area = clip ?? { x: 0, y: 0, ...this.#resolution };
       box = { clip: { x: vv.pageX + area.x, y: vv.pageY + area.y, width: area.width, height: area.height, scale } };
     }
@@ -263,7 +270,7 @@ export class LinuxBox {
       captureBeyondViewport: false,
       // zlib's fastest level instead of its default: the PNG is a little larger and takes a fraction of the time.
       optimizeForSpeed: true,
-    });
+    }, timeoutMs);
     return Buffer.from(data, 'base64');
   }
 

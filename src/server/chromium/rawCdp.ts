@@ -41,14 +41,14 @@ export class RawCdp {
     return this.#ws.readyState === WebSocket.OPEN;
   }
 
-  send<T = Record<string, unknown>>(method: string, params: object = {}): Promise<T> {
+  send<T = Record<string, unknown>>(method: string, params: object = {}, timeoutMs = this.#timeoutMs): Promise<T> {
     if (!this.open) return Promise.reject(new Error('the page connection is closed'));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
-        reject(new BoxflowError('BROWSER_TIMEOUT', `the box's browser did not answer ${method} within ${this.#timeoutMs / 1000}s`));
-      }, this.#timeoutMs);
+        reject(new BoxflowError('BROWSER_TIMEOUT', `the box's browser did not answer ${method} within ${timeoutMs / 1000}s`));
+      }, timeoutMs);
       const settle = <A>(fn: (a: A) => void) => (a: A) => {
         clearTimeout(timer);
         fn(a);
