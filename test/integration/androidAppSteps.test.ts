@@ -1,48 +1,25 @@
 // The mobile-flow steps on an Android box: the embedded server (`boxflow serve` in-process) with
 // the fake adb server (a TEST DOUBLE speaking the real adb protocol: test/support/fakeAdbServer.ts).
 // Each step must reach the device as the command a user would expect.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BoxClient } from '../../src/api/client.js';
 import { parseFlowYaml, parseMaestroYaml } from '../../src/flow/index.js';
 import { ReporterHost } from '../../src/runner/reporterHost.js';
 import { runFlows } from '../../src/runner/run.js';
 import type { FlowResult, RunResult, StepRecord } from '../../src/runner/types.js';
-import { createApiKey, startServer } from '../../src/server/index.js';
-import { FakeAdbServer, packagesFromFixture, type FakeDevice } from '../support/fakeAdbServer.js';
+import type { FakeDevice } from '../support/fakeAdbServer.js';
+import { useAndroidServer } from '../support/localServer.js';
 import { testRunOptions } from '../support/runOptions.js';
 
-const kSecret = 'android-app-steps-secret-0123456789abcdef';
 const kSerial = 'emulator-5554';
 const kApp = 'io.selendroid.testapp';
-const dir = mkdtempSync(join(tmpdir(), 'boxflow-android-app-'));
+const local = useAndroidServer('runner', [kSerial]);
+const { dir } = local;
 const kApk = join(import.meta.dirname, '../fixtures/android/split-apk/base.apk');
-
-let fake: FakeAdbServer;
-let server: { baseUrl: string; close(): Promise<void> };
-let client: BoxClient;
-let key: string;
-let device: FakeDevice;
-
-before(async () => {
-  fake = await FakeAdbServer.start();
-  fake.addDevice(kSerial, (d) => {
-    d.packages = packagesFromFixture();
-  });
-  device = fake.device(kSerial);
-  server = await startServer({ port: 0, dataDir: join(dir, 'server'), secret: kSecret, log: () => {}, adb: fake.socketSpec });
-  key = await createApiKey(kSecret, 'runner');
-  client = new BoxClient({ baseUrl: server.baseUrl, apiKey: key, maxRetries: 0 });
-});
-after(async () => {
-  await client.close();
-  await server.close();
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+/** The box's device (the fake adb server starts in a before hook). */
+const device = (): FakeDevice => local.fake.device(kSerial);
 
 /** Runs a boxflow flow, or a Maestro flow file (a config, `---`, commands); `env` as `-e` gives it. */
 async function run(name: string, yaml: string, env: Record<string, string> = {}): Promise<FlowResult> {
@@ -50,21 +27,21 @@ async function run(name: string, yaml: string, env: Record<string, string> = {})
   writeFileSync(file, yaml);
   const flow = yaml.includes('\n---\n') ? parseMaestroYaml(yaml, file) : parseFlowYaml(yaml, file);
   const r: RunResult = await runFlows([flow], testRunOptions(dir, { workers: 1, env, boxes: { ids: [], createLinux: 0, createAndroid: 1 } }), {
-    client,
+    client: local.client,
     reporter: new ReporterHost([]),
-    secrets: [key],
+    secrets: [local.key],
   });
   return r.flows[0]!;
 }
 
 const steps = (f: FlowResult): StepRecord[] => f.attempts.at(-1)!.steps;
 const why = (f: FlowResult) => JSON.stringify(f.error ?? steps(f).find((s) => s.status !== 'passed')?.error);
-const since = (n: number) => device.shellCommands.slice(n);
+const since = (n: number) => device().shellCommands.slice(n);
 
 test('launchApp (flow appId, clearState, stopApp), stopApp, clearState, back and home become device commands', async () => {
   const setup = await run('install', ['box: android', 'steps:', `  - installApp: ${kApk}`].join('\n') + '\n');
   assert.equal(setup.status, 'passed', why(setup));
-  const mark = device.shellCommands.length;
+  const mark = device().shellCommands.length;
   const flow = await run(
     'app',
     [
@@ -97,7 +74,7 @@ test('launchApp (flow appId, clearState, stopApp), stopApp, clearState, back and
 });
 
 test('launchApp with no appId anywhere fails before touching the device, saying what to set', async () => {
-  const mark = device.shellCommands.length;
+  const mark = device().shellCommands.length;
   const flow = await run('no-app', ['box: android', 'steps:', '  - launchApp'].join('\n') + '\n');
   assert.equal(flow.status, 'failed');
   assert.match(steps(flow)[0]!.error!.message, /launchApp needs an app: give it appId, or set appId: at the top of the flow/);
@@ -105,13 +82,13 @@ test('launchApp with no appId anywhere fails before touching the device, saying 
 });
 
 test('eraseText: a count presses backspace that many times, bare empties the field; inputRandom types', async () => {
-  device.field = 'hello world';
+  device().field = 'hello world';
   const first = await run('erase3', ['box: android', 'steps:', '  - eraseText: 3'].join('\n') + '\n');
   assert.equal(first.status, 'passed', why(first));
-  assert.equal(device.field, 'hello wo');
+  assert.equal(device().field, 'hello wo');
   const flow = await run('erase', ['box: android', 'steps:', '  - eraseText', '  - inputRandom: { type: number, length: 6 }'].join('\n') + '\n');
   assert.equal(flow.status, 'passed', why(flow));
-  assert.match(device.field, /^[1-9]\d{5}$/, `the field holds ${JSON.stringify(device.field)}`);
+  assert.match(device().field, /^[1-9]\d{5}$/, `the field holds ${JSON.stringify(device().field)}`);
 });
 
 test('a script step and assertTrue share output across the flow and its runFlow; a false condition fails the step', async () => {
@@ -142,16 +119,16 @@ test('a script step and assertTrue share output across the flow and its runFlow;
 });
 
 test('hideKeyboard presses back only while the keyboard is shown; openLink sends a VIEW intent and names the app that took it', async () => {
-  device.keyboardShown = true;
-  device.backPresses = 0;
-  const mark = device.shellCommands.length;
+  device().keyboardShown = true;
+  device().backPresses = 0;
+  const mark = device().shellCommands.length;
   const flow = await run(
     'keyboard-link',
     ['box: android', 'env: { Q: "why use duckduckgo" }', 'steps:', '  - hideKeyboard', '  - hideKeyboard', '  - openLink: https://example.com/welcome?q=${Q}'].join('\n') + '\n',
   );
   assert.equal(flow.status, 'passed', why(flow));
-  assert.equal(device.keyboardShown, false);
-  assert.equal(device.backPresses, 0, 'the second hideKeyboard did not press back: the keyboard was already closed');
+  assert.equal(device().keyboardShown, false);
+  assert.equal(device().backPresses, 0, 'the second hideKeyboard did not press back: the keyboard was already closed');
   const cmds = since(mark);
   assert.equal(cmds.filter((c) => c === 'input keyevent 4').length, 1, JSON.stringify(cmds));
   assert.ok(cmds.includes("am start -W -a android.intent.action.VIEW -d 'https://example.com/welcome?q=why use duckduckgo'"), JSON.stringify(cmds));
@@ -170,7 +147,7 @@ test('openLink to a link no app on the device takes fails the step with the devi
 test('launchApp arguments are string extras of the launch intent; env values read -e; taps repeat; swipes go point to point; platform picks Android', async () => {
   const setup = await run('install', `box: android\nsteps:\n  - installApp: ${kApk}\n`);
   assert.equal(setup.status, 'passed', why(setup));
-  const mark = device.shellCommands.length;
+  const mark = device().shellCommands.length;
   const flow = await run(
     'maestro',
     [
@@ -198,7 +175,7 @@ test('launchApp arguments are string extras of the launch intent; env values rea
     { LANG_FROM_CLI: 'fr' },
   );
   assert.equal(flow.status, 'passed', why(flow));
-  const cmds = device.shellCommands.slice(mark);
+  const cmds = device().shellCommands.slice(mark);
   assert.ok(cmds.includes(`am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n ${kApp}/${kApp}.HomeScreenActivity --es 'lang' 'fr' --es 'note' 'two words'`), JSON.stringify(cmds));
   assert.equal(cmds.filter((c) => c === 'input tap 100 200').length, 3, JSON.stringify(cmds));
   // 50%,80% → 50%,20% of the screen: one x, the start four times as low as the end.

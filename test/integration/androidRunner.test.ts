@@ -1,47 +1,21 @@
 // The runner's Android steps end to end on the embedded server (`boxflow serve` in-process) with
 // the fake adb server (a TEST DOUBLE speaking the real adb protocol, replaying real device captures:
 // test/support/fakeAdbServer.ts): boxes are created by the runner, steps become device commands.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BoxClient } from '../../src/api/client.js';
 import { exitClassOf } from '../../src/errors.js';
 import { parseFlowYaml } from '../../src/flow/index.js';
 import { ReporterHost } from '../../src/runner/reporterHost.js';
 import { runFlows } from '../../src/runner/run.js';
 import type { RunResult } from '../../src/runner/types.js';
-import { createApiKey, startServer } from '../../src/server/index.js';
-import { FakeAdbServer, packagesFromFixture } from '../support/fakeAdbServer.js';
+import { useAndroidServer } from '../support/localServer.js';
 import { testRunOptions } from '../support/runOptions.js';
 
-const kSecret = 'android-runner-secret-0123456789abcdef';
-const dir = mkdtempSync(join(tmpdir(), 'boxflow-android-runner-'));
+const local = useAndroidServer('runner', ['emulator-5554', 'emulator-5556']);
+const { dir } = local;
 const kApk = join(import.meta.dirname, '../fixtures/android/split-apk/base.apk');
-
-let fake: FakeAdbServer;
-let server: { baseUrl: string; close(): Promise<void> };
-let client: BoxClient;
-let key: string;
-
-before(async () => {
-  fake = await FakeAdbServer.start();
-  for (const serial of ['emulator-5554', 'emulator-5556']) {
-    fake.addDevice(serial, (d) => {
-      d.packages = packagesFromFixture(); // real `pm list packages -f` capture
-    });
-  }
-  server = await startServer({ port: 0, dataDir: join(dir, 'server'), secret: kSecret, log: () => {}, adb: fake.socketSpec });
-  key = await createApiKey(kSecret, 'runner');
-  client = new BoxClient({ baseUrl: server.baseUrl, apiKey: key, maxRetries: 0 });
-});
-after(async () => {
-  await client.close();
-  await server.close();
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 function run(flows: Array<[string, string]>, workers = 1): Promise<RunResult> {
   const parsed = flows.map(([name, yaml]) => {
@@ -49,7 +23,7 @@ function run(flows: Array<[string, string]>, workers = 1): Promise<RunResult> {
     writeFileSync(file, yaml);
     return parseFlowYaml(yaml, file);
   });
-  return runFlows(parsed, testRunOptions(dir, { workers, boxes: { ids: [], createLinux: 0, createAndroid: workers } }), { client, reporter: new ReporterHost([]), secrets: [key] });
+  return runFlows(parsed, testRunOptions(dir, { workers, boxes: { ids: [], createLinux: 0, createAndroid: workers } }), { client: local.client, reporter: new ReporterHost([]), secrets: [local.key] });
 }
 
 test('installApp, assertPackage and closeAllApps run as device commands on a box the runner claims', async () => {
@@ -70,7 +44,7 @@ test('installApp, assertPackage and closeAllApps run as device commands on a box
   ]);
   const flow = r.flows[0]!;
   assert.equal(flow.status, 'passed', JSON.stringify(flow.error ?? flow.attempts.at(-1)!.steps.find((s) => s.status !== 'passed')?.error));
-  const used = ['emulator-5554', 'emulator-5556'].map((s) => fake.device(s)).find((d) => d.installs.length)!;
+  const used = ['emulator-5554', 'emulator-5556'].map((s) => local.fake.device(s)).find((d) => d.installs.length)!;
   assert.equal(used.installs.length, 1);
   assert.ok(used.shellCommands.includes('am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n io.selendroid.testapp/io.selendroid.testapp.HomeScreenActivity'));
   assert.ok(used.shellCommands.includes('am force-stop io.selendroid.testapp'));
@@ -79,8 +53,8 @@ test('installApp, assertPackage and closeAllApps run as device commands on a box
 test('a device going offline mid-flow fails that flow as infrastructure (exit 3); the flow on the other device passes', async () => {
   // The first device to see keyevent 29 ("a") drops off adb right after answering it.
   for (const serial of ['emulator-5554', 'emulator-5556']) {
-    fake.device(serial).on(/^input keyevent 29$/, () => {
-      setImmediate(() => fake.setState(serial, 'offline'));
+    local.fake.device(serial).on(/^input keyevent 29$/, () => {
+      setImmediate(() => local.fake.setState(serial, 'offline'));
       return '';
     });
   }
