@@ -1,7 +1,7 @@
 // Content-addressed artifact store: every image (or snapshot) is written once, as
 // <output>/data/<sha1>.<ext>, and referred to by that relative path everywhere.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -61,14 +61,19 @@ export class ArtifactStore {
     const rel = `${kDataDir}/${key}`;
     const abs = join(this.outputDir, rel);
     const done = (async () => {
-      if (existsSync(abs)) return rel;
-      this._ensureDir();
-      // Written under a temporary name and renamed, so a crash never leaves a torn image at its final name.
-      // Synchronously: an image is written in well under a millisecond, and fs's thread pool costs
-      // several times that per file (3 round trips to write, 1 to rename).
-      const tmp = `${abs}.${randomBytes(4).toString('hex')}.tmp`;
-      writeFileSync(tmp, bytes);
-      renameSync(tmp, abs);
+      // Written synchronously: an image is written in well under a millisecond, and fs's thread pool
+      // costs several times that per file. Created exclusively under its content address, so a copy
+      // already there (an earlier run, a parallel shard) is kept; one of another size was torn by a
+      // crash mid-write, and is replaced whole (a temporary name, then a rename).
+      try {
+        this._create(abs, bytes);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        if (statSync(abs).size === bytes.byteLength) return rel;
+        const tmp = `${abs}.${randomBytes(4).toString('hex')}.tmp`;
+        writeFileSync(tmp, bytes);
+        renameSync(tmp, abs);
+      }
       this._stats.written++;
       this._stats.bytesWritten += bytes.byteLength;
       return rel;
@@ -128,6 +133,17 @@ export class ArtifactStore {
   /** Absolute path of a stored artifact's relative path. */
   resolve(rel: string): string {
     return join(this.outputDir, rel);
+  }
+
+  /** Creates the file, never over an existing one; the data folder is made at the first miss. */
+  private _create(abs: string, bytes: Uint8Array): void {
+    try {
+      writeFileSync(abs, bytes, { flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      this._ensureDir();
+      writeFileSync(abs, bytes, { flag: 'wx' });
+    }
   }
 
   private _ensureDir(): void {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -31,6 +31,28 @@ test('an image is stored once, under its sha1, however often and however it arri
     const again = new ArtifactStore(dir);
     assert.equal(await again.put(png), expected);
     assert.equal(again.stats.written, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an image torn by a crash of an earlier run is written again whole; a whole one is kept', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bf-art-'));
+  try {
+    const [torn, whole] = [screenPng(4), screenPng(5)];
+    mkdirSync(join(dir, 'data'));
+    const tornFile = join(dir, 'data', `${sha1(torn)}.png`);
+    writeFileSync(tornFile, torn.subarray(0, 50));
+    const wholeFile = join(dir, 'data', `${sha1(whole)}.png`);
+    writeFileSync(wholeFile, whole);
+    const inode = statSync(wholeFile).ino;
+    const store = new ArtifactStore(dir);
+    await store.put(torn);
+    await store.put(whole);
+    assert.deepEqual(readFileSync(tornFile), torn);
+    assert.equal(statSync(wholeFile).ino, inode);
+    assert.deepEqual(readdirSync(join(dir, 'data')).sort(), [`${sha1(torn)}.png`, `${sha1(whole)}.png`].sort(), 'no temporary file left');
+    assert.equal(store.stats.written, 1);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
