@@ -5,9 +5,9 @@
 import { test, before, after } from 'node:test';
 import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { WebSocket } from 'ws';
 import { chromium } from 'playwright-core';
 import { BoxClient, BoxApiError } from '../../src/api/client.js';
@@ -163,6 +163,16 @@ test("the box's Chromium runs as the box's user, with none of the server's envir
   assert.ok(![...env.values()].some((v) => v.includes(secret)));
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   assert.equal(/^Groups:[ \t]*(.*)$/m.exec(status)![1]!.trim(), '', 'no supplementary groups of the server');
+});
+
+test("a box's Chromium leaves no folder in /tmp once it is gone", async () => {
+  const box = await alice.createLinuxBox({ wait: true });
+  // The profile path is too long for a socket, so Chromium's singleton socket went to /tmp.
+  const dir = dirname(readlinkSync(join(boxDir(box), 'profile', 'SingletonSocket')));
+  assert.match(dir, /^\/tmp\/org\.chromium\.Chromium\./);
+  assert.ok(existsSync(dir));
+  await alice.terminateBox(box.id);
+  assert.ok(!existsSync(dir), `${dir} was left behind`);
 });
 
 test('through its own CDP URL a tenant cannot read the secret or another box\'s files', async () => {
