@@ -1,17 +1,17 @@
 // The CLI says what happened in words a user can act on (issue 12, item 4).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startDemoApp, tempProject } from './helpers.js';
+import { tempDir } from '../support/tmp.js';
 
 let app: Awaited<ReturnType<typeof startDemoApp>>;
 before(async () => (app = await startDemoApp()));
 after(() => app?.close());
 
 test('show-report on a folder without a report exits 2', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'boxflow-noreport-'));
+  const dir = tempDir('boxflow-noreport-');
   const run = await runCli(['show-report', join(dir, 'missing')], { cwd: dir });
   assert.equal(run.code, 2);
   assert.match(run.stderr, /no HTML report in/);
@@ -26,7 +26,7 @@ test('--base-url at something that is not a Box API says so, with its host', asy
 });
 
 test('boxflow key without the server\'s data dir warns that the key will not match', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'boxflow-key-'));
+  const dir = tempDir('boxflow-key-');
   const run = await runCli(['key', '--sub', 't', '--data-dir', join(dir, 'nope')], { cwd: dir, env: { BOXFLOW_SERVER_SECRET: undefined } });
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /warning: .* will not match a running server/);

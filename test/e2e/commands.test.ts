@@ -2,11 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cliPath, readResults, runCli, tempProject } from './helpers.js';
+import { tempDir } from '../support/tmp.js';
 
 function startCli(args: string[], cwd: string) {
   const child = spawn(process.execPath, [cliPath, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -18,7 +18,7 @@ function startCli(args: string[], cwd: string) {
 }
 
 test('serve prints one listening line; key makes a key it accepts; a foreign key gets 401', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'boxflow-serve-e2e-'));
+  const dir = tempDir('boxflow-serve-e2e-');
   const { child, firstLine } = startCli(['serve', '--port', '0', '--data-dir', 'data'], dir);
   try {
     const line = JSON.parse(await firstLine) as { event: string; baseUrl: string };

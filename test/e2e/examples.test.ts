@@ -2,17 +2,16 @@
 // use every step of the language that applies to a Linux box.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kStepNames } from '../../src/flow/index.js';
 import type { StepRecord } from '../../src/runner/types.js';
 import { readResults, repoRoot, runCli } from './helpers.js';
+import { tempDir } from '../support/tmp.js';
 
 const kAndroidOnly = ['installApp', 'closeAllApps', 'assertPackage', 'deleteMedia', 'deleteAlbum', 'home'];
 
 test('the example flows pass and cover every Linux-applicable step', async () => {
-  const out = join(mkdtempSync(join(tmpdir(), 'boxflow-examples-')), 'out');
+  const out = join(tempDir('boxflow-examples-'), 'out');
   const run = await runCli(['test', '--reporter', 'json', '-o', out], { cwd: repoRoot });
   const result = readResults(out);
   const failures = result.flows.filter((f) => f.status === 'failed').map((f) => `${f.name}: ${f.error?.code} ${f.error?.message}`);

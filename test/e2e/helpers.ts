@@ -1,17 +1,17 @@
 // Runs the built CLI as a user does, in a temporary project that has boxflow in node_modules.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { RunResult } from '../../src/runner/types.js';
+import { tempDir } from '../support/tmp.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const cliPath = join(repoRoot, 'dist/src/cli/main.js');
 
 export function tempProject(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'boxflow-e2e-'));
+  const dir = tempDir('boxflow-e2e-');
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
   symlinkSync(repoRoot, join(dir, 'node_modules', 'boxflow'), 'dir');
   for (const [name, text] of Object.entries(files)) {

@@ -2,11 +2,11 @@
 // Linux box through `boxflow test`, and `boxflow validate` names each command it cannot run.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult, StepRecord } from '../../src/runner/types.js';
 import { readResults, repoRoot, runCli, startDemoApp } from './helpers.js';
+import { tempDir } from '../support/tmp.js';
 
 let maestroRun: RunResult | undefined;
 let app: Awaited<ReturnType<typeof startDemoApp>>;
@@ -15,7 +15,7 @@ let project: string;
 
 before(async () => {
   app = await startDemoApp();
-  project = mkdtempSync(join(tmpdir(), 'boxflow-maestro-project-'));
+  project = tempDir('boxflow-maestro-project-');
   const fixtures = join(project, 'test/fixtures/maestro');
   cpSync(join(repoRoot, 'test/fixtures/maestro'), fixtures, { recursive: true });
   for (const e of readdirSync(fixtures, { withFileTypes: true, recursive: true })) {
@@ -29,7 +29,7 @@ before(async () => {
 after(() => app?.close());
 
 test('the Maestro demo suite passes on the embedded Linux box, recorded like any flow', async () => {
-  const out = join(mkdtempSync(join(tmpdir(), 'boxflow-maestro-')), 'out');
+  const out = join(tempDir('boxflow-maestro-'), 'out');
   const run = await runCli(['test', 'test/fixtures/maestro/demo', '--reporter', 'json', '-o', out], { cwd: project });
   const result = readResults(out);
   maestroRun = result;
@@ -73,7 +73,7 @@ test('a ${NAME} nothing defines is no load-time error in a Maestro file (Maestro
 });
 
 test('convert maestro writes boxflow flows that validate and run with the same steps and verdicts', async () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'boxflow-convert-'));
+  const tmp = tempDir('boxflow-convert-');
   const conv = await runCli(['convert', 'maestro', 'test/fixtures/maestro/demo', '--out', join(tmp, 'flows')], { cwd: project });
   assert.equal(conv.code, 0, conv.stderr);
   assert.match(conv.stdout, /12 flows written/);
@@ -87,7 +87,7 @@ test('convert maestro writes boxflow flows that validate and run with the same s
 });
 
 test('Maestro semantics run as Maestro runs them: env precedence, conditions, loops, launch arguments, swipes by points; converted, the same', async () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'boxflow-maestro-semantics-'));
+  const tmp = tempDir('boxflow-maestro-semantics-');
   const env = { MAESTRO_SEMANTICS_REGION: 'eu' };
   const vars = ['-e', 'GREETING=cli', '-e', 'WHO=cli-who'];
   const run = await runCli(['test', 'test/fixtures/maestro/semantics', '-c', 'no-images.config.json', ...vars, '--reporter', 'json', '-o', join(tmp, 'out')], { cwd: project, env });

@@ -2,8 +2,7 @@
 // TEST DOUBLE (test/support/androidReplayServer.ts): no device exists on this machine.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BoxClient } from '../../src/api/client.js';
 import { parseFlowYaml } from '../../src/flow/index.js';
@@ -13,10 +12,11 @@ import type { RunOptions } from '../../src/runner/options.js';
 import type { RunResult, StepRecord } from '../../src/runner/types.js';
 import { startAndroidReplay } from '../support/androidReplayServer.js';
 import { testRunOptions } from '../support/runOptions.js';
+import { tempDir } from '../support/tmp.js';
 
 let replay: Awaited<ReturnType<typeof startAndroidReplay>>;
 let client: BoxClient;
-const dir = mkdtempSync(join(tmpdir(), 'boxflow-android-'));
+const dir = tempDir('boxflow-android-');
 
 before(async () => {
   replay = await startAndroidReplay({ layout: 'android_open-with-resolver-dialog_samsung.xml' });

@@ -1,10 +1,10 @@
 // Config: flags beat the file, the file beats defaults, decided in resolveConfig only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfigFile, resolveConfig } from '../../src/cli/config.js';
+import { tempDir } from '../support/tmp.js';
 
 const cwd = '/project';
 
@@ -57,7 +57,7 @@ test('bad values are CONFIG_INVALID naming the flag or key', () => {
 });
 
 test('a JSON or YAML config may not hold an API key; unknown keys are refused', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'boxflow-config-'));
+  const dir = tempDir('boxflow-config-');
   writeFileSync(join(dir, 'boxflow.config.json'), JSON.stringify({ apiKey: 'do-not-write-me' }));
   await assert.rejects(loadConfigFile(dir), (e: { code?: string; message: string }) => e.code === 'CONFIG_INVALID' && /apiKeyEnv/.test(e.message) && !e.message.includes('do-not-write-me'));
   writeFileSync(join(dir, 'boxflow.config.json'), JSON.stringify({ wrokers: 2 }));
@@ -68,7 +68,7 @@ test('a JSON or YAML config may not hold an API key; unknown keys are refused', 
 });
 
 test('a TypeScript config with defineConfig loads', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'boxflow-config-ts-'));
+  const dir = tempDir('boxflow-config-ts-');
   writeFileSync(join(dir, 'boxflow.config.ts'), `const workers: number = 4;\nexport default { workers, apiKey: process.env.SOME_KEY };\n`);
   const { config, file } = await loadConfigFile(dir);
   assert.equal(config.workers, 4);

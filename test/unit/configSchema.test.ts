@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkConfig, kConfigKeys } from '../../src/cli/configSchema.js';
 import { loadConfigFile, resolveConfig } from '../../src/cli/config.js';
 import { BoxflowError } from '../../src/errors.js';
+import { tempDir } from '../support/tmp.js';
 
 const problem = (config: unknown): string => {
   try {
@@ -40,7 +40,7 @@ test('docs/config.md documents every config key', async () => {
 });
 
 test('a JSON config file is checked on load; env and appBaseUrl reach the run options', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'boxflow-cfg-'));
+  const dir = tempDir('boxflow-cfg-');
   writeFileSync(join(dir, 'boxflow.config.json'), JSON.stringify({ timeouts: { stepp: '1s' } }));
   await assert.rejects(loadConfigFile(dir), /timeouts\.stepp: unknown key "stepp" \(did you mean "step"\?\)/);
   writeFileSync(join(dir, 'boxflow.config.json'), JSON.stringify({ env: { USER: 'bob', N: 3 }, webServer: { command: 'x', url: 'http://127.0.0.1:4173/' }, boxes: { linux: 3 } }));

@@ -1,12 +1,12 @@
 // Maestro flow files read as boxflow flows (src/flow/maestro.ts), with Maestro's parsing quirks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { discoverFlows, type Step } from '../../src/flow/index.js';
 import { isMaestroFlow, parseMaestroYaml } from '../../src/flow/maestro.js';
 import { parseHtml, query } from '../../src/layout/index.js';
+import { tempDir } from '../support/tmp.js';
 
 const read = (text: string) => parseMaestroYaml(text, '/m/flow.yaml');
 const bare = (steps: Step[]): unknown[] => steps.map(({ source: _s, ...rest }) => ('steps' in rest ? { ...rest, steps: bare(rest.steps as Step[]) } : rest));
@@ -99,7 +99,7 @@ test('every command boxflow cannot run is a load-time error at its line and colu
 });
 
 test('a folder yields its top-level Maestro flows, not config.yaml, not the sub-flows below it', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'boxflow-maestro-'));
+  const dir = tempDir('boxflow-maestro-');
   mkdirSync(join(dir, 'sub'));
   writeFileSync(join(dir, 'login.yaml'), flow('- back'));
   writeFileSync(join(dir, 'config.yaml'), 'flows:\n  - "*"\n');

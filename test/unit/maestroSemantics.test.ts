@@ -2,16 +2,16 @@
 // launch arguments, tap repeats, swipes by points, the newer selector keys and lenient ${NAME}.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Step } from '../../src/flow/index.js';
 import { isMaestroFlow, maestroToBoxflow, parseMaestroYaml } from '../../src/flow/maestro.js';
 import { stepLabel } from '../../src/runner/label.js';
 import { randomText } from '../../src/runner/steps/app.js';
+import { tempDir } from '../support/tmp.js';
 
 // Maestro reads the files runFlow, retry and runScript name when it parses: they must exist.
-const kDir = mkdtempSync(join(tmpdir(), 'boxflow-maestro-semantics-'));
+const kDir = tempDir('boxflow-maestro-semantics-');
 const kFile = join(kDir, 'flow.yaml');
 mkdirSync(join(kDir, 'sub'));
 for (const f of ['a.yaml', 'b.yaml', 's.js', 'sub/flaky.yaml', 'sub/x.yaml']) writeFileSync(join(kDir, f), 'appId: a\n---\n- back\n');

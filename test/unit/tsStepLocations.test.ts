@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadFlowFile } from '../../src/flow/index.js';
+import { tempDir } from '../support/tmp.js';
 
 const flowModule = pathToFileURL(join(import.meta.dirname, '../../src/flow/index.ts')).href;
 
 test('each step of a declarative TS flow is located at its own line, not at the flow( call', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'boxflow-tsloc-'));
+  const dir = tempDir('boxflow-tsloc-');
   const file = join(dir, 'decl.flow.ts');
   writeFileSync(file, `import { flow } from '${flowModule}';
 
