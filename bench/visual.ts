@@ -3,7 +3,7 @@
 // pngjs default encode. Three paths: pass on equal bytes (two captures of one screen), pass on
 // equal pixels in different bytes (the baseline re-encoded by another tool), and fail on a
 // one-character change (with its diff PNG). Goals (ratio = ours / naive): pass ≤ 0.1, fail ≤ 0.1.
-// Then the PNG codec of src/visual/png.ts against pngjs tuned for speed and @napi-rs/canvas:
+// Then the PNG codec of src/png/png.ts against pngjs tuned for speed and @napi-rs/canvas:
 // it stays only while it is at least 2× faster than both (ratio ≤ 0.5).
 import { PNG } from 'pngjs';
 import pixelmatch from 'pixelmatch';

@@ -1,8 +1,7 @@
 // A trace image is the after-screenshot with the operation drawn on it.
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
 import type { SKRSContext2D } from '@napi-rs/canvas';
 import type { Point } from '../api/schemas.js';
+import { clampRect, overlayPng, pngSize, type Rect } from '../png/png.js';
 import { loadCanvas } from './optionalPackages.js';
 
 /** Coordinates are in the screenshot's (scaled) pixels. */
@@ -20,49 +19,36 @@ export async function traceReady(): Promise<void> {
   await loadCanvas();
 }
 
+/**
+ * The trace: only the operation's own area is drawn (on a transparent canvas of its size) and blended
+ * into the screenshot's rows; the screenshot is never decoded whole.
+ */
 export async function drawTrace(png: Buffer, op: TraceOp): Promise<Buffer> {
-  const { createCanvas, loadImage } = await loadCanvas();
-  const image = await loadImage(png);
-  const canvas = createCanvas(image.width, image.height);
+  const { createCanvas } = await loadCanvas();
+  const size = pngSize(png, 'the screenshot');
+  const unit = Math.max(1.5, Math.min(size.width, size.height) / 300);
+  const label = op.kind === 'label' ? labelBox(createCanvas(1, 1).getContext('2d'), op.text, size.width, size.height, unit) : undefined;
+  const area = clampRect(op.kind === 'label' ? label! : markBounds(op, unit), size);
+  if (!area.width || !area.height) return png;
+  const canvas = createCanvas(area.width, area.height);
   const ctx = canvas.getContext('2d');
-  ctx.drawImage(image, 0, 0);
-  const unit = Math.max(1.5, Math.min(image.width, image.height) / 300);
+  ctx.translate(-area.x, -area.y);
   if (op.kind === 'drag') drawDrag(ctx, op.path, unit);
   else if (op.kind === 'tap') drawTap(ctx, op.point, unit);
-  else drawLabel(ctx, op.text, image.width, image.height, unit);
-  // zlib.crc32 came with Node 20.15; before it, the canvas's slower encoder.
-  if (typeof zlib.crc32 !== 'function') return canvas.encode('png');
-  return encodePng(canvas.data(), image.width, image.height);
+  else drawLabel(ctx, label!);
+  const { data } = ctx.getImageData(0, 0, area.width, area.height);
+  return overlayPng(png, { ...area, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) }, 'the screenshot');
 }
 
-const kSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const deflateAsync = promisify(zlib.deflate);
-
-/**
- * RGBA pixels as a PNG: no filter, zlib's fastest level, off the main thread. The canvas's own PNG
- * encoder (every filter tried per row, level 6) took ~5× as long for a 1280×800 screenshot, the
- * slowest part of an action's screenshots, for a file only ~5% smaller.
- */
-async function encodePng(rgba: Buffer, width: number, height: number): Promise<Buffer> {
-  const row = width * 4;
-  const rows = Buffer.alloc((row + 1) * height); // each row: filter byte 0, then its pixels
-  for (let y = 0; y < height; y++) rgba.copy(rows, y * (row + 1) + 1, y * row, (y + 1) * row);
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, deflate, no interlace
-  const idat = await deflateAsync(rows, { level: 1 });
-  return Buffer.concat([kSignature, ...chunk('IHDR', header), ...chunk('IDAT', idat), ...chunk('IEND', Buffer.alloc(0))]);
-}
-
-/** A PNG chunk as its three parts (length and type, body, CRC of type and body), the body not copied. */
-function chunk(type: string, body: Buffer): Buffer[] {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(body.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(body, zlib.crc32(type)), 0);
-  return [head, body, crc];
+/** What a tap or drag mark covers: its points, plus the largest mark (a tap's ring, a drag's arrow) and a pixel of antialiasing. */
+function markBounds(op: Exclude<TraceOp, { kind: 'label' }>, unit: number): Rect {
+  const points = op.kind === 'tap' ? [op.point] : op.path;
+  const pad = Math.ceil((op.kind === 'tap' ? 15.75 * unit : 9 * unit) + 2);
+  const xs = points.map((p) => p.x);
+  const ys = points.map((p) => p.y);
+  const x = Math.min(...xs) - pad;
+  const y = Math.min(...ys) - pad;
+  return { x, y, width: Math.max(...xs) + pad - x, height: Math.max(...ys) + pad - y };
 }
 
 function mark(ctx: SKRSContext2D, p: Point, r: number, color: string, unit: number): void {
@@ -112,22 +98,32 @@ function drawTap(ctx: SKRSContext2D, p: Point, unit: number): void {
   ctx.stroke();
 }
 
-function drawLabel(ctx: SKRSContext2D, text: string, width: number, height: number, unit: number): void {
+interface LabelBox extends Rect {
+  shown: string;
+  size: number;
+  pad: number;
+}
+
+/** The label's box: centred near the bottom, the text shortened with … to fit the width. */
+function labelBox(ctx: SKRSContext2D, text: string, width: number, height: number, unit: number): LabelBox {
   const size = Math.round(Math.max(10, 7 * unit));
   ctx.font = `${size}px "DejaVu Sans", sans-serif`;
   const pad = Math.round(size / 2);
   let shown = text;
   const maxWidth = width - 4 * pad;
   while (shown.length > 1 && ctx.measureText(shown).width > maxWidth) shown = `${shown.slice(0, -2)}…`;
-  const w = Math.min(width - 2 * pad, ctx.measureText(shown).width + 2 * pad);
+  const w = Math.ceil(Math.min(width - 2 * pad, ctx.measureText(shown).width + 2 * pad));
   const h = size + 2 * pad;
-  const x = Math.round((width - w) / 2);
-  const y = height - h - pad;
+  return { x: Math.round((width - w) / 2), y: height - h - pad, width: w, height: h, shown, size, pad };
+}
+
+function drawLabel(ctx: SKRSContext2D, box: LabelBox): void {
+  ctx.font = `${box.size}px "DejaVu Sans", sans-serif`;
   ctx.globalAlpha = 0.8;
   ctx.fillStyle = '#111827';
-  ctx.fillRect(x, y, w, h);
+  ctx.fillRect(box.x, box.y, box.width, box.height);
   ctx.globalAlpha = 1;
   ctx.fillStyle = '#ffffff';
   ctx.textBaseline = 'middle';
-  ctx.fillText(shown, x + pad, y + h / 2);
+  ctx.fillText(box.shown, box.x + box.pad, box.y + box.height / 2);
 }

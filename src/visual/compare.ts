@@ -4,7 +4,7 @@
 // of rows that differ.
 import pixelmatch from 'pixelmatch';
 import { BoxflowError } from '../errors.js';
-import { clampRect, cropRgba, decodePngPair, encodeIndexedPng, fillRect, padRgba, pngSize, type Rect, type RgbaImage, type Size } from './png.js';
+import { clampRect, cropRgba, decodePngPair, encodeIndexedPng, fillRect, padRgba, pngSize, type Rect, type RgbaImage, type Size } from '../png/png.js';
 
 export interface CompareOptions {
   /** Per-pixel colour distance (YIQ) from 0 to 1 above which a pixel differs. Default 0.2. */

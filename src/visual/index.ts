@@ -6,4 +6,4 @@ export {
   decideBaseline, kDefaultBaselineTemplate, kUpdateModes, resolveBaselinePath, sanitizeSegment, writeBaseline, writeFailureImages,
   type BaselineAction, type BaselineTokens, type BaselineWritten, type FailureImagePaths, type FailureImages, type UpdateMode,
 } from './baseline.js';
-export { clampRect, cropRgba, decodePng, encodePng, fillRect, isPng, padRgba, pngSize, type Rect, type RgbaImage, type Size } from './png.js';
+export { clampRect, cropRgba, decodePng, encodePng, fillRect, isPng, padRgba, pngSize, type Rect, type RgbaImage, type Size } from '../png/png.js';

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodePng } from '../../src/visual/png.js';
+import { encodePng } from '../../src/png/png.js';
 import { readResults, runCli, startDemoApp, tempProject } from './helpers.js';
 
 let app: Awaited<ReturnType<typeof startDemoApp>>;
@@ -22,7 +22,7 @@ test('ASSERT_SCREENSHOT tells how to accept the new image, and --update-baseline
   const size = await (async () => {
     const first = await runCli(['test', '-o', join(dir, 'o0'), '--update-baselines=all'], { cwd: dir });
     assert.equal(first.code, 0, first.stderr);
-    const { pngSize } = await import('../../src/visual/png.js');
+    const { pngSize } = await import('../../src/png/png.js');
     const { readFileSync } = await import('node:fs');
     return pngSize(readFileSync(join(shots, 'home-linux.png')));
   })();

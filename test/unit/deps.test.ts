@@ -1,6 +1,6 @@
 // Keeps the dependency arrows of docs/architecture (cli → runner, server, reporters; runner → flow,
-// api, layout, visual; reporters → runner result types; server → api; flow → api, layout types;
-// api, layout, visual → nothing internal; everyone → src/errors.ts and src/mask.ts) true, and keeps npm packages
+// api, layout, visual; reporters → runner result types; server → api, png; flow → api, layout types; visual → png;
+// api, layout, png → nothing internal; everyone → src/errors.ts and src/mask.ts) true, and keeps npm packages
 // with the folder that owns them, and keeps modules free of import cycles (type-only imports count: a
 // cycle of types still ties two modules into one). It reads the import lines of every .ts under src/
 // and reporters/.
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'errors' | 'mask' | 'index' | 'playwright';
+type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'png' | 'errors' | 'mask' | 'index' | 'playwright';
 
 /** What each area may import besides itself and the leaves src/errors.ts and src/mask.ts. `types` = `import type` only. */
 const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
@@ -20,11 +20,13 @@ const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
   cli: { runner: 'all', server: 'all', reporters: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all' },
   runner: { flow: 'all', api: 'all', layout: 'all', visual: 'all' },
   reporters: { runner: 'all', flow: 'all' }, // narrowed to result types, events and the code frame below
-  server: { api: 'all' },
+  // png: the PNG codec the visual comparison and the server's trace drawing share.
+  server: { api: 'all', png: 'all' },
   flow: { api: 'all', layout: 'types' },
   api: {},
   layout: {},
-  visual: {},
+  visual: { png: 'all' },
+  png: {},
   // boxflow/test: the box fixture runs flows with the runner, starts the embedded server, reads the config.
   playwright: { runner: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all', server: 'all', cli: 'all' },
   errors: {},
@@ -49,7 +51,7 @@ const kPlaywrightCliFiles = new Set(['src/cli/config.ts']);
 /** npm packages that belong to one area. */
 const kPackageOwners: Record<string, Area> = {
   undici: 'api',
-  pngjs: 'visual',
+  pngjs: 'png',
   pixelmatch: 'visual',
   fastify: 'server',
   '@fastify/multipart': 'server',
@@ -244,6 +246,7 @@ test('the rules catch forbidden arrows, value imports where only types may go, a
     { file: 'reporters/junit.ts', text: "import { codeFrame } from '../src/flow/codeFrame.js';\nimport { loadFlows } from '../src/flow/load.js';" },
     { file: 'src/runner/run.ts', text: "import { serve } from '../server/index.js';\nimport { PNG } from 'pngjs';\nimport { Step } from '../flow/index.js';" },
     { file: 'src/visual/compare.ts', text: "import pixelmatch from 'pixelmatch';\nimport { PNG } from 'pngjs';" },
+    { file: 'src/png/png.ts', text: "import { PNG } from 'pngjs';" },
     { file: 'src/cli/main.ts', text: "import { list } from '../../reporters/index.js';\nimport { serve } from '../server/index.js';\nconst f = await import('fastify');" },
     { file: 'reporters/junit.ts', text: "import { Masker } from '../src/mask.js';" },
     { file: 'src/api/client.ts', text: "import { Masker } from '../mask.js';" },
@@ -258,7 +261,8 @@ test('the rules catch forbidden arrows, value imports where only types may go, a
     'reporters/list.ts:2: forbidden arrow reporters → src/runner/run.ts: reporters read only src/runner/types.ts, src/runner/events.ts',
     'reporters/junit.ts:2: forbidden arrow reporters → src/flow/load.ts: reporters read only src/flow/codeFrame.ts of flow/',
     "src/runner/run.ts:1: forbidden arrow runner → server (import '../server/index.js')",
-    'src/runner/run.ts:2: the package pngjs belongs to src/visual/; runner imports it',
+    'src/runner/run.ts:2: the package pngjs belongs to src/png/; runner imports it',
+    'src/visual/compare.ts:2: the package pngjs belongs to src/png/; visual imports it',
     'src/cli/main.ts:3: the package fastify belongs to src/server/; cli imports it',
     "src/mask.ts:1: forbidden arrow mask → runner (import './runner/run.js')",
   ]);

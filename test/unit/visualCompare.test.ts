@@ -8,7 +8,7 @@ import { BoxflowError } from '../../src/errors.js';
 import {
   closeVisualPool, compareImages, compareImagesSync, decodePng, encodePng, pngSize, visualPoolInfo, type Rect,
 } from '../../src/visual/index.js';
-import { decodePngPair } from '../../src/visual/png.js';
+import { decodePngPair } from '../../src/png/png.js';
 
 const dir = join(import.meta.dirname, '../fixtures/visual');
 const png = (name: string) => readFileSync(join(dir, `${name}.png`));

@@ -2,6 +2,7 @@
 // unfilter/bitmap stages (zlib itself takes ~5 ms), and its default encoder tries every filter
 // at deflate level 9. The common screenshot shapes (8-bit RGB/RGBA/grey/palette, not interlaced)
 // take a tight typed-array path here; anything else falls back to pngjs.
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { PNG } from 'pngjs';
 import { BoxflowError } from '../errors.js';
@@ -26,6 +27,8 @@ export interface RgbaImage extends Size {
 const kLittleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const kMaxChunk = 64 << 20;
 const kSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const inflateAsync = promisify(zlib.inflate);
+const deflateAsync = promisify(zlib.deflate);
 
 export function isPng(buf: Uint8Array): boolean {
   return buf.length >= 8 && Buffer.from(buf.buffer, buf.byteOffset, 8).equals(kSignature);
@@ -138,24 +141,39 @@ interface Inflated {
   raw: Buffer;
 }
 
-/** The inflated scanlines of a PNG the typed-array path handles, else undefined (pngjs decodes it). */
-function inflate(buf: Buffer, what: string): Inflated | undefined {
-  const c = readChunks(buf, what);
+/** Bytes per pixel and per row of a PNG the typed-array path handles, else undefined (pngjs decodes it). */
+function shapeOf(c: Chunks): { bpp: number; stride: number; size: number } | undefined {
   const fast = c.bitDepth === 8 && c.interlace === 0 &&
     (c.colorType === 6 || c.colorType === 4 || ((c.colorType === 2 || c.colorType === 0) && !c.trns) || (c.colorType === 3 && !!c.palette));
   if (!fast) return undefined;
   const bpp = c.colorType === 6 ? 4 : c.colorType === 2 ? 3 : c.colorType === 4 ? 2 : 1;
   const stride = c.width * bpp;
-  const size = c.height * (stride + 1);
+  return { bpp, stride, size: c.height * (stride + 1) };
+}
+
+/** The scanlines of a PNG the typed-array path handles, else undefined; `async` inflates off the main thread. */
+function inflate(buf: Buffer, what: string): Inflated | undefined;
+function inflate(buf: Buffer, what: string, async: true): Promise<Inflated | undefined>;
+function inflate(buf: Buffer, what: string, async?: true): Inflated | undefined | Promise<Inflated | undefined> {
+  const c = readChunks(buf, what);
+  const shape = shapeOf(c);
+  if (!shape) return async ? Promise.resolve(undefined) : undefined;
+  const data = c.idat.length === 1 ? c.idat[0]! : Buffer.concat(c.idat);
+  // One output chunk of the known size: the default 16 KiB chunks cost twice the inflate itself.
+  const options = { chunkSize: Math.max(zlib.constants.Z_MIN_CHUNK, Math.min(shape.size + 1, kMaxChunk)) };
+  const done = (raw: Buffer): Inflated => {
+    if (raw.length < shape.size) throw notPng(what, 'image data is shorter than its size');
+    return { c, bpp: shape.bpp, stride: shape.stride, raw };
+  };
+  const corrupt = (err: unknown) => new BoxflowError('INVALID_ARGUMENT', `${what} is not a valid PNG: its image data does not inflate.`, { cause: err });
+  if (async) return inflateAsync(data, options).then(done, (err: unknown) => Promise.reject(corrupt(err)));
   let raw: Buffer;
   try {
-    // One output chunk of the known size: the default 16 KiB chunks cost twice the inflate itself.
-    raw = zlib.inflateSync(c.idat.length === 1 ? c.idat[0]! : Buffer.concat(c.idat), { chunkSize: Math.max(zlib.constants.Z_MIN_CHUNK, Math.min(size + 1, kMaxChunk)) });
+    raw = zlib.inflateSync(data, options);
   } catch (err) {
-    throw new BoxflowError('INVALID_ARGUMENT', `${what} is not a valid PNG: its image data does not inflate.`, { cause: err });
+    throw corrupt(err);
   }
-  if (raw.length < size) throw notPng(what, 'image data is shorter than its size');
-  return { c, bpp, stride, raw };
+  return done(raw);
 }
 
 /** Decodes any PNG to 8-bit RGBA. */
@@ -409,6 +427,63 @@ export function encodeIndexedPng(width: number, height: number, index: Uint8Arra
   const trns = alpha.some((a) => a !== 255) ? [chunk('tRNS', Buffer.from(alpha))] : [];
   const idat = zlib.deflateSync(packed, { level: 1, strategy: zlib.constants.Z_RLE });
   return Buffer.concat([kSignature, chunk('IHDR', ihdr), chunk('PLTE', plte), ...trns, chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A patch of RGBA pixels (not premultiplied) placed at (x, y) over an image. */
+export interface Overlay extends RgbaImage {
+  x: number;
+  y: number;
+}
+
+
+/**
+ * The PNG with `overlay` blended over it. For 8-bit RGB and RGBA (every screenshot), only the rows
+ * from the top to the overlay's end are unfiltered, and only the overlay's rows and the one below are
+ * written again (with no filter); every other scanline keeps its bytes. The deflate runs off the main
+ * thread. Other shapes are decoded whole and encoded again.
+ */
+export async function overlayPng(png: Buffer, overlay: Overlay, what = 'image'): Promise<Buffer> {
+  const img = await inflate(png, what, true);
+  if (!img || (img.c.colorType !== 2 && img.c.colorType !== 6)) {
+    const rgba = decodePng(png, what);
+    blendOver(rgba.data, rgba.width, 4, overlay, clampRect(overlay, rgba), 0);
+    return encodePng(rgba);
+  }
+  const { c, bpp, stride, raw } = img;
+  const area = clampRect(overlay, c);
+  if (!area.width || !area.height) return png;
+  const rowLen = stride + 1;
+  const end = area.y + area.height;
+  // The row below the overlay is filtered against one that changes: it is written again too.
+  const last = Math.min(c.height, end + 1);
+  const rows = Buffer.from(raw.subarray(0, last * rowLen));
+  unfilter(rows, 0, last, stride, bpp);
+  blendOver(rows, c.width, bpp, overlay, area, 1);
+  for (let y = area.y; y < last; y++) {
+    raw[y * rowLen] = 0;
+    rows.copy(raw, y * rowLen + 1, y * rowLen + 1, (y + 1) * rowLen);
+  }
+  const idat = await deflateAsync(raw.subarray(0, c.height * rowLen), { level: 1 });
+  return Buffer.concat([kSignature, chunk('IHDR', png.subarray(16, 29)), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** Source-over of the overlay's pixels inside `area` onto 8-bit RGB (bpp 3) or RGBA (bpp 4) rows, each `lead` bytes in. */
+function blendOver(dst: Buffer, width: number, bpp: number, overlay: Overlay, area: Rect, lead: number): void {
+  const rowLen = width * bpp + lead;
+  for (let y = area.y; y < area.y + area.height; y++) {
+    let o = ((y - overlay.y) * overlay.width + (area.x - overlay.x)) * 4;
+    let d = y * rowLen + lead + area.x * bpp;
+    for (let x = 0; x < area.width; x++, o += 4, d += bpp) {
+      const a = overlay.data[o + 3]!;
+      if (a === 0) continue;
+      const da = bpp === 4 ? dst[d + 3]! : 255;
+      // out = src·a + dst·da·(1 − a), over out's alpha; with an opaque dst that is the plain mix.
+      const keep = (da * (255 - a)) / 255;
+      const outA = a + keep;
+      for (let k = 0; k < 3; k++) dst[d + k] = Math.round((overlay.data[o + k]! * a + dst[d + k]! * keep) / outA);
+      if (bpp === 4) dst[d + 3] = Math.round(outA);
+    }
+  }
 }
 
 /** Clamps a rectangle to the image (floor the start, ceil the end); may come out empty. */
