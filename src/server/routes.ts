@@ -125,6 +125,8 @@ export function createHandlers(deps: RouteDeps) {
     return {
       plan,
       capture: () => entry.linux.screenshot(scale),
+      screen: () => entry.linux.screen(scale),
+      settle: (maxMs, signal, onFrame) => entry.linux.settledScreen(scale, maxMs, signal, onFrame),
       store: deps.store,
       origin: call.origin,
       keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}`,

@@ -86,6 +86,33 @@ test("settle: 'frames': the before-image is the screen as it is, also when it ch
   assert.ok(third.before.equals(third.after));
 });
 
+test("settle: 'frames': a change the page makes by itself after an action is in the next before-image", async () => {
+  const { client } = local;
+  const box = await boxOnce();
+  // A key press schedules a change 400 ms later: long after the after-shot settled.
+  await client.openTab(box.id, { url: 'data:text/html,<h1 id="h" style="font-size:80px">one</h1><script>addEventListener("keydown",()=>setTimeout(()=>{h.textContent="two"},400))</script>' });
+  const options = { screenshot: { phases: ['before', 'after'], delay: '2s', settle: 'frames' } } as Options;
+  const first = await client.pressKey(box.id, { keys: ['shift'], options });
+  await sleep(900);
+  const second = await client.pressKey(box.id, { keys: ['shift'], options });
+  const now = pixels(inline((await client.screenshot(box.id)).uri));
+  const before = pixels(inline(second.screenshot!.before!.uri));
+  assert.ok(!before.equals(pixels(inline(first.screenshot!.after!.uri))), 'the before-image is not the last after-image');
+  assert.ok(before.equals(now), 'the before-image shows "two"');
+});
+
+test("settle: 'frames': the after-image is the end of the app's answer, a transition that runs after the input", async () => {
+  const { client } = local;
+  const box = await boxOnce();
+  const options = { screenshot: { phases: ['after'], delay: '5s', settle: 'frames' } } as Options;
+  const app = 'data:text/html,<div id="d" style="width:80px;height:80px;background:teal;transition:margin-left 300ms linear"></div><script>addEventListener("keydown",()=>{d.style.marginLeft="400px"})</script>';
+  await client.openTab(box.id, { url: app });
+  const result = await client.pressKey(box.id, { keys: ['shift'], options });
+  await sleep(500);
+  const final = pixels(inline((await client.screenshot(box.id)).uri));
+  assert.ok(pixels(inline(result.screenshot!.after!.uri)).equals(final), 'the after-image shows the box at its end');
+});
+
 test("a tap that navigates answers with its after-shot, not 'Not attached to an active page' while the page swaps", async () => {
   const { client } = local;
   const box = await boxOnce();

@@ -10,6 +10,7 @@ import type { KeyName, Point, Resolution, Tab } from '../../api/schemas.js';
 import { launchChromium, type ChromiumProcess, type LaunchIdentity } from './process.js';
 import { keyDef, keyEvent, type KeyDef } from './keys.js';
 import { RawCdp } from './rawCdp.js';
+import { FrameWatch, kQuietMs } from './frameWatch.js';
 import { call, kResolveTarget, kSelectFocused, kSerializeDocument, kTabInfo } from './pageScripts.js';
 
 const kMoveStepMs = 16; // one pointer move per frame at 60 Hz
@@ -45,6 +46,7 @@ export class LinuxBox {
   readonly #sessions = new WeakMap<Page, Promise<CDPSession>>();
   readonly #raw = new WeakMap<Page, Promise<RawCdp>>();
   readonly #targetIds = new WeakMap<Page, string>();
+  readonly #watches = new WeakMap<RawCdp, Promise<FrameWatch | undefined>>();
   /** Called whenever the browser process goes away (closed or crashed). */
   onBrowserGone: (() => void) | undefined;
   /** Called once when Chromium went away without closeBrowser: the box is broken from then on. */
@@ -264,14 +266,59 @@ export class LinuxBox {
       const area = clip ?? { x: 0, y: 0, ...this.#resolution };
       box = { clip: { x: vv.pageX + area.x, y: vv.pageY + area.y, width: area.width, height: area.height, scale } };
     }
-    const { data } = await s.send<{ data: string }>('Page.captureScreenshot', {
-      format: 'png',
-      ...box,
-      captureBeyondViewport: false,
-      // zlib's fastest level instead of its default: the PNG is a little larger and takes a fraction of the time.
-      optimizeForSpeed: true,
-    }, timeoutMs);
-    return Buffer.from(data, 'base64');
+    const take = async () => {
+      const { data } = await s.send<{ data: string }>('Page.captureScreenshot', {
+        format: 'png',
+        ...box,
+        captureBeyondViewport: false,
+        // zlib's fastest level instead of its default: the PNG is a little larger and takes a fraction of the time.
+        optimizeForSpeed: true,
+      }, timeoutMs);
+      return Buffer.from(data, 'base64');
+    };
+    const watch = clip ? undefined : await this.#watchOf(s);
+    return watch ? watch.capture(scale, take) : take();
+  }
+
+  #watchOf(cdp: RawCdp): Promise<FrameWatch | undefined> {
+    let w = this.#watches.get(cdp);
+    if (!w) {
+      w = FrameWatch.start(cdp);
+      this.#watches.set(cdp, w);
+    }
+    return w;
+  }
+
+  /**
+   * The screen as it is: the last capture when Chromium drew no frame since, else a new one. A change
+   * made in the last frame's time (~16 ms) before the call may not be told yet, and not show.
+   */
+  async screen(scale: number): Promise<Buffer> {
+    const watch = await this.#watchOf(await this.#input());
+    return watch?.current(scale) ?? this.screenshot(scale);
+  }
+
+  /**
+   * Captures until the screen is still, `maxMs` at most: a capture after which Chromium drew no new
+   * frame for kQuietMs (without a screencast, until two captures in a row agree). Each capture is
+   * handed to `onFrame` as it comes.
+   */
+  async settledScreen(scale: number, maxMs: number, signal: AbortSignal | undefined, onFrame?: (png: Buffer) => unknown): Promise<Buffer> {
+    const until = performance.now() + maxMs;
+    let frame = await this.screenshot(scale);
+    while (performance.now() < until) {
+      onFrame?.(frame);
+      const watch = await this.#watchOf(await this.#input());
+      if (watch) {
+        if (watch.current(scale) === frame && (await watch.quiet(Math.min(kQuietMs, Math.max(0, until - performance.now())), signal))) return frame;
+      } else {
+        signal?.throwIfAborted();
+      }
+      const next = await this.screenshot(scale);
+      if (!watch && next.equals(frame)) return next;
+      frame = next;
+    }
+    return frame;
   }
 
   async layout(): Promise<string> {

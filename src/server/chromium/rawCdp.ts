@@ -8,13 +8,17 @@ export class RawCdp {
   readonly #timeoutMs: number;
   #nextId = 1;
   readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  readonly #listeners = new Map<string, (params: Record<string, unknown>) => void>();
 
   private constructor(ws: WebSocket, timeoutMs: number) {
     this.#ws = ws;
     this.#timeoutMs = timeoutMs;
     ws.on('message', (data) => {
-      const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
-      if (msg.id === undefined) return;
+      const msg = JSON.parse(data.toString()) as { id?: number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: { message: string } };
+      if (msg.id === undefined) {
+        if (msg.method) this.#listeners.get(msg.method)?.(msg.params ?? {});
+        return;
+      }
       const p = this.#pending.get(msg.id);
       if (!p) return;
       this.#pending.delete(msg.id);
@@ -56,6 +60,11 @@ export class RawCdp {
       this.#pending.set(id, { resolve: settle(resolve as (v: unknown) => void), reject: settle(reject) });
       this.#ws.send(JSON.stringify({ id, method, params }));
     });
+  }
+
+  /** The one listener of an event of this page (a later one replaces it). */
+  on(method: string, listener: (params: Record<string, unknown>) => void): void {
+    this.#listeners.set(method, listener);
   }
 
   close(): void {
