@@ -10,7 +10,7 @@ import type { KeyName, Point, Resolution, Tab } from '../../api/schemas.js';
 import { launchChromium, type ChromiumProcess, type LaunchIdentity } from './process.js';
 import { keyDef, keyEvent, type KeyDef } from './keys.js';
 import { RawCdp } from './rawCdp.js';
-import { FrameWatch, kQuietMs } from './frameWatch.js';
+import { FrameWatch } from './frameWatch.js';
 import { call, kResolveTarget, kSelectFocused, kSerializeDocument, kTabInfo } from './pageScripts.js';
 
 const kMoveStepMs = 16; // one pointer move per frame at 60 Hz
@@ -299,26 +299,20 @@ export class LinuxBox {
   }
 
   /**
-   * Captures until the screen is still, `maxMs` at most: a capture after which Chromium drew no new
-   * frame for kQuietMs (without a screencast, until two captures in a row agree). Each capture is
-   * handed to `onFrame` as it comes.
+   * The after-shot of `settle: 'frames'`, `maxMs` at most: the first capture during which (and since
+   * which) Chromium drew no frame but the one the capture itself asks for, so the screen was still for
+   * as long as a capture takes. Without a screencast: captures until two in a row agree.
    */
-  async settledScreen(scale: number, maxMs: number, signal: AbortSignal | undefined, onFrame?: (png: Buffer) => unknown): Promise<Buffer> {
+  async settledScreen(scale: number, maxMs: number, signal?: AbortSignal): Promise<Buffer> {
     const until = performance.now() + maxMs;
-    let frame = await this.screenshot(scale);
-    while (performance.now() < until) {
-      onFrame?.(frame);
-      const watch = await this.#watchOf(await this.#input());
-      if (watch) {
-        if (watch.current(scale) === frame && (await watch.quiet(Math.min(kQuietMs, Math.max(0, until - performance.now())), signal))) return frame;
-      } else {
-        signal?.throwIfAborted();
-      }
-      const next = await this.screenshot(scale);
-      if (!watch && next.equals(frame)) return next;
-      frame = next;
+    const watch = await this.#watchOf(await this.#input());
+    let last: Buffer | undefined;
+    for (;;) {
+      signal?.throwIfAborted();
+      const frame = await this.screenshot(scale);
+      if (performance.now() >= until || (watch ? watch.current(scale) === frame : last?.equals(frame))) return frame;
+      last = frame;
     }
-    return frame;
   }
 
   async layout(): Promise<string> {
