@@ -126,7 +126,7 @@ export function createHandlers(deps: RouteDeps) {
       plan,
       capture: () => entry.linux.screenshot(scale),
       screen: () => entry.linux.screen(scale),
-      settle: (maxMs, signal) => entry.linux.settledScreen(scale, maxMs, signal),
+      settle: (maxMs, signal, onStill) => entry.linux.settledScreen(scale, maxMs, signal, onStill),
       store: deps.store,
       origin: call.origin,
       keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}`,

@@ -62,7 +62,7 @@ export interface ShotContext {
   /** The screen as it is, when the box knows it without a capture (else `capture`). */
   screen?: () => Promise<Buffer>;
   /** The box's own `settle: 'frames'` (else: captures until two in a row agree). */
-  settle?: (maxMs: number, signal: AbortSignal | undefined) => Promise<Buffer>;
+  settle?: (maxMs: number, signal: AbortSignal | undefined, onStill: ((png: Buffer) => unknown) | undefined) => Promise<Buffer>;
   store: ObjectStore;
   /** Where URLs point, e.g. http://127.0.0.1:28080. */
   origin: string;
@@ -104,7 +104,7 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
   const traceOf = plan.phases.has('trace') ? tracer(trace) : undefined;
   let after: Buffer;
   if (plan.settleOnFrames) {
-    after = ctx.settle ? await ctx.settle(plan.delayMs, ctx.signal) : await stillFrame(ctx.capture, plan.delayMs, ctx.signal, traceOf);
+    after = ctx.settle ? await ctx.settle(plan.delayMs, ctx.signal, traceOf) : await stillFrame(ctx.capture, plan.delayMs, ctx.signal, traceOf);
   } else {
     if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: ctx.signal });
     after = await ctx.capture();

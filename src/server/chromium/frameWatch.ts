@@ -8,12 +8,14 @@ import type { RawCdp } from './rawCdp.js';
 export class FrameWatch {
   #frames = 0;
   #still: { png: Buffer; scale: number; frames: number } | undefined;
+  readonly #waiters = new Set<() => void>();
 
   /** Watches the page of `cdp`; undefined when Chromium offers no screencast there. */
   static async start(cdp: RawCdp): Promise<FrameWatch | undefined> {
     const watch = new FrameWatch();
     cdp.on('Page.screencastFrame', (p) => {
       watch.#frames++;
+      for (const w of [...watch.#waiters]) w();
       cdp.send('Page.screencastFrameAck', { sessionId: p.sessionId }).catch(() => {});
     });
     try {
@@ -41,5 +43,23 @@ export class FrameWatch {
   current(scale: number): Buffer | undefined {
     const still = this.#still;
     return still && still.frames === this.#frames && still.scale === scale ? still.png : undefined;
+  }
+
+  /** True when no frame comes within `ms`; false at the first one. */
+  quiet(ms: number, signal?: AbortSignal): Promise<boolean> {
+    signal?.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const end = (settle: () => void) => () => {
+        clearTimeout(timer);
+        this.#waiters.delete(moved);
+        signal?.removeEventListener('abort', aborted);
+        settle();
+      };
+      const moved = end(() => resolve(false));
+      const aborted = end(() => reject(signal!.reason as Error));
+      const timer = setTimeout(end(() => resolve(true)), ms);
+      this.#waiters.add(moved);
+      signal?.addEventListener('abort', aborted, { once: true });
+    });
   }
 }
