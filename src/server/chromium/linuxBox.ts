@@ -18,8 +18,8 @@ const kNavigationTimeoutMs = 30_000;
 const kSwapRetryMs = 50;
 /** A capture that takes longer fell into a renderer swap and will never answer: try on a new connection. */
 const kCaptureStallMs = 5_000;
-/** After a still capture, how long no frame may come: one frame at 60 Hz and the time it takes to be told. */
-const kTrailMs = 20;
+/** A frame drawn now is told within about this: one frame at 60 Hz and the few ms the telling takes. */
+const kFrameToldMs = 20;
 /** Default bound on one browser command: a page stuck in a loop answers nothing, ever. */
 export const kCdpTimeoutMs = 30_000;
 
@@ -302,21 +302,25 @@ export class LinuxBox {
 
   /**
    * The after-shot of `settle: 'frames'`, `maxMs` at most: the first capture during which Chromium
-   * drew no frame but the one the capture asks for, and none in kTrailMs after it (a frame drawn
-   * late in the capture is told a little later). Without a screencast: captures until two in a row
-   * agree. `onStill` gets each candidate as soon as it is one (the trace is drawn on it meanwhile).
+   * drew no frame but the one the capture asks for, and none in kFrameToldMs after it (a frame drawn
+   * late in the capture is told a little later). The first capture waits up to kFrameToldMs for the
+   * frame that shows the action (a capture taken while it is drawn would be one too many). Without a
+   * screencast: captures until two in a row agree. `onStill` gets each candidate as soon as it is one
+   * (the trace is drawn on it meanwhile).
    */
   async settledScreen(scale: number, maxMs: number, signal?: AbortSignal, onStill?: (png: Buffer) => unknown): Promise<Buffer> {
     const until = performance.now() + maxMs;
+    const left = () => Math.max(0, until - performance.now());
     const watch = await this.#watchOf(await this.#input());
+    if (watch) await watch.quiet(Math.min(kFrameToldMs, left()), signal);
     let last: Buffer | undefined;
     for (;;) {
       signal?.throwIfAborted();
       const frame = await this.screenshot(scale);
-      if (performance.now() >= until) return frame;
+      if (!left()) return frame;
       if (watch ? watch.current(scale) === frame : last?.equals(frame)) {
         onStill?.(frame);
-        if (!watch || (await watch.quiet(Math.min(kTrailMs, until - performance.now()), signal))) return frame;
+        if (!watch || (await watch.quiet(Math.min(kFrameToldMs, left()), signal))) return frame;
       }
       last = frame;
     }
