@@ -60,6 +60,12 @@ export async function planDrag(body: DragBody, resolve: (target: Point | string,
   };
 }
 
+/** A `type`'s message: how many characters, but not for a `sensitive` text, whose length is a secret too. */
+export function typeMessage(body: { text: string; mode?: string; pressEnter?: boolean; sensitive?: unknown }): string {
+  const what = body.sensitive === true ? 'a secret' : `${[...body.text].length} characters`;
+  return `${body.mode === 'replace' ? 'replaced the text with' : 'typed'} ${what}${body.pressEnter ? ' and pressed Enter' : ''}`;
+}
+
 /** The label a `type` draws on its trace: never the text of a `sensitive` type (docs/api.md). */
 export function typeTraceLabel(body: { text: string; pressEnter?: boolean; sensitive?: unknown }): string {
   const shown = body.sensitive === true ? '••••' : JSON.stringify(body.text);

@@ -10,7 +10,7 @@ import type { BoxEntry } from './boxEntry.js';
 import type { BoxRegistry } from './boxes.js';
 import { createAndroidHandlers, type AndroidEntry } from './adb/routes.js';
 import { renameInBox } from './boxFs.js';
-import { planDrag, resolveTextTarget, typeTraceLabel } from './dragPlan.js';
+import { planDrag, resolveTextTarget, typeMessage, typeTraceLabel } from './dragPlan.js';
 import { screenshotAnswer, screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
 import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
@@ -204,7 +204,7 @@ export function createHandlers(deps: RouteDeps) {
           if (body.pressEnter) await entry.linux.pressKeys(['enter'], false);
           return { value: focus, trace: { kind: 'label', text: typeTraceLabel(body) } };
         });
-        let message = `${replace ? 'replaced the text with' : 'typed'} ${[...body.text].length} characters${body.pressEnter ? ' and pressed Enter' : ''}`;
+        let message = typeMessage(body);
         if (focus === 'none' || focus === 'other') message += ' (no editable element has focus)';
         return { status: 200, body: { actionId: call.actionId, message, ...(screenshot ? { screenshot } : {}) } };
       }),

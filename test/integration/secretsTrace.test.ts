@@ -60,6 +60,9 @@ test('boxflow serve draws `type: ••••` on the trace of a step that types
   const plainTrace = Buffer.from(decodePng(shot(typedPlain!, 'trace')).data);
   assert.ok(plainTrace.equals(Buffer.from(plainAsTyped.data)));
   assert.ok(!plainTrace.equals(Buffer.from(plainAsMasked.data)));
+  // Nor does its message tell the secret's length; a text that is no secret is counted.
+  assert.equal(typedSecret!.message, 'typed a secret');
+  assert.equal(typedPlain!.message, 'typed 6 characters');
 });
 
 test('a service not yet seen to honour `sensitive` is not asked for the trace of a typed secret', async () => {

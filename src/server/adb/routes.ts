@@ -10,7 +10,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, kInstallMaxBytes, type Box, type DragBody, type EndpointName, type ListPackagesQuery, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../../api/schemas.js';
-import { planDrag, resolveTextTarget, typeTraceLabel } from '../dragPlan.js';
+import { planDrag, resolveTextTarget, typeMessage, typeTraceLabel } from '../dragPlan.js';
 import { screenshotAnswer, screenshotPlan, withScreenshots, type ShotContext } from '../screenshots.js';
 import { presign } from '../secret.js';
 import type { ObjectStore } from '../storage.js';
@@ -102,7 +102,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
         await entry.android.type(body.text, replace, body.pressEnter ?? false);
         return { value: undefined, trace: { kind: 'label', text: typeTraceLabel(body) } };
       });
-      const message = `${replace ? 'replaced the text with' : 'typed'} ${[...body.text].length} characters${body.pressEnter ? ' and pressed Enter' : ''}`;
+      const message = typeMessage(body);
       return { status: 200, body: { actionId: call.actionId, message, ...(screenshot ? { screenshot } : {}) } };
     },
     updateSettings: async (entry, call) => {
