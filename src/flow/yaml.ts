@@ -2,6 +2,7 @@ import { LineCounter, isMap, isScalar, parseDocument, type Document, type Node }
 import { FlowIssue, FlowIssues, type Path } from './parts.js';
 import { buildFlow, type DocContext } from './validate.js';
 import { combinedError, issueError, locatedError } from './located.js';
+import { Masker } from '../mask.js';
 import type { Flow, SourceLocation } from './types.js';
 
 function nodeAt(doc: Document, path: Path): Node | null | undefined {
@@ -37,16 +38,18 @@ const kYamlCodeWords: Record<string, string> = {
 };
 
 /** Parses and validates a YAML flow. Throws BoxflowError FLOW_SYNTAX or FLOW_SCHEMA. */
-export function parseFlowYaml(text: string, file: string): Flow {
+export function parseFlowYaml(source: string, file: string): Flow {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: true });
+  const doc = parseDocument(source, { lineCounter: lc, uniqueKeys: true, prettyErrors: true });
+  // Code frames quote the file: never the values of its own `secrets:`.
+  const text = withoutSecrets(source, doc);
   const bad = doc.errors[0];
   if (bad) {
     const pos = bad.linePos?.[0] ?? { line: 1, col: 1 };
     let message = bad.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     let key: string | undefined;
     if (bad.code === 'DUPLICATE_KEY') {
-      key = /^["']?([^"':\s]+)/.exec(text.slice(bad.pos[0]))?.[1];
+      key = /^["']?([^"':\s]+)/.exec(source.slice(bad.pos[0]))?.[1];
       message = `${kYamlCodeWords.DUPLICATE_KEY}${key ? ` "${key}"` : ''}: a map holds each key once`;
     } else if (kYamlCodeWords[bad.code]) {
       message = kYamlCodeWords[bad.code]!;
@@ -78,4 +81,27 @@ function withFlowMapHint(doc: Document, issue: FlowIssue): FlowIssue {
   const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === last);
   if (!pair || (pair.value !== null && !(isScalar(pair.value) && pair.value.value === null))) return issue;
   return new FlowIssue(issue.path, `${issue.message}. Inside { } a comma separates keys: quote a value that holds a comma, e.g. text: "/Welcome, .+/"`, issue.options);
+}
+
+/**
+ * The text with the values its `secrets:` name hidden, as far as the document reads: a secret's value
+ * comes from the flow's `env:`, else the process environment. No text (no frame) when hiding a
+ * secret that spans lines would move the lines.
+ */
+function withoutSecrets(text: string, doc: Document): string | undefined {
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 1000 });
+  } catch {
+    return text;
+  }
+  const { secrets, env } = (data ?? {}) as { secrets?: unknown; env?: unknown };
+  if (!Array.isArray(secrets)) return text;
+  const vars = (env && typeof env === 'object' ? env : {}) as Record<string, unknown>;
+  const values = secrets.map((name) => {
+    const v = typeof name === 'string' ? (vars[name] ?? process.env[name]) : undefined;
+    return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+  });
+  const masked = new Masker(values).text(text);
+  return masked.split('\n').length === text.split('\n').length ? masked : undefined;
 }

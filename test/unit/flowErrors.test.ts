@@ -158,6 +158,33 @@ test('the code frame shows three lines with a caret under the column', () => {
   );
 });
 
+test("a code frame never quotes the value of a secret the file names, from its env or the environment", () => {
+  const failure = (text: string) => {
+    try {
+      parseFlowYaml(text, '/flows/secret.flow.yaml');
+    } catch (e) {
+      return e as BoxflowError;
+    }
+    assert.fail('no error');
+  };
+  process.env.BOXFLOW_TEST_PIN = '8642-from-env';
+  try {
+    const schema = failure('secrets: [TOKEN, BOXFLOW_TEST_PIN]\nenv: { TOKEN: hunter2-file, USER: demo }\ntmeout: 5s # PIN 8642-from-env\nsteps:\n  - tap: Login\n');
+    assert.match(schema.message, /^\/flows\/secret\.flow\.yaml:3:1: /);
+    assert.match(schema.message, /> 3 \| tmeout: 5s # PIN \*\*\*/);
+    assert.match(schema.message, /env: \{ TOKEN: \*\*\*, USER: demo \}/, 'the frame is still shown, the secret hidden');
+    for (const shown of [schema.message, JSON.stringify(schema.details)]) {
+      assert.ok(!shown.includes('hunter2-file') && !shown.includes('8642-from-env'), shown);
+    }
+    // A YAML syntax error right below: what reads of the document still names the secret.
+    const syntax = failure('secrets: [TOKEN]\nenv: { TOKEN: hunter2-file }\n  bad: indent\nsteps:\n  - tap: Login\n');
+    assert.equal(syntax.code, 'FLOW_SYNTAX');
+    assert.match(syntax.message, /  2 \| env: \{ TOKEN: \*\*\* \}\n> 3 \|   bad: indent/);
+  } finally {
+    delete process.env.BOXFLOW_TEST_PIN;
+  }
+});
+
 test('a reporter reading the flow file prints the same frame as validate and the runner', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bf-frame-'));
   try {
