@@ -11,7 +11,7 @@ export interface ShotPlan {
   format: 'base64' | 'storageKey';
   expiresInMs: number;
   delayMs: number;
-  /** boxflow's extension `settle: 'frames'`: the after-shot once two captures in a row agree, `delayMs` at most. */
+  /** boxflow's extension `settle: 'frames'`: the after-shot once the screen is still (the box's own `settle`, else two captures in a row agree), `delayMs` at most. */
   settleOnFrames: boolean;
 }
 
@@ -61,8 +61,8 @@ export interface ShotContext {
   capture: () => Promise<Buffer>;
   /** The screen as it is, when the box knows it without a capture (else `capture`). */
   screen?: () => Promise<Buffer>;
-  /** The box's own `settle: 'frames'` (else: captures until two in a row agree). */
-  settle?: (maxMs: number, signal: AbortSignal | undefined, onStill: ((png: Buffer) => unknown) | undefined) => Promise<Buffer>;
+  /** The box's own `settle: 'frames'`, when it has one (else, or when it answers undefined: captures until two in a row agree). */
+  settle?: (maxMs: number, signal: AbortSignal | undefined, onStill: ((png: Buffer) => unknown) | undefined) => Promise<Buffer | undefined>;
   store: ObjectStore;
   /** Where URLs point, e.g. http://127.0.0.1:28080. */
   origin: string;
@@ -104,7 +104,7 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
   const traceOf = plan.phases.has('trace') ? tracer(trace) : undefined;
   let after: Buffer;
   if (plan.settleOnFrames) {
-    after = ctx.settle ? await ctx.settle(plan.delayMs, ctx.signal, traceOf) : await stillFrame(ctx.capture, plan.delayMs, ctx.signal, traceOf);
+    after = (await ctx.settle?.(plan.delayMs, ctx.signal, traceOf)) ?? (await stillFrame(ctx.capture, plan.delayMs, ctx.signal, traceOf));
   } else {
     if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: ctx.signal });
     after = await ctx.capture();

@@ -304,25 +304,24 @@ export class LinuxBox {
    * The after-shot of `settle: 'frames'`, `maxMs` at most: the first capture during which Chromium
    * drew no frame but the one the capture asks for, and none in kFrameToldMs after it (a frame drawn
    * late in the capture is told a little later). The first capture waits up to kFrameToldMs for the
-   * frame that shows the action (a capture taken while it is drawn would be one too many). Without a
-   * screencast: captures until two in a row agree. `onStill` gets each candidate as soon as it is one
-   * (the trace is drawn on it meanwhile).
+   * frame that shows the action (a capture taken while it is drawn would be one too many). `onStill`
+   * gets each candidate as soon as it is one (the trace is drawn on it meanwhile). Undefined without
+   * a screencast: the caller compares captures instead.
    */
-  async settledScreen(scale: number, maxMs: number, signal?: AbortSignal, onStill?: (png: Buffer) => unknown): Promise<Buffer> {
+  async settledScreen(scale: number, maxMs: number, signal?: AbortSignal, onStill?: (png: Buffer) => unknown): Promise<Buffer | undefined> {
     const until = performance.now() + maxMs;
     const left = () => Math.max(0, until - performance.now());
     const watch = await this.#watchOf(await this.#input());
-    if (watch) await watch.quiet(Math.min(kFrameToldMs, left()), signal);
-    let last: Buffer | undefined;
+    if (!watch) return undefined;
+    await watch.quiet(Math.min(kFrameToldMs, left()), signal);
     for (;;) {
       signal?.throwIfAborted();
       const frame = await this.screenshot(scale);
       if (!left()) return frame;
-      if (watch ? watch.current(scale) === frame : last?.equals(frame)) {
+      if (watch.current(scale) === frame) {
         onStill?.(frame);
-        if (!watch || (await watch.quiet(Math.min(kFrameToldMs, left()), signal))) return frame;
+        if (await watch.quiet(Math.min(kFrameToldMs, left()), signal)) return frame;
       }
-      last = frame;
     }
   }
 
