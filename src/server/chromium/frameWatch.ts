@@ -10,8 +10,8 @@ export class FrameWatch {
   #still: { png: Buffer; scale: number; frames: number } | undefined;
   readonly #waiters = new Set<() => void>();
 
-  /** Watches the page of `cdp`; undefined when Chromium offers no screencast there. */
-  static async start(cdp: RawCdp): Promise<FrameWatch | undefined> {
+  /** Watches the page of `cdp`; undefined when Chromium offers no screencast there (within `timeoutMs`). */
+  static async start(cdp: RawCdp, timeoutMs: number): Promise<FrameWatch | undefined> {
     const watch = new FrameWatch();
     cdp.on('Page.screencastFrame', (p) => {
       watch.#frames++;
@@ -19,7 +19,7 @@ export class FrameWatch {
       cdp.send('Page.screencastFrameAck', { sessionId: p.sessionId }).catch(() => {});
     });
     try {
-      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 10, maxWidth: 16, maxHeight: 16, everyNthFrame: 1 });
+      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 10, maxWidth: 16, maxHeight: 16, everyNthFrame: 1 }, timeoutMs);
       return watch;
     } catch {
       return undefined;

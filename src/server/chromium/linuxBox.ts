@@ -285,7 +285,8 @@ export class LinuxBox {
   #watchOf(cdp: RawCdp): Promise<FrameWatch | undefined> {
     let w = this.#watches.get(cdp);
     if (!w) {
-      w = FrameWatch.start(cdp);
+      // Not the CDP bound: a page that cannot start a screencast at once (a renderer swap) is only watched less.
+      w = FrameWatch.start(cdp, kCaptureStallMs);
       this.#watches.set(cdp, w);
     }
     return w;
