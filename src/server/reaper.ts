@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { removeSingletonDir } from './chromium/singleton.js';
 
 /** A process as /proc knows it: a pid alone may name another process once the first has died. */
 export interface ProcessIdentity {
@@ -224,6 +225,8 @@ export async function reapDataDir(dataDir: string, release?: (uid: number) => Pr
       await release?.(ledger.uid);
     }
     if (typeof ledger.dir === 'string' && isBoxDir(dataDir, ledger.dir)) {
+      // Its Chromium was killed with its server: nothing removed the singleton folder it keeps in /tmp.
+      await removeSingletonDir(join(ledger.dir, 'profile'), '/tmp', typeof ledger.uid === 'number' ? ledger.uid : process.getuid?.());
       await rm(ledger.dir, { recursive: true, force: true, maxRetries: 3 });
       if (dirname(ledger.dir) !== join(dataDir, 'boxes')) await rmdir(dirname(ledger.dir)).catch(() => {});
     }

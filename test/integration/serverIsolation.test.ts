@@ -358,13 +358,17 @@ test("reaping a dead server's ledger kills its process groups by pid and start t
   const scratch = mkdtempSync(join(tmpdir(), 'boxflow-isolation-reap-'));
   const group = spawn('sh', ['-c', 'sleep 300 & sleep 300'], { detached: true, stdio: 'ignore' });
   const bystander = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+  let singleton = '';
   try {
     const start = (pid: number) => procStat(pid)!.start;
     const alive = (pid: number) => procStat(pid) !== undefined;
     const members = () => readdirSync('/proc').filter((n) => /^\d+$/.test(n) && procStat(Number(n))?.pgrp === group.pid);
     await until('sh and its two sleeps to run', () => members().length === 3);
     mkdirSync(join(scratch, 'procs'));
-    mkdirSync(join(scratch, 'boxes', 'dead-box'), { recursive: true });
+    mkdirSync(join(scratch, 'boxes', 'dead-box', 'profile'), { recursive: true });
+    // Its Chromium's singleton folder in /tmp, which only a clean exit removes.
+    singleton = mkdtempSync('/tmp/org.chromium.Chromium.');
+    symlinkSync(join(singleton, 'SingletonSocket'), join(scratch, 'boxes', 'dead-box', 'profile', 'SingletonSocket'));
     const deadOwner = { pid: 999_999_999, start: '1' };
     writeFileSync(
       join(scratch, 'procs', 'dead-box.json'),
@@ -378,6 +382,7 @@ test("reaping a dead server's ledger kills its process groups by pid and start t
     await until("the dead box's process group to go", () => members().length === 0);
     assert.ok(alive(bystander.pid!), 'a recycled pid and a live server\'s box are not touched');
     assert.ok(!existsSync(join(scratch, 'boxes', 'dead-box')));
+    assert.ok(!existsSync(singleton), "the dead box's Chromium singleton folder in /tmp is removed too");
     assert.ok(!existsSync(join(scratch, 'procs', 'dead-box.json')));
     assert.ok(existsSync(join(scratch, 'procs', 'live-box.json')));
   } finally {
@@ -389,6 +394,7 @@ test("reaping a dead server's ledger kills its process groups by pid and start t
       }
     }
     rmSync(scratch, { recursive: true, force: true });
+    if (singleton) rmSync(singleton, { recursive: true, force: true });
   }
 });
 

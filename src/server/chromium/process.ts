@@ -3,11 +3,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { createServer as createNetServer } from 'node:net';
-import { chown, lstat, mkdir, readlink, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { chown, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { BoxflowError } from '../../errors.js';
 import { hidePaths } from '../boxFs.js';
 import { boxEnv, type BoxUser } from '../boxUser.js';
+import { removeSingletonDir } from './singleton.js';
 
 export const kChromiumFlags = [
   '--headless',
@@ -101,7 +102,7 @@ async function launchOnce(opts: LaunchOptions, port: number): Promise<ChromiumPr
   const child = spawn(opts.executablePath, args, { cwd: opts.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: opts.env ?? boxEnv(opts.cwd), ...(user ? { uid: user.uid, gid: user.gid } : {}) });
   if (child.pid) opts.onSpawn?.(child.pid);
   // A child that could not be spawned (no such file) has no pid and never emits 'exit'.
-  const exited = child.pid ? new Promise<void>((resolve) => child.once('exit', () => void removeSingletonDir(opts, user?.uid ?? process.getuid?.()).finally(resolve))) : Promise.resolve();
+  const exited = child.pid ? new Promise<void>((resolve) => child.once('exit', () => void removeSingletonDir(opts.userDataDir, opts.env?.TMPDIR ?? '/tmp', user?.uid ?? process.getuid?.()).finally(resolve))) : Promise.resolve();
   const kill = async () => {
     if (child.exitCode === null && child.signalCode === null && child.pid) {
       try {
@@ -142,22 +143,5 @@ async function launchOnce(opts: LaunchOptions, port: number): Promise<ChromiumPr
   } catch (err) {
     await kill();
     throw err;
-  }
-}
-
-/**
- * When the profile's path is too long for a socket, Chromium keeps its singleton socket in a folder
- * of its temp dir, and removes it only on a clean exit: every killed box browser left one in /tmp.
- * The profile's link to it is the box user's to rewrite, so only a folder of Chromium's own name,
- * right in that temp dir and owned by the box's user, is removed (a link inside is unlinked, never followed).
- */
-async function removeSingletonDir(opts: LaunchOptions, uid: number | undefined): Promise<void> {
-  try {
-    const dir = dirname(await readlink(join(opts.userDataDir, 'SingletonSocket')));
-    if (dirname(dir) !== (opts.env?.TMPDIR ?? '/tmp') || !/^org\.chromium\.Chromium\.\w+$/.test(basename(dir))) return;
-    const st = await lstat(dir);
-    if (st.isDirectory() && st.uid === uid) await rm(dir, { recursive: true, force: true });
-  } catch {
-    // no link (a short profile path keeps the socket in the profile), or already gone
   }
 }
