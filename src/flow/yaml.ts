@@ -41,8 +41,16 @@ const kYamlCodeWords: Record<string, string> = {
 export function parseFlowYaml(source: string, file: string): Flow {
   const lc = new LineCounter();
   const doc = parseDocument(source, { lineCounter: lc, uniqueKeys: true, prettyErrors: true });
+  // Read once, also when the YAML has errors: what reads tells the secrets a code frame must hide.
+  let data: unknown;
+  let unreadable: Error | undefined;
+  try {
+    data = doc.toJS({ maxAliasCount: 1000 });
+  } catch (err) {
+    unreadable = err as Error;
+  }
   // Code frames quote the file: never the values of its own `secrets:`.
-  const text = withoutSecrets(source, doc);
+  const text = withoutSecrets(source, data);
   const bad = doc.errors[0];
   if (bad) {
     const pos = bad.linePos?.[0] ?? { line: 1, col: 1 };
@@ -56,12 +64,7 @@ export function parseFlowYaml(source: string, file: string): Flow {
     }
     throw locatedError('FLOW_SYNTAX', { file, line: pos.line, column: pos.col }, `YAML: ${message}`, text, key ? { key } : {});
   }
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 1000 });
-  } catch (err) {
-    throw locatedError('FLOW_SYNTAX', { file, line: 1, column: 1 }, `YAML: ${(err as Error).message}`, text);
-  }
+  if (unreadable) throw locatedError('FLOW_SYNTAX', { file, line: 1, column: 1 }, `YAML: ${unreadable.message}`, text);
   const ctx: DocContext = { file, locate: (path, atKey) => locateIn(doc, lc, file, path, atKey) };
   try {
     return buildFlow(data, { ...ctx, locate: (path, atKey) => (path.length === 0 && !atKey ? { file, line: 1, column: 1 } : ctx.locate(path, atKey)) });
@@ -84,17 +87,11 @@ function withFlowMapHint(doc: Document, issue: FlowIssue): FlowIssue {
 }
 
 /**
- * The text with the values its `secrets:` name hidden, as far as the document reads: a secret's value
+ * The text with the values its `secrets:` name hidden, as far as the document (`data`) reads: a secret's value
  * comes from the flow's `env:`, else the process environment. No text (no frame) when hiding a
  * secret that spans lines would move the lines.
  */
-function withoutSecrets(text: string, doc: Document): string | undefined {
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 1000 });
-  } catch {
-    return text;
-  }
+function withoutSecrets(text: string, data: unknown): string | undefined {
   const { secrets, env } = (data ?? {}) as { secrets?: unknown; env?: unknown };
   if (!Array.isArray(secrets)) return text;
   const vars = (env && typeof env === 'object' ? env : {}) as Record<string, unknown>;
