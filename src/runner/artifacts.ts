@@ -1,7 +1,7 @@
 // Content-addressed artifact store: every image (or snapshot) is written once, as
 // <output>/data/<sha1>.<ext>, and referred to by that relative path everywhere.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -69,7 +69,7 @@ export class ArtifactStore {
         this._create(abs, bytes);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        if (statSync(abs).size === bytes.byteLength) return rel;
+        if (this._isWhole(abs, bytes.byteLength)) return rel;
         const tmp = `${abs}.${randomBytes(4).toString('hex')}.tmp`;
         writeFileSync(tmp, bytes);
         renameSync(tmp, abs);
@@ -119,7 +119,7 @@ export class ArtifactStore {
     const key = `${hash.digest('hex')}.${ext}`;
     const rel = `${kDataDir}/${key}`;
     const abs = join(this.outputDir, rel);
-    if (this._known.has(key) || existsSync(abs)) {
+    if (this._known.has(key) || this._isWhole(abs, size)) {
       rmSync(tmp, { force: true });
     } else {
       renameSync(tmp, abs);
@@ -133,6 +133,11 @@ export class ArtifactStore {
   /** Absolute path of a stored artifact's relative path. */
   resolve(rel: string): string {
     return join(this.outputDir, rel);
+  }
+
+  /** A copy of this size is at the address: it is the image (one of another size was torn by a crash). */
+  private _isWhole(abs: string, size: number): boolean {
+    return statSync(abs, { throwIfNoEntry: false })?.size === size;
   }
 
   /** Creates the file, never over an existing one; the data folder is made at the first miss. */

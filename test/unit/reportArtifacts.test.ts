@@ -51,8 +51,14 @@ test('an image torn by a crash of an earlier run is written again whole; a whole
     await store.put(whole);
     assert.deepEqual(readFileSync(tornFile), torn);
     assert.equal(statSync(wholeFile).ino, inode);
-    assert.deepEqual(readdirSync(join(dir, 'data')).sort(), [`${sha1(torn)}.png`, `${sha1(whole)}.png`].sort(), 'no temporary file left');
-    assert.equal(store.stats.written, 1);
+    // The same for an image that arrives as a stream (from boxflow serve).
+    const streamed = screenPng(6);
+    const streamedFile = join(dir, 'data', `${sha1(streamed)}.png`);
+    writeFileSync(streamedFile, streamed.subarray(0, 40));
+    await store.putStream(Readable.from([streamed]), 'png');
+    assert.deepEqual(readFileSync(streamedFile), streamed);
+    assert.deepEqual(readdirSync(join(dir, 'data')).sort(), [`${sha1(torn)}.png`, `${sha1(whole)}.png`, `${sha1(streamed)}.png`].sort(), 'no temporary file left');
+    assert.equal(store.stats.written, 2);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
