@@ -22,6 +22,7 @@ export const errorCodes = {
   CONFLICT: { status: 409, exit: 3, summary: 'The resource is in a state that does not allow this request.' },
   UNPROCESSABLE: { status: 422, exit: 1, summary: 'The request was well formed but could not be carried out.' },
   RATE_LIMITED: { status: 429, exit: 3, summary: 'Too many requests; retried after Retry-After where safe.' },
+  TOO_MANY_BOXES: { status: 429, exit: 3, summary: 'The API key already has as many live boxes as the server allows it (`serve --max-boxes-per-key`, default 32); terminate one first.' },
   SERVER_ERROR: { status: 500, exit: 3, summary: 'The service answered 5xx.' },
   HTTP_ERROR: { exit: 3, summary: 'Any other non-2xx status (405, 408, 413, ...).' },
   NETWORK_ERROR: { exit: 3, summary: 'The connection failed (refused, reset, DNS) before a response arrived.' },

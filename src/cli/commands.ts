@@ -93,10 +93,10 @@ export async function runTest(flags: CliFlags): Promise<number> {
     if (!baseUrl) {
       const { startServer, createApiKey, missingFeatures } = await import('../server/index.js');
       const { cleanStaleServeDirs } = await import('../server/reaper.js');
-      const { releaseBoxUser } = await import('../server/boxUser.js');
+      const { releaseUid } = await import('../server/boxUser.js');
       const dataDir = await mkdtemp(join(tmpdir(), kServeDirPrefix));
       // Runs killed without cleaning up (SIGKILL, OOM) left their Chromiums and data dirs behind.
-      await cleanStaleServeDirs(tmpdir(), kServeDirPrefix, releaseBoxUser);
+      await cleanStaleServeDirs(tmpdir(), kServeDirPrefix, releaseUid);
       const secret = randomBytes(32).toString('hex');
       const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, secret, log: () => {} });
       cleanup.push(async () => {

@@ -77,6 +77,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option('--data-dir <dir>', 'where boxes, objects and the signing secret live', '.boxflow/server')
     .option('--adb <tcp:HOST:PORT>', 'the adb server for Android boxes (default: ADB_SERVER_SOCKET, else tcp:127.0.0.1:5037)')
     .option('--allow-inner-downloads', 'let installs download APKs from this machine and its private networks (single-user servers only)')
+    .option('--max-boxes-per-key <n>', 'live boxes one API key may hold at once (more: 429 TOO_MANY_BOXES)', '32')
     .action((opts: ServeOptions) => done(serve(opts)));
 
   program
@@ -123,13 +124,16 @@ interface ServeOptions {
   dataDir: string;
   adb?: string;
   allowInnerDownloads?: boolean;
+  maxBoxesPerKey: string;
 }
 
 async function serve(opts: ServeOptions): Promise<number> {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new BoxflowError('CONFIG_INVALID', `--port must be 0..65535, got "${opts.port}"`);
+  const maxBoxesPerKey = Number(opts.maxBoxesPerKey);
+  if (!/^\d{1,6}$/.test(opts.maxBoxesPerKey) || maxBoxesPerKey < 1) throw new BoxflowError('CONFIG_INVALID', `--max-boxes-per-key must be a whole number from 1, got "${opts.maxBoxesPerKey}"`);
   const { startServer, resolveSecret, missingFeatures } = await import('../server/index.js');
-  const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir), ...(opts.adb ? { adb: opts.adb } : {}), allowInnerDownloads: opts.allowInnerDownloads === true });
+  const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir), ...(opts.adb ? { adb: opts.adb } : {}), allowInnerDownloads: opts.allowInnerDownloads === true, maxBoxesPerKey });
   process.stdout.write(`${JSON.stringify({ event: 'listening', baseUrl: server.baseUrl })}\n`);
   for (const why of Object.values(await missingFeatures())) process.stderr.write(`warning: ${why}\n`);
   return new Promise<number>((resolve) => {

@@ -36,9 +36,9 @@ export interface BoxWant {
 async function startEmbedded(): Promise<{ baseUrl: string; apiKey: string; close: () => Promise<void> }> {
   const { createApiKey } = await import('../server/index.js');
   const { cleanStaleServeDirs } = await import('../server/reaper.js');
-  const { releaseBoxUser } = await import('../server/boxUser.js');
+  const { releaseUid } = await import('../server/boxUser.js');
   // Runs killed without cleaning up (SIGKILL, OOM) left their Chromiums and data dirs behind.
-  await cleanStaleServeDirs(tmpdir(), 'boxflow-serve-', releaseBoxUser);
+  await cleanStaleServeDirs(tmpdir(), 'boxflow-serve-', releaseUid);
   const dataDir = await mkdtemp(join(tmpdir(), 'boxflow-serve-'));
   const secret = randomBytes(32).toString('hex');
   const child = spawn(process.execPath, [fileURLToPath(new URL('./embeddedServer.js', import.meta.url))], { stdio: ['pipe', 'pipe', 'pipe'] });

@@ -40,6 +40,8 @@ export interface ServerOptions {
    * 192.168/16, link-local, ...). Default false: a tenant's URL must not reach what only the server can.
    */
   allowInnerDownloads?: boolean;
+  /** Live boxes one API key may hold at once; more is 429 TOO_MANY_BOXES. Default 32. */
+  maxBoxesPerKey?: number;
 }
 
 export interface RunningServer {
@@ -109,7 +111,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
 
   const android = new AdbBackend({ address: adbAddress(opts.adb), log });
-  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, android, ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}) });
+  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, android, ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}), ...(opts.maxBoxesPerKey ? { maxBoxesPerKey: opts.maxBoxesPerKey } : {}) });
   const store = new ObjectStore(join(opts.dataDir, 'objects'), secret);
   const keys = new KeyVerifier(secret);
   const handlers = createHandlers({ registry, store, secret, allowInnerDownloads: opts.allowInnerDownloads });

@@ -7,7 +7,7 @@ import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
 import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '../api/schemas.js';
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
-import { boxEnv, claimBoxUser, isolationAvailable, reapUidClaims, releaseBoxUser, type BoxUser } from './boxUser.js';
+import { boxEnv, checkBoxEnvs, claimBoxUser, isolationAvailable, reapUidClaims, releaseBoxUser, releaseUid, type BoxUser } from './boxUser.js';
 import { LinuxBox } from './chromium/linuxBox.js';
 import type { BoxEntry } from './boxEntry.js';
 import type { AdbBackend } from './adb/backend.js';
@@ -19,6 +19,8 @@ export const kDefaultResolution: Resolution = { width: 1280, height: 800 };
 export const kDefaultWorkingDir = '/work';
 /** What of the data dir a box user may touch: nothing but `boxes/` (searchable, not listable). */
 const kRootOnly = 0o700;
+/** Live boxes one API key may hold at once (`serve --max-boxes-per-key`). */
+export const kDefaultMaxBoxesPerKey = 32;
 const kSearchOnly = 0o711;
 
 interface HostInfo {
@@ -42,9 +44,13 @@ export class BoxRegistry {
   #unreachable = false;
   readonly #log: (entry: Record<string, unknown>) => void;
   readonly #android: AdbBackend | undefined;
+  readonly #maxBoxesPerKey: number;
+  /** Boxes being created, per tenant: they count against the cap before they are registered. */
+  readonly #creating = new Map<string, number>();
 
-  constructor(opts: { dataDir: string; executablePath: string; log?: (entry: Record<string, unknown>) => void; isolate?: boolean; cdpTimeoutMs?: number; android?: AdbBackend }) {
+  constructor(opts: { dataDir: string; executablePath: string; log?: (entry: Record<string, unknown>) => void; isolate?: boolean; cdpTimeoutMs?: number; android?: AdbBackend; maxBoxesPerKey?: number }) {
     this.#android = opts.android;
+    this.#maxBoxesPerKey = opts.maxBoxesPerKey ?? kDefaultMaxBoxesPerKey;
     this.#cdpTimeoutMs = opts.cdpTimeoutMs;
     this.#dataDir = opts.dataDir;
     this.#boxesDir = join(opts.dataDir, 'boxes');
@@ -76,7 +82,7 @@ export class BoxRegistry {
     }
     try {
       await claimDataDir(this.#dataDir);
-      await reapDataDir(this.#dataDir, (uid) => releaseBoxUser(uid));
+      await reapDataDir(this.#dataDir, releaseUid);
       if (this.#isolate) await reapUidClaims();
     } catch (err) {
       this.#log({ level: 'error', msg: "reaping a dead server's boxes failed", error: (err as Error)?.stack ?? String(err) });
@@ -108,7 +114,31 @@ export class BoxRegistry {
     this.#log({ level: 'info', msg: `${blocked} is not passable by other users: box directories live in ${outside} instead` });
   }
 
-  async create(tenant: string, type: 'linux', body: CreateBoxBody): Promise<BoxEntry> {
+  /**
+   * Runs a box creation for `tenant` if the tenant has fewer live boxes (pending or running, and
+   * those being created) than the cap; else TOO_MANY_BOXES, before anything is started.
+   */
+  async #capped<T>(tenant: string, create: () => Promise<T>): Promise<T> {
+    const creating = this.#creating.get(tenant) ?? 0;
+    let live = creating;
+    for (const e of this.#entries.values()) if (e.tenant === tenant && (e.record.status === 'running' || e.record.status === 'pending')) live++;
+    if (live >= this.#maxBoxesPerKey) throw new BoxflowError('TOO_MANY_BOXES', `this API key already has ${live} live boxes, the most this server allows one key (${this.#maxBoxesPerKey}); terminate one first`);
+    this.#creating.set(tenant, creating + 1);
+    try {
+      return await create();
+    } finally {
+      const left = (this.#creating.get(tenant) ?? 1) - 1;
+      if (left > 0) this.#creating.set(tenant, left);
+      else this.#creating.delete(tenant);
+    }
+  }
+
+  create(tenant: string, type: 'linux', body: CreateBoxBody): Promise<BoxEntry> {
+    checkBoxEnvs(body.config?.envs);
+    return this.#capped(tenant, () => this.#createLinux(tenant, type, body));
+  }
+
+  async #createLinux(tenant: string, type: 'linux', body: CreateBoxBody): Promise<BoxEntry> {
     await this.#ready;
     if (this.#unreachable) throw new BoxflowError('INTERNAL', "this server's data dir is not reachable by box users; its log says why");
     const cfg = body.config ?? {};
@@ -141,7 +171,7 @@ export class BoxRegistry {
       },
     };
     const user = this.#isolate ? await claimBoxUser(id) : undefined;
-    const ledger = new BoxLedger(this.#dataDir, { boxId: id, uid: user?.uid ?? null, dir });
+    const ledger = new BoxLedger(this.#dataDir, { boxId: id, uid: user?.uid ?? null, browserUid: user?.browserUid ?? null, dir });
     try {
       await ledger.open();
       await this.#makeBoxDir(dir, workDir, user);
@@ -155,7 +185,7 @@ export class BoxRegistry {
       cwd: workDir,
       resolution: cfg.resolution ?? kDefaultResolution,
       env: boxEnv(dir, cfg.envs),
-      identity: { user, onSpawn: (pid) => void ledger.add(pid) },
+      identity: { ...(user ? { user: { uid: user.browserUid, gid: user.gid } } : {}), onSpawn: (pid) => void ledger.add(pid) },
       ...(this.#cdpTimeoutMs ? { cdpTimeoutMs: this.#cdpTimeoutMs } : {}),
     });
     const entry: BoxEntry = { record, tenant, dir, workDir, user, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
@@ -182,7 +212,12 @@ export class BoxRegistry {
   }
 
   /** An Android box: a free online device claimed from the adb backend (src/server/adb). */
-  async createAndroid(tenant: string, body: CreateBoxBody): Promise<BoxEntry> {
+  createAndroid(tenant: string, body: CreateBoxBody): Promise<BoxEntry> {
+    checkBoxEnvs(body.config?.envs);
+    return this.#capped(tenant, () => this.#createAndroid(tenant, body));
+  }
+
+  async #createAndroid(tenant: string, body: CreateBoxBody): Promise<BoxEntry> {
     if (!this.#android) throw new BoxflowError('ANDROID_UNAVAILABLE', 'this server has no Android backend');
     const entry = await createAndroidEntry(this.#android, randomUUID(), tenant, body, (e, reason) => {
       if (e.record.status === 'running') this.#setStatus(e, 'error', reason);
@@ -246,7 +281,13 @@ export class BoxRegistry {
     await this.#dispose(entry.dir, entry.user, entry.ledger);
   }
 
-  /** The box's directory (its root) and working dir, owned by its user, closed to everyone else. */
+  /**
+   * The box's directory (its root), working dir and profile, closed to everyone but the box's users.
+   * The root is root's, group-writable and sticky: both box users create files in it, but neither can
+   * move the other's entries, so the shell cannot swap `profile` (which the server clears as root)
+   * for a link. Below it the working dir is the box user's (set-gid, so the browser's downloads land
+   * in the box's group); the profile is the browser user's alone.
+   */
   async #makeBoxDir(dir: string, workDir: string, user: BoxUser | undefined): Promise<void> {
     await mkdir(dir, { mode: kRootOnly });
     try {
@@ -256,13 +297,18 @@ export class BoxRegistry {
     }
     await mkdir(join(dir, 'profile'), { mode: kRootOnly });
     if (!user) return;
-    for (let d = workDir; d.startsWith(dir); d = dirname(d)) await chown(d, user.uid, user.gid);
-    await chown(join(dir, 'profile'), user.uid, user.gid);
+    for (let d = workDir; d.startsWith(dir) && d !== dir; d = dirname(d)) {
+      await chown(d, user.uid, user.gid);
+      await chmod(d, 0o2770);
+    }
+    await chown(dir, 0, user.gid);
+    await chmod(dir, 0o1770);
+    await chown(join(dir, 'profile'), user.browserUid, user.gid);
   }
 
   /** Kills what still runs as the box's user, frees the uid, removes the directory and the ledger. */
   async #dispose(dir: string, user: BoxUser | undefined, ledger: BoxLedger): Promise<void> {
-    if (user) await releaseBoxUser(user.uid);
+    if (user) await releaseBoxUser(user);
     await rm(dir, { recursive: true, force: true, maxRetries: 3 });
     await ledger.remove();
   }

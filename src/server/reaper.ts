@@ -22,6 +22,8 @@ interface LedgerFile {
   owner: ProcessIdentity;
   /** The box's own uid when boxes are isolated (see boxUser.ts): every process it runs has it. */
   uid: number | null;
+  /** The uid its Chromium runs as (isolated boxes); absent in ledgers of older servers. */
+  browserUid?: number | null;
   /** The box's directory, removed when the box is reaped. */
   dir: string;
   /** Leaders of the process groups/sessions the box started (Chromium, terminal shells). */
@@ -158,9 +160,9 @@ export class BoxLedger {
   #writing: Promise<void> = Promise.resolve();
   #removed = false;
 
-  constructor(dataDir: string, box: { boxId: string; uid: number | null; dir: string }) {
+  constructor(dataDir: string, box: { boxId: string; uid: number | null; browserUid?: number | null; dir: string }) {
     this.#file = join(dataDir, kProcsDir, `${box.boxId}.json`);
-    this.#data = { boxId: box.boxId, owner: selfIdentity(), uid: box.uid, dir: box.dir, procs: [] };
+    this.#data = { boxId: box.boxId, owner: selfIdentity(), uid: box.uid, browserUid: box.browserUid ?? null, dir: box.dir, procs: [] };
   }
 
   /** Writes the ledger before the box starts anything. */
@@ -220,13 +222,15 @@ export async function reapDataDir(dataDir: string, release?: (uid: number) => Pr
     }
     if (await isAlive(ledger.owner)) continue;
     for (const p of ledger.procs ?? []) await killLedGroup(p);
-    if (typeof ledger.uid === 'number') {
-      await killUid(ledger.uid);
-      await release?.(ledger.uid);
+    for (const uid of [ledger.uid, ledger.browserUid]) {
+      if (typeof uid !== 'number') continue;
+      await killUid(uid);
+      await release?.(uid);
     }
     if (typeof ledger.dir === 'string' && isBoxDir(dataDir, ledger.dir)) {
       // Its Chromium was killed with its server: nothing removed the singleton folder it keeps in /tmp.
-      await removeSingletonDir(join(ledger.dir, 'profile'), '/tmp', typeof ledger.uid === 'number' ? ledger.uid : process.getuid?.());
+      const browserUid = typeof ledger.browserUid === 'number' ? ledger.browserUid : ledger.uid;
+      await removeSingletonDir(join(ledger.dir, 'profile'), '/tmp', typeof browserUid === 'number' ? browserUid : process.getuid?.());
       await rm(ledger.dir, { recursive: true, force: true, maxRetries: 3 });
       if (dirname(ledger.dir) !== join(dataDir, 'boxes')) await rmdir(dirname(ledger.dir)).catch(() => {});
     }

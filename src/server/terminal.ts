@@ -15,7 +15,7 @@ import { BoxflowError } from '../errors.js';
 import type { BoxEntry } from './boxEntry.js';
 import { hidePaths } from './boxFs.js';
 import { firstLine, optionalPackage } from './optionalPackages.js';
-import { boxEnv, isolatedShellPrefix } from './boxUser.js';
+import { boxEnv, isolatedShell } from './boxUser.js';
 import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 import { kTerminalAssetPrefix, kTerminalScript, terminalPageHtml } from './terminalPage.js';
 
@@ -26,6 +26,11 @@ const kPathPattern = /^\/terminal\/([^/]+)$/;
 const kMaxMessage = 4 * 1024 * 1024; // a large paste
 const kHighWater = 1024 * 1024;
 const kLowWater = 64 * 1024;
+/** Input the shell has not read yet, held by the server: past it, the socket is no longer read. */
+const kInputHighWater = 1024 * 1024;
+/** A shell that reads none of its pending input for this long loses its terminal. */
+const kInputStallMs = 60_000;
+const kInputPollMs = 50;
 const kKillGraceMs = 2000; // SIGHUP first; SIGKILL for what ignores it
 const kSweepPollMs = 100;
 const kCsp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -137,8 +142,9 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     const shell = adb ? adb.file : pickShell(env);
     let pty: IPty;
     try {
-      const argv = adb ? [adb.file, ...adb.args] : entry.user ? [...isolatedShellPrefix(entry.user), shell] : [shell];
-      pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd, env });
+      const isolated = !adb && entry.user ? isolatedShell(entry.user, env, [shell]) : undefined;
+      const argv = adb ? [adb.file, ...adb.args] : isolated ? isolated.argv : [shell];
+      pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd, env: isolated?.rootEnv ?? env });
     } catch (err) {
       ws.close(1011, closeReason(`cannot start ${basename(shell)}: ${hidePaths(firstLine(err))}`));
       return;
@@ -190,10 +196,35 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
       end(1000, sig ? `the shell was killed (signal ${sig})` : `the shell exited (code ${exitCode})`);
     });
 
+    // Input backpressure: node-pty queues what the pty cannot take yet. Past the high-water mark the
+    // socket is paused (the client's frames wait in TCP), and resumed once the shell has read most of
+    // it; a shell that reads nothing for kInputStallMs loses the terminal. So a tenant's input holds
+    // at most kInputHighWater plus one frame of the server's memory.
+    let inputPaused: NodeJS.Timeout | undefined;
+    const pauseInput = () => {
+      ws.pause();
+      const since = Date.now();
+      inputPaused = setInterval(() => {
+        if (exited) return clearInterval(inputPaused);
+        if (ptyQueued(pty) < kLowWater) {
+          clearInterval(inputPaused);
+          inputPaused = undefined;
+          ws.resume();
+        } else if (Date.now() - since > kInputStallMs) {
+          clearInterval(inputPaused);
+          end(1008, `the shell read none of its last ${Math.round(kInputHighWater / 1024)} KiB of input for ${kInputStallMs / 1000} s`);
+        }
+      }, kInputPollMs);
+    };
+    ws.on('close', () => clearInterval(inputPaused));
+
     ws.on('message', (raw: RawData, isBinary: boolean) => {
       const msg = isBinary ? undefined : parseMessage(raw);
       if (!msg || exited) return;
-      if (msg.type === 'input' && typeof msg.data === 'string') pty.write(msg.data);
+      if (msg.type === 'input' && typeof msg.data === 'string') {
+        pty.write(msg.data);
+        if (!inputPaused && ptyQueued(pty) > kInputHighWater) pauseInput();
+      }
       else if (msg.type === 'resize') {
         const cols = intIn(msg.cols, 2, 1000);
         const rows = intIn(msg.rows, 1, 500);
@@ -215,6 +246,18 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
       await Promise.all(waiting);
     },
   };
+}
+
+/**
+ * Bytes node-pty holds for the pty, not yet taken by the kernel. node-pty (1.x) has no public
+ * measure: its write stream keeps a queue of {buffer, offset}. Without one, 0 (no backpressure).
+ */
+function ptyQueued(pty: IPty): number {
+  const queue = (pty as unknown as { _writeStream?: { _writeQueue?: { buffer: Buffer; offset: number }[] } })._writeStream?._writeQueue;
+  if (!Array.isArray(queue)) return 0;
+  let total = 0;
+  for (const task of queue) total += task.buffer.length - task.offset;
+  return total;
 }
 
 function requireUsable(entry: BoxEntry): void {

@@ -100,9 +100,31 @@ async function until(what: string, ok: () => boolean): Promise<void> {
   assert.fail(`gave up waiting for ${what}`);
 }
 
-function devtoolsPort(box: Box): number {
-  const argv = readFileSync(`/proc/${chromiumPid(box)}/cmdline`, 'utf8').split('\0');
-  return Number(argv.find((a) => a.startsWith('--remote-debugging-port='))!.split('=')[1]);
+/** The inodes of every TCP socket listening on this machine (IPv4 and IPv6), from /proc/net. */
+function listeningInodes(): Set<string> {
+  const inodes = new Set<string>();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(file, 'utf8').trim().split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[3] === '0A') inodes.add(f[9]!); // state 0A: LISTEN
+    }
+  }
+  return inodes;
+}
+
+/** Every process of the box's Chromium (browser, renderers, zygotes): the processes of its uid. */
+function browserPids(box: Box): number[] {
+  const uid = uidOf(chromiumPid(box));
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return uidOf(pid) === uid;
+      } catch {
+        return false;
+      }
+    });
 }
 
 function uidOf(pid: number): number {
@@ -111,11 +133,20 @@ function uidOf(pid: number): number {
 
 test('the data dir holds the secret in a root-only file; box dirs belong to their own users', () => {
   assert.equal(statSync(join(dataDir, 'server-secret')).mode & 0o077, 0);
-  const a = statSync(boxDir(boxA));
-  const b = statSync(boxDir(boxB));
+  const a = statSync(workDir(boxA));
+  const b = statSync(workDir(boxB));
   assert.notEqual(a.uid, 0);
   assert.notEqual(a.uid, b.uid);
-  assert.equal(a.mode & 0o777, 0o700);
+  assert.notEqual(a.gid, b.gid);
+  assert.equal(a.mode & 0o7777, 0o2770);
+  // The root is root's, sticky and the box's group's: the box's users create, never move the other's.
+  const root = statSync(boxDir(boxA));
+  assert.equal(root.uid, 0);
+  assert.equal(root.gid, a.gid);
+  assert.equal(root.mode & 0o7777, 0o1770);
+  const profile = statSync(join(boxDir(boxA), 'profile'));
+  assert.notEqual(profile.uid, a.uid, 'the browser has a user of its own');
+  assert.equal(profile.mode & 0o777, 0o700);
 });
 
 test('a secret file readable by others is made root-only when read', async () => {
@@ -145,11 +176,12 @@ test('a file: URL inside the box opens', async () => {
   assert.match((await alice.screenLayout(boxA.id)).content, /alice-own-page-3a9b/);
 });
 
-test("the box's Chromium runs as the box's user, with none of the server's environment", () => {
+test("the box's Chromium runs as the box's browser user, with none of the server's environment", () => {
   const pid = chromiumPid(boxA);
   const uid = uidOf(pid);
   assert.notEqual(uid, 0);
-  assert.equal(uid, statSync(boxDir(boxA)).uid);
+  assert.equal(uid, statSync(join(boxDir(boxA), 'profile')).uid);
+  assert.notEqual(uid, statSync(workDir(boxA)).uid, "not the user of the box's shell");
   assert.notEqual(uidOf(chromiumPid(boxB)), uid);
   const env = new Map(
     readFileSync(`/proc/${pid}/environ`, 'utf8')
@@ -195,21 +227,22 @@ test('through its own CDP URL a tenant cannot read the secret or another box\'s 
   }
 });
 
-test("no page of a box reaches another box's DevTools, whose same-origin pages it would accept", async () => {
-  const port = devtoolsPort(boxB);
-  const url = `http://127.0.0.1:${port}/json/version`;
-  // It is there and answers (the server itself connects to it)…
-  assert.equal((await fetch(url)).status, 200);
-  const browser = await chromium.connectOverCDP(await alice.cdpUrl(boxA.id));
-  try {
-    // …but alice's browser cannot connect to it, under any name of the loopback host.
-    for (const target of [url, `http://localhost:${port}/json/version`, `http://0.0.0.0:${port}/json/version`, `http://[::ffff:7f00:1]:${port}/json/version`]) {
-      const page = await browser.contexts()[0]!.newPage();
-      await assert.rejects(page.goto(target), /ERR_CONNECTION_REFUSED|ERR_ADDRESS_INVALID|ERR_UNSAFE_PORT/, target);
-      await page.close();
+test('no box\'s DevTools listens on any port: the server alone holds it, over a pipe', () => {
+  const listening = listeningInodes();
+  for (const box of [boxA, boxB]) {
+    const argv = readFileSync(`/proc/${chromiumPid(box)}/cmdline`, 'utf8').split('\0');
+    assert.ok(argv.includes('--remote-debugging-pipe'), argv.join(' '));
+    assert.ok(!argv.some((a) => a.startsWith('--remote-debugging-port')), argv.join(' '));
+    for (const pid of browserPids(box)) {
+      let fds: string[];
+      try {
+        fds = readdirSync(`/proc/${pid}/fd`).map((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`));
+      } catch {
+        continue; // exited meanwhile
+      }
+      const sockets = fds.map((l) => /^socket:\[(\d+)\]$/.exec(l)?.[1]).filter(Boolean) as string[];
+      assert.deepEqual(sockets.filter((i) => listening.has(i)), [], `process ${pid} of box ${box.id} listens on TCP`);
     }
-  } finally {
-    await browser.close();
   }
 });
 
@@ -241,14 +274,11 @@ async function inTerminal(client: BoxClient, box: Box, script: string): Promise<
 test("the web terminal runs as the box's user without network: no secret, no other box, no DevTools, no server env", async () => {
   const out = await inTerminal(alice, boxA, `id -u; cat ${join(dataDir, 'server-secret')}; cat ${join(workDir(boxB), 'private.html')}; env; cat page.html`);
   const uid = Number(out.trim().split(/\s+/)[0]);
-  assert.equal(uid, statSync(boxDir(boxA)).uid);
+  assert.equal(uid, statSync(workDir(boxA)).uid);
   assert.ok(!out.includes(secret), 'the secret was printed');
   assert.ok(!out.includes('bob-private-7c1e'), "bob's file was printed");
-  // Not a browser, so --host-rules does not hold it back: the shell has no network instead.
-  const portB = devtoolsPort(boxB);
-  assert.equal((await fetch(`http://127.0.0.1:${portB}/json/version`)).status, 200, 'the port is open on the machine');
-  const reach = await inTerminal(alice, boxA, `for p in ${portB} ${new URL(server.baseUrl).port}; do (echo > /dev/tcp/127.0.0.1/$p) 2>/dev/null && echo "port $p: connected" || echo "port $p: no"; done`);
-  assert.match(reach, new RegExp(`port ${portB}: no`));
+  // The shell has no network: neither the server nor anything else listening here answers it.
+  const reach = await inTerminal(alice, boxA, `for p in ${new URL(server.baseUrl).port}; do (echo > /dev/tcp/127.0.0.1/$p) 2>/dev/null && echo "port $p: connected" || echo "port $p: no"; done`);
   assert.doesNotMatch(reach, /connected/);
   const listing = await inTerminal(alice, boxA, `ls ${join(dataDir, 'boxes')}; ls ${dataDir}`);
   assert.ok(!listing.includes(boxB.id) && !listing.includes('server-secret'), `a listing was printed: ${listing}`);
@@ -256,6 +286,18 @@ test("the web terminal runs as the box's user without network: no secret, no oth
   assert.match(out, /Permission denied/);
   assert.match(out, /alice-own-page-3a9b/, 'the box reads its own files');
   assert.match(out, /BOX_VAR=alice-var/);
+});
+
+test("a box's shell can act on no browser process, its own box's included: no signal, no ptrace, no /proc", async () => {
+  for (const box of [boxA, boxB]) {
+    const pid = chromiumPid(box);
+    const out = await inTerminal(alice, boxA, `kill -0 ${pid} && echo SIGNAL-OK; cat /proc/${pid}/environ >/dev/null && echo ENVIRON-OK; ls /proc/${pid}/fd >/dev/null && echo FD-OK; cat /proc/${pid}/maps >/dev/null && echo MAPS-OK; head -c1 /proc/${pid}/mem >/dev/null && echo MEM-OK; echo checked`);
+    assert.match(out, /checked/);
+    assert.doesNotMatch(out, /-OK/, `the shell of box A reached the browser of box ${box.id}: ${out}`);
+  }
+  // gdb is what the attack used; where it is installed, it cannot attach either.
+  const gdb = await inTerminal(alice, boxA, `command -v gdb >/dev/null && gdb -q -batch -p ${chromiumPid(boxA)} -ex 'info proc' 2>&1 | grep -qi 'exe =' && echo ATTACHED; echo checked`);
+  assert.doesNotMatch(gdb, /ATTACHED/);
 });
 
 test('box records show box paths only', async () => {
@@ -412,7 +454,7 @@ test('when box users cannot pass into the data dir, box directories live under $
       .map((n) => join(tmpdir(), n))
       .find((d) => existsSync(join(d, box.id)));
     assert.ok(boxesDir, 'the box directory is under $TMPDIR');
-    assert.equal(statSync(join(boxesDir, box.id)).uid, uidOf(chromiumPidIn(join(boxesDir, box.id))));
+    assert.equal(statSync(join(boxesDir, box.id, 'profile')).uid, uidOf(chromiumPidIn(join(boxesDir, box.id))));
     assert.ok(logs.some((e) => String(e.msg).includes(parent) && /not passable/.test(String(e.msg))), JSON.stringify(logs));
     assert.ok(!JSON.stringify(box).includes(boxesDir));
   } finally {

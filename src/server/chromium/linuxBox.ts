@@ -71,7 +71,19 @@ export class LinuxBox {
   /** The current Chromium's browser DevTools endpoint, starting Chromium if it is closed. */
   async wsEndpoint(): Promise<string> {
     await this.ensureBrowser();
-    return this.#proc!.wsEndpoint;
+    return this.#running().devtools.wsEndpoint;
+  }
+
+  #liveContext(): BrowserContext {
+    this.#running();
+    return this.#context!;
+  }
+
+  /** The current Chromium, or BOX_CRASHED when it went away between two awaits. */
+  #running(): ChromiumProcess {
+    this.#throwIfCrashed();
+    if (!this.#proc) throw new BoxflowError('BOX_CRASHED', "the box's browser is gone: it closed while the request ran");
+    return this.#proc;
   }
 
   /** Why Chromium went away on its own, once it has; a crashed box never starts another. */
@@ -92,7 +104,7 @@ export class LinuxBox {
     const proc = await launchChromium({ executablePath: this.#executablePath, userDataDir: this.#userDataDir, cwd: this.#cwd, ...this.#resolution, ...(this.#env ? { env: this.#env } : {}), ...this.#identity });
     let browser: Browser;
     try {
-      browser = await chromium.connectOverCDP(proc.wsEndpoint, { timeout: 30_000 });
+      browser = await chromium.connectOverCDP(proc.devtools.wsEndpoint, { timeout: 30_000 });
     } catch (cause) {
       await proc.kill();
       throw new BoxflowError('BROWSER_ERROR', `cannot connect to the box's Chromium: ${(cause as Error).message}`, { cause });
@@ -182,8 +194,9 @@ export class LinuxBox {
     const page = this.#active;
     if (page && !page.isClosed()) return page;
     await this.ensureBrowser();
-    const existing = this.#active && !this.#active.isClosed() ? this.#active : this.#context!.pages().at(-1);
-    this.#active = existing ?? (await this.#bounded('open a page', this.#context!.newPage()));
+    const context = this.#liveContext();
+    const existing = this.#active && !this.#active.isClosed() ? this.#active : context.pages().at(-1);
+    this.#active = existing ?? (await this.#bounded('open a page', context.newPage()));
     await this.#bounded('set the viewport', this.#active.setViewportSize(this.#resolution));
     return this.#active;
   }
@@ -206,8 +219,8 @@ export class LinuxBox {
   #rawOf(page: Page): Promise<RawCdp> {
     let r = this.#raw.get(page);
     if (!r) {
-      const endpoint = new URL(this.#proc!.wsEndpoint);
-      r = this.#targetId(page).then((id) => RawCdp.connect(`ws://${endpoint.host}/devtools/page/${id}`, this.#cdpTimeoutMs));
+      const devtools = this.#running().devtools;
+      r = this.#targetId(page).then((id) => RawCdp.connect(devtools.pageEndpoint(id), this.#cdpTimeoutMs));
       this.#raw.set(page, r);
       r.then(
         (cdp) => page.once('close', () => cdp.close()),
@@ -427,8 +440,9 @@ export class LinuxBox {
   async openTab(url: string): Promise<Tab> {
     const previous = await this.activePage();
     // A lone blank tab is reused, so a fresh box does not keep an empty tab around.
-    const reuse = previous.url() === 'about:blank' && this.#context!.pages().length === 1;
-    const page = reuse ? previous : await this.#bounded('open a tab', this.#context!.newPage());
+    const context = this.#liveContext();
+    const reuse = previous.url() === 'about:blank' && context.pages().length === 1;
+    const page = reuse ? previous : await this.#bounded('open a tab', context.newPage());
     this.#active = page;
     await this.#bounded('set the viewport', page.setViewportSize(this.#resolution));
     try {
