@@ -8,14 +8,14 @@ import { test as base, type TestInfo, type TestStepInfo } from '@playwright/test
 import type { Page } from 'playwright-core';
 import { BoxflowError } from '../errors.js';
 import { Masker } from '../mask.js';
-import { callerLocation, loadFlowFile, normalizeStep } from '../flow/index.js';
+import { callerLocation, normalizeStep } from '../flow/index.js';
 import type { Flow, FlowBox, ScreenshotMatchOptions, SourceLocation, Step } from '../flow/types.js';
 import { ArtifactStore } from '../runner/artifacts.js';
 import type { Lease, BoxPool } from '../runner/boxPool.js';
 import { Executor, StepFailure, type FlowRuntime } from '../runner/executor.js';
-import { LayoutSource } from '../runner/layoutSource.js';
+import { createFlowRuntime } from '../runner/runtime.js';
 import type { RunOptions, UpdateBaselines } from '../runner/options.js';
-import type { BoxInfo, StepRecord } from '../runner/types.js';
+import type { StepRecord } from '../runner/types.js';
 import type { BoxService, BoxWant } from './service.js';
 import { stepTitle } from './titles.js';
 
@@ -33,6 +33,8 @@ export interface Box extends FlowBoxMethods {
 }
 
 const kSessions = new WeakMap<object, BoxSession>();
+/** How long a step stopped at the test's end may take to end before its box is given up. */
+const kSettleMs = 10_000;
 
 export function sessionOf(value: unknown): BoxSession {
   const session = typeof value === 'object' && value !== null ? kSessions.get(value) : undefined;
@@ -96,6 +98,8 @@ export class BoxSession {
   readonly #lease: Lease;
   readonly #pool: BoxPool;
   readonly #rootDir: string;
+  /** Fires when the test ends (passed, failed or timed out): every step still running is stopped. */
+  readonly #ended = new AbortController();
   #expects = 0;
 
   private constructor(lease: Lease, pool: BoxPool, rt: FlowRuntime, rootDir: string, baseURL: string | undefined) {
@@ -103,7 +107,7 @@ export class BoxSession {
     this.#pool = pool;
     this.#rt = rt;
     this.#rootDir = rootDir;
-    this.#exec = new PlaywrightExecutor(rt, new AbortController().signal, this);
+    this.#exec = new PlaywrightExecutor(rt, this.#ended.signal, this);
     const { box: flowBox } = this.#exec.flowBox({});
     this.box = this.#wrap(flowBox, baseURL);
     kSessions.set(this.box, this);
@@ -124,30 +128,10 @@ export class BoxSession {
         steps: [],
         source: { file: testInfo.file, line: testInfo.line, column: testInfo.column },
       };
-      const box: BoxInfo = lease.box;
-      const state: FlowRuntime['state'] = { scale: 1 };
-      state.scale = (await service.client.getSettings(box.id).catch(() => ({ scale: 1 }))).scale;
+      const info = { id: createHash('sha1').update(testInfo.testId).digest('hex').slice(0, 12), name: flow.name, file: relative(opts.rootDir, testInfo.file), tags: testInfo.tags };
       const masker = new Masker([...service.secrets, ...(opts.secrets ?? [])]);
-      const subFlows = new Map<string, Promise<Flow>>();
-      const rt: FlowRuntime = {
-        client: service.client,
-        box,
-        flow,
-        info: { id: createHash('sha1').update(testInfo.testId).digest('hex').slice(0, 12), name: flow.name, file: relative(opts.rootDir, testInfo.file), tags: testInfo.tags },
-        options,
-        artifacts: new ArtifactStore(options.outputDir),
-        layout: new LayoutSource(service.client, box, state),
-        state,
-        masker,
-        addSecrets: (values) => void masker.add(values),
-        boxState: lease.state,
-        loadFlow: (file) => {
-          let p = subFlows.get(file);
-          if (!p) subFlows.set(file, (p = loadFlowFile(file)));
-          return p;
-        },
-        hooks: { stepBegin: () => {}, stepEnd: () => {}, baselineWritten: () => {} },
-      };
+      const hooks = { stepBegin: () => {}, stepEnd: () => {}, baselineWritten: () => {} };
+      const rt = await createFlowRuntime({ client: service.client, box: lease.box, boxState: lease.state, flow, info, options, artifacts: new ArtifactStore(options.outputDir), masker, hooks });
       return new BoxSession(lease, pool, rt, opts.rootDir, opts.baseURL);
     } catch (err) {
       lease.release('ok');
@@ -159,10 +143,17 @@ export class BoxSession {
     return stepTitle(step, this.#rootDir, this.#rt.masker);
   }
 
-  /** Releases the box; one that no longer runs after a failed test is not leased again. */
+  /**
+   * Ends the test's use of the box. A step still running (Playwright timed the test out and tore it
+   * down while the step waited) is stopped first, and the box goes to no other test until it has
+   * ended; one that does not end in time leaves the box to be replaced. A box that no longer runs
+   * after a failed test is not leased again either.
+   */
   async close(failed: boolean): Promise<void> {
+    this.#ended.abort(new BoxflowError('FLOW_TIMEOUT', 'the test ended while this step ran (it timed out, or a call was not awaited)'));
+    const settled = await this.#exec.settled(kSettleMs);
     await this.#rt.layout.close();
-    const dead = failed && (await this.#pool.isDead(this.#lease.box));
+    const dead = !settled || (failed && (await this.#pool.isDead(this.#lease.box)));
     this.#lease.release(dead ? 'dead' : 'ok');
   }
 
@@ -206,14 +197,12 @@ export class BoxSession {
   /** toMatchScreenshot: boxflow's stable capture and compare against a baseline at Playwright's snapshot path. */
   async assertScreenshot(name: string, baseline: string, update: UpdateBaselines, opts: ScreenshotMatchOptions, timeoutMs: number): Promise<StepRecord> {
     if (/[{}]/.test(baseline)) throw new BoxflowError('CONFIG_INVALID', `the snapshot path ${baseline} has { or } in it, which boxflow's baseline paths do not allow`);
-    const rt = this.#rt;
-    const saved = rt.options;
-    rt.options = { ...saved, baselines: { pathTemplate: baseline, update } };
-    try {
-      return await this.assert({ assertScreenshot: { name, ...opts } }, timeoutMs);
-    } finally {
-      rt.options = saved;
-    }
+    // Its own runtime with the snapshot's baseline options: concurrent expects never share them.
+    const rt: FlowRuntime = { ...this.#rt, options: { ...this.#rt.options, baselines: { pathTemplate: baseline, update } } };
+    const step = normalizeStep({ assertScreenshot: { name, ...opts }, timeout: `${timeoutMs}ms` }, callerLocation());
+    const record = await new PlaywrightExecutor(rt, this.#ended.signal, this).runBare(step, `e${++this.#expects}`);
+    await this.attachRecord(record, base.info(), this.title(step));
+    return record;
   }
 
   async #page(): Promise<Page> {

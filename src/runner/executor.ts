@@ -25,9 +25,17 @@ export class StepFailure extends Error {
   }
 }
 
+/** A box call of a TS flow that has started and not yet ended. */
+interface InFlight {
+  step: Step;
+  done: Promise<unknown>;
+}
+
 export class Executor {
   readonly records: StepRecord[] = [];
   #counter = 0;
+  readonly #inFlight = new Set<InFlight>();
+  #lastCall: Step | undefined;
 
   constructor(
     private readonly rt: FlowRuntime,
@@ -53,7 +61,17 @@ export class Executor {
     return out;
   }
 
-  async runStep(step: Step, id: string, index: number, vars: Record<string, string>, flowFile: string): Promise<StepRecord> {
+  /** Runs one step; every step in progress is known (waitingOn, settled) until it has ended. */
+  runStep(step: Step, id: string, index: number, vars: Record<string, string>, flowFile: string): Promise<StepRecord> {
+    const call: InFlight = { step, done: Promise.resolve() };
+    this.#lastCall = step;
+    const done = this.#runStep(step, id, index, vars, flowFile);
+    call.done = done.finally(() => this.#inFlight.delete(call)).catch(() => {});
+    this.#inFlight.add(call);
+    return done;
+  }
+
+  async #runStep(step: Step, id: string, index: number, vars: Record<string, string>, flowFile: string): Promise<StepRecord> {
     const { rt } = this;
     const command = step.kind;
     const label = rt.masker.text(step.label ?? defaultLabel(step));
@@ -109,10 +127,14 @@ export class Executor {
     return record;
   }
 
-  /** A TS function flow: each `box.*` call becomes one recorded top-level step. */
+  /**
+   * A TS function flow: each `box.*` call becomes one recorded top-level step. Once the flow's signal
+   * has fired (its timeout, the test's end), a call fails at once and never reaches the box.
+   */
   flowBox(vars: Record<string, string>): { box: FlowBox; expect: FlowExpect } {
-    return flowApi({
+    const api = flowApi({
       runStep: async (step) => {
+        if (this.signal.aborted) throw abortReason(this.signal);
         const record = await this.runStep(step, String(++this.#counter), this.records.length, vars, this.rt.flow.file);
         this.records.push(record);
         if (record.status === 'failed') throw new StepFailure(record);
@@ -120,6 +142,34 @@ export class Executor {
       info: { id: this.rt.box.id, type: this.rt.box.type },
       page: () => this.rt.layout.page(),
     });
+    return { box: unhandledSafe(api.box), expect: api.expect };
+  }
+
+  /** The step a flow is waiting on (the outermost still running), else the last one it ran. */
+  get waitingOn(): { step: Step; running: boolean } | undefined {
+    const first = this.#inFlight.values().next().value;
+    if (first) return { step: first.step, running: true };
+    return this.#lastCall ? { step: this.#lastCall, running: false } : undefined;
+  }
+
+  /** Steps that have started and not ended, outermost first (for a TS flow: its box calls). */
+  get pendingCalls(): Step[] {
+    return [...this.#inFlight].map((c) => c.step);
+  }
+
+  /** Resolves true once every box call has ended, or false when `limitMs` passed first. */
+  async settled(limitMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), limitMs)));
+    try {
+      for (;;) {
+        const pending = [...this.#inFlight].map((c) => c.done);
+        if (!pending.length) return true;
+        if ((await Promise.race([Promise.all(pending).then(() => true as const), late])) === false) return false;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   #skipped(step: Step, id: string, index: number): StepRecord {
@@ -142,6 +192,31 @@ export class Executor {
 }
 
 // ---------------------------------------------------------------------------- helpers
+
+function abortReason(signal: AbortSignal): Error {
+  const reason = signal.reason as unknown;
+  return reason instanceof Error ? reason : new BoxflowError('FLOW_TIMEOUT', 'the flow was stopped');
+}
+
+/**
+ * The box's methods, each returning a promise that is marked handled: a call the flow did not await
+ * must not kill the process with an unhandled rejection when it fails later (the runner reports it).
+ * One that is awaited still rejects as usual.
+ */
+function unhandledSafe(box: FlowBox): FlowBox {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(box)) {
+    out[name] =
+      typeof value === 'function'
+        ? (...args: unknown[]) => {
+            const result = (value as (...a: unknown[]) => unknown).apply(box, args);
+            if (result instanceof Promise) result.catch(() => {});
+            return result;
+          }
+        : value;
+  }
+  return out as unknown as FlowBox;
+}
 
 function screenshotOptions(step: Step, options: RunOptions, transport: ImageTransport) {
   const phases = step.screenshots === undefined ? options.screenshots.phases : step.screenshots === true ? (['before', 'after', 'trace'] as const) : step.screenshots === false ? [] : step.screenshots;

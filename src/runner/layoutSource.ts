@@ -23,18 +23,19 @@ export class LayoutSource {
   /** The current layout; with geometry whenever the box can give it. */
   async tree(signal?: AbortSignal): Promise<LayoutTree> {
     if (this.box.type === 'linux') {
+      // Without its browser a Linux box's layout has no positions: an error that says why, never a
+      // tree that silently cannot tap, see or scroll anything.
       const session = await this.#cdp().catch((err: unknown) => {
         this.#cdpUnavailable = (err as Error).message;
-        return undefined;
+        if (BoxflowError.is(err) && err.code !== 'BROWSER_ERROR') throw err;
+        throw new BoxflowError('GEOMETRY_UNAVAILABLE', `the layout of box ${this.box.id} has no element positions without its browser, and its CDP URL failed: ${(err as Error).message}`, { cause: err });
       });
-      if (session) {
-        try {
-          return await snapshotTree(session);
-        } catch {
-          // The page went away (navigation, closed browser): look again once.
-          this.#session = undefined;
-          return snapshotTree(await this.#cdp());
-        }
+      try {
+        return await snapshotTree(session);
+      } catch {
+        // The page went away (navigation, closed browser): look again once.
+        this.#session = undefined;
+        return snapshotTree(await this.#cdp());
       }
     }
     return parseLayout((await this.client.screenLayout(this.box.id, { signal })).content);

@@ -5,14 +5,15 @@ import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { BoxClient } from '../api/client.js';
 import { BoxflowError, exitClassOf } from '../errors.js';
-import { codeFrame, loadFlowFile, stackLocations } from '../flow/index.js';
-import type { Flow } from '../flow/types.js';
+import { codeFrame, stackLocations } from '../flow/index.js';
+import type { Flow, Step } from '../flow/types.js';
 import type { BaselineWritten } from '../visual/index.js';
 import { Masker } from '../mask.js';
 import { ArtifactStore } from './artifacts.js';
 import { BoxPool, type Lease } from './boxPool.js';
 import { Executor, maskError, relativeSource, toErrorInfo, type FlowRuntime } from './executor.js';
-import { LayoutSource } from './layoutSource.js';
+import { stepLabel } from './label.js';
+import { cachedFlowLoader, createFlowRuntime } from './runtime.js';
 import { computeStats } from './stats.js';
 import { defineVariables } from './script.js';
 import type { RunOptions } from './options.js';
@@ -63,14 +64,7 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
   // Every flow hides every secret of the run (the API key, each flow's `secrets:`), known before
   // the first flow starts: what a flow's records show does not depend on which flows ran before.
   const masker = (deps.masker ?? new Masker()).add(deps.secrets).add(flows.flatMap(secretsOf));
-  const subFlows = new Map<string, Promise<Flow>>();
-  const loadFlow = (file: string): Promise<Flow> => {
-    const cached = subFlows.get(file);
-    if (cached) return cached;
-    const p = loadFlowFile(file);
-    subFlows.set(file, p);
-    return p;
-  };
+  const loadFlow = cachedFlowLoader();
 
   await deps.reporter.onBegin({ startedAt, shard: options.shard, workers: options.workers, flows: [...infos.values()], outputDir: options.outputDir });
 
@@ -99,12 +93,13 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
       }
       try {
         await deps.reporter.onFlowBegin(info, attempt, lease.box);
-        const result = await runAttempt(flow, info, attempt, lease, { ...deps, masker, artifacts, options, loadFlow, onBaseline: (path, written) => baselines.push({ path, written }) });
+        const { boxBusy, ...result } = await runAttempt(flow, info, attempt, lease, { ...deps, masker, artifacts, options, loadFlow, onBaseline: (path, written) => baselines.push({ path, written }) });
         // A failure on a box that no longer runs is the box's fault, not the flow's.
         const dead = result.error !== undefined && (await pool.isDead(lease.box));
         if (dead) result.error = { code: 'BOX_UNAVAILABLE', message: `box ${lease.box.id} died during the flow: ${result.error!.message}` };
         attempts.push(result);
-        lease.release(dead ? 'dead' : 'ok');
+        // A box whose last call has not ended (the flow timed out mid-step) is never leased again.
+        lease.release(dead || boxBusy ? 'dead' : 'ok');
         if (result.status === 'passed') break;
       } catch (err) {
         lease.release('dead');
@@ -159,71 +154,67 @@ interface AttemptDeps extends RunDeps {
   onBaseline: (path: string, written: BaselineWritten) => void;
 }
 
-async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Lease, deps: AttemptDeps): Promise<FlowAttempt> {
+async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Lease, deps: AttemptDeps): Promise<FlowAttempt & { boxBusy?: true }> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const box = lease.box;
   const vars: Record<string, string> = { ...deps.options.env, ...flow.env };
   const masker = deps.masker;
-  const state: FlowRuntime['state'] = { scale: 1 };
-  const layout = new LayoutSource(deps.client, box, state);
-  const rt: FlowRuntime = {
-    client: deps.client,
-    box,
-    flow,
-    info,
-    options: deps.options,
-    artifacts: deps.artifacts,
-    layout,
-    state,
-    boxState: lease.state,
-    masker,
-    addSecrets: (values) => void masker.add(values),
-    loadFlow: deps.loadFlow,
-    hooks: {
-      stepBegin: (s) => void deps.reporter.onStepBegin(info, s),
-      stepEnd: (s) => void deps.reporter.onStepEnd(info, s),
-      baselineWritten: deps.onBaseline,
-    },
+  const hooks = {
+    stepBegin: (s: Parameters<FlowRuntime['hooks']['stepBegin']>[0]) => void deps.reporter.onStepBegin(info, s),
+    stepEnd: (s: StepRecord) => void deps.reporter.onStepEnd(info, s),
+    baselineWritten: deps.onBaseline,
   };
-  // The flow deadline aborts whatever step is running.
+  // The flow deadline aborts whatever step is running, and stops waiting for the flow's own code.
   const deadline = new AbortController();
   const timeoutMs = flow.timeout ?? deps.options.flowTimeout;
   const timer = setTimeout(() => deadline.abort(new BoxflowError('FLOW_TIMEOUT', `flow "${flow.name}" did not finish within ${timeoutMs} ms`)), timeoutMs);
-  const exec = new Executor(rt, deadline.signal);
   let error: ErrorInfo | undefined;
   const steps: StepRecord[] = [];
+  let rt: FlowRuntime | undefined;
+  let exec: Executor | undefined;
   try {
+    rt = await createFlowRuntime({ client: deps.client, box, boxState: lease.state, flow, info, options: deps.options, artifacts: deps.artifacts, masker, hooks, loadFlow: deps.loadFlow }, deadline.signal);
+    const runtime = rt;
+    const executor = (exec = new Executor(runtime, deadline.signal));
     // env: values may read -e and the values before them (`USER: ${USER || 'guest'}`), as in Maestro.
-    Object.assign(vars, defineVariables({ ...deps.options.env }, flow.env, state, box.type));
-    state.scale = (await deps.client.getSettings(box.id).catch(() => ({ scale: 1 }))).scale;
-    steps.push(...(await exec.runList(flow.onStart, '', vars, flow.file)));
-    if (!steps.some((s) => s.status === 'failed')) {
-      if (flow.fn) {
-        const { box: flowBox, expect } = exec.flowBox(vars);
+    Object.assign(vars, defineVariables({ ...deps.options.env }, flow.env, runtime.state, box.type));
+    await untilAborted(
+      (async () => {
+        steps.push(...(await executor.runList(flow.onStart, '', vars, flow.file)));
+        if (steps.some((s) => s.status === 'failed')) return;
+        if (!flow.fn) return void steps.push(...(await executor.runList(flow.steps, '', vars, flow.file)));
+        const { box: flowBox, expect } = executor.flowBox(vars);
         try {
           await flow.fn({ box: flowBox, expect, env: vars });
+          const left = executor.pendingCalls[0];
+          if (left) throw new BoxflowError('FLOW_ERROR', `the flow ended while a box call was still running: ${left.label ?? stepLabel(left)} at ${where(left, deps.options.rootDir)} was not awaited (add await before it)`);
         } catch (err) {
-          if (!exec.records.some((r) => r.status === 'failed')) error = await withFlowLocation(toErrorInfo(err, deadline.signal, masker), err, flow.file, deps.options.rootDir);
+          if (!executor.records.some((r) => r.status === 'failed') || BoxflowError.is(err)) error ??= await withFlowLocation(toErrorInfo(err, deadline.signal, masker), err, flow.file, deps.options.rootDir);
         }
-        steps.push(...exec.records);
-      } else {
-        steps.push(...(await exec.runList(flow.steps, '', vars, flow.file)));
-      }
-    }
+      })(),
+      deadline.signal,
+    );
   } catch (err) {
     error = toErrorInfo(err, deadline.signal, masker);
+    if (deadline.signal.aborted && exec) error = { ...error, code: 'FLOW_TIMEOUT', message: timeoutMessage(error.message, exec, deps.options.rootDir) };
   } finally {
     clearTimeout(timer);
   }
+  // The flow's box calls end (they were aborted) before anything else uses the box; a call that
+  // does not end in time leaves the box to be replaced, never to be reused while it still acts.
+  const settled = exec ? await exec.settled(kSettleMs) : true;
+  if (exec) steps.push(...exec.records.filter((r) => !steps.includes(r)));
   // onFinish always runs, with its own deadline.
   const finish = new AbortController();
   const finishTimer = setTimeout(() => finish.abort(new BoxflowError('FLOW_TIMEOUT', 'onFinish did not finish in time')), Math.max(deps.options.stepTimeout * 4, 30_000));
   try {
-    if (flow.onFinish.length) steps.push(...(await new Executor(rt, finish.signal).runList(flow.onFinish, `f`, vars, flow.file)));
+    if (rt && settled && flow.onFinish.length) steps.push(...(await untilAborted(new Executor(rt, finish.signal).runList(flow.onFinish, `f`, vars, flow.file), finish.signal)));
+  } catch (err) {
+    error ??= toErrorInfo(err, finish.signal, masker);
   } finally {
     clearTimeout(finishTimer);
-    await layout.close();
+    await rt?.layout.close();
   }
   const failedStep = findFailed(steps);
   if (!error && failedStep) error = failedStep.error;
@@ -236,7 +227,35 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
     box,
     steps,
     error,
+    ...(settled ? {} : { boxBusy: true }),
   };
+}
+
+/** How long a stopped flow's box calls may take to end (they are aborted) before the box is given up. */
+const kSettleMs = 10_000;
+
+/** `work`, or the signal's reason as soon as it fires (the work may go on, unawaited). */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function where(step: Step, rootDir: string): string {
+  const at = relativeSource(step.source, rootDir);
+  return at?.file ? `${at.file}:${at.line}:${at.column}` : 'an unknown line';
+}
+
+/** A timed-out flow's message names what it was waiting on: a running box call, else its last one. */
+function timeoutMessage(message: string, exec: Executor, rootDir: string): string {
+  const w = exec.waitingOn;
+  if (!w) return message;
+  const label = w.step.label ?? stepLabel(w.step);
+  return w.running ? `${message}; it was waiting on ${label} at ${where(w.step, rootDir)}` : `${message}; its last box call, ${label} at ${where(w.step, rootDir)}, had ended: it was waiting on something else after it`;
 }
 
 /** An error thrown by a TS flow's own code names the line of the flow file it came from, with a frame. */

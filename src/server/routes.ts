@@ -264,7 +264,7 @@ export function createHandlers(deps: RouteDeps) {
     openTab: (call) =>
       boxCall('openTab', call, async (entry) => {
         const body = validated(endpoints.openTab.body, call.body) as Static<typeof OpenTabBody>;
-        return { status: 200, body: await entry.linux.openTab(await checkOpenUrl(body.url, entry.dir)) };
+        return { status: 200, body: await entry.linux.openTab(await checkOpenUrl(body.url, entry.dir), call.signal) };
       }),
     closeBrowser: (call) =>
       boxCall('closeBrowser', call, async (entry) => {

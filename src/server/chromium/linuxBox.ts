@@ -437,7 +437,8 @@ export class LinuxBox {
 
   // ---------------------------------------------------------------- tabs
 
-  async openTab(url: string): Promise<Tab> {
+  /** Opens `url` in a new tab (the lone blank one is reused); a request that goes away stops the load. */
+  async openTab(url: string, signal?: AbortSignal): Promise<Tab> {
     const previous = await this.activePage();
     // A lone blank tab is reused, so a fresh box does not keep an empty tab around.
     const context = this.#liveContext();
@@ -445,15 +446,21 @@ export class LinuxBox {
     const page = reuse ? previous : await this.#bounded('open a tab', context.newPage());
     this.#active = page;
     await this.#bounded('set the viewport', page.setViewportSize(this.#resolution));
+    const stop = () => void this.#session(page).then((s) => s.send('Page.stopLoading')).catch(() => {});
+    signal?.addEventListener('abort', stop, { once: true });
     try {
+      signal?.throwIfAborted();
       await page.goto(url, { waitUntil: 'domcontentloaded', timeout: kNavigationTimeoutMs });
     } catch (cause) {
       if (!reuse) {
         await page.close().catch(() => {});
         if (!previous.isClosed()) this.#active = previous;
       }
+      if (signal?.aborted) throw signal.reason;
       const text = (cause as Error).message.split('\n')[0]!.replace(/^page\.goto: /, '');
       throw new BoxflowError('URL_UNREACHABLE', `cannot open ${url}: ${text}`, { cause });
+    } finally {
+      signal?.removeEventListener('abort', stop);
     }
     await this.#bounded('bring the tab to front', page.bringToFront()).catch(() => {});
     return this.tabInfo(page);
