@@ -238,6 +238,48 @@ test('the packed boxflow/test runs the example project and reports box steps the
   assert.equal(matches.status, 'passed', errorText(matches));
 });
 
+// A test that Playwright times out while a box step waits: its teardown stops the step, so the box
+// is not left loading a page (and handed on) after the test has ended. The spec's afterAll runs after
+// that teardown and before the worker's box service stops; it counts the page loads still open.
+const kTimeoutSpec = `
+import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { test } from 'boxflow/test';
+
+const open = new Set();
+const held = createServer((req, res) => {
+  open.add(res);
+  res.on('close', () => open.delete(res));
+});
+let url = '';
+test.beforeAll(async () => {
+  await new Promise((r) => held.listen(0, '127.0.0.1', r));
+  url = 'http://127.0.0.1:' + held.address().port + '/never';
+});
+test.afterAll(async () => {
+  // The stopped load closes its connection a moment later; wait for that, up to 10 s.
+  for (let i = 0; i < 100 && open.size; i++) await new Promise((r) => setTimeout(r, 100));
+  writeFileSync(process.env.OPEN_LOADS_FILE, String(open.size));
+  held.closeAllConnections();
+  held.close();
+});
+
+test('times out mid-step', async ({ box }) => {
+  test.setTimeout(5_000);
+  await box.openTab('/login');
+  await box.openTab(url);
+});
+`;
+
+test('a Playwright test that times out mid-step: the step is stopped before the box is released', { timeout: 300_000 }, async () => {
+  writeFileSync(join(exampleDir, 'timeout.spec.ts'), kTimeoutSpec);
+  const openLoads = join(project, 'open-loads.txt');
+  const run = await playwright(['timeout.spec.ts'], { OPEN_LOADS_FILE: openLoads });
+  const timedOut = results(run.report).get('times out mid-step')!;
+  assert.equal(timedOut.status, 'timedOut', errorText(timedOut));
+  assert.equal(readFileSync(openLoads, 'utf8'), '0', 'the box still loaded the page after the test had ended');
+});
+
 test('a remote service from the environment and a named box: the box is used and left running', { timeout: 300_000 }, async () => {
   const cli = join(project, 'node_modules/boxflow/dist/src/cli/main.js');
   // Under the system temp dir, as the embedded server's: the box users must reach it.
