@@ -75,6 +75,7 @@ export const errorCodes = {
   ASSERT_LAYOUT: { exit: 1, summary: 'A layout assertion (visible, not visible, count, text, attributes) failed.' },
   ASSERT_SCREENSHOT: { exit: 1, summary: 'A screenshot differs from its baseline beyond the allowed limits.' },
   SCREENSHOT_UNSTABLE: { exit: 1, summary: 'Two consecutive screenshots never agreed before the step timeout.' },
+  IMAGE_CORRUPT: { exit: 2, summary: 'A PNG (a baseline, or a screenshot from the box) is corrupt or hostile: a chunk fails its CRC, its image data does not inflate, inflates past the size its header declares, or its dimensions are absurd; refused before its pixels are decoded, never reported as a difference.' },
   ASSERT_PACKAGE: { exit: 1, summary: 'An Android package assertion failed.' },
   ASSERT_TAB: { exit: 1, summary: 'A tab\'s title or URL did not match: an `openTab` `expect`, `assertUrl` or `assertTitle`.' },
   GEOMETRY_UNAVAILABLE: { exit: 3, summary: 'The box cannot give element geometry (no CDP on a Linux box), so a tap cannot be aimed.' },

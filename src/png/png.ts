@@ -2,6 +2,9 @@
 // unfilter/bitmap stages (zlib itself takes ~5 ms), and its default encoder tries every filter
 // at deflate level 9. The common screenshot shapes (8-bit RGB/RGBA/grey/palette, not interlaced)
 // take a tight typed-array path here; anything else falls back to pngjs.
+// Hostile input: every chunk's CRC is checked, a header past kMaxSide/kMaxPixels is refused before
+// anything is inflated, and inflating stops as soon as the data passes the size its header
+// declares, so a small file cannot make the decoder allocate more than that size (IMAGE_CORRUPT).
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { PNG } from 'pngjs';
@@ -26,6 +29,16 @@ export interface RgbaImage extends Size {
 
 const kLittleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const kMaxChunk = 64 << 20;
+/** Widest or tallest image decoded (a screenshot is a few thousand pixels a side). */
+const kMaxSide = 32768;
+/** Most pixels decoded: 64 Mpx, 256 MiB of RGBA (a 1080×2400 screenshot is 2.6 Mpx). */
+const kMaxPixels = 2 ** 26;
+/** Adam7 passes: first column, first row, column step, row step. */
+const kAdam7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] as const;
+/** Channels of each colour type. */
+const kChannels: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+/** Bit depths each colour type allows. */
+const kDepths: Record<number, readonly number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
 const kSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const inflateAsync = promisify(zlib.inflate);
 const deflateAsync = promisify(zlib.deflate);
@@ -34,8 +47,14 @@ export function isPng(buf: Uint8Array): boolean {
   return buf.length >= 8 && Buffer.from(buf.buffer, buf.byteOffset, 8).equals(kSignature);
 }
 
+/** Not a PNG at all, or cut short. */
 function notPng(what: string, why: string): BoxflowError {
   return new BoxflowError('INVALID_ARGUMENT', `${what} is not a valid PNG: ${why}.`);
+}
+
+/** A PNG whose content is corrupt or hostile: refused, never decoded into a "difference". */
+function corrupt(what: string, why: string, cause?: unknown): BoxflowError {
+  return new BoxflowError('IMAGE_CORRUPT', `${what} is a corrupt PNG: ${why}.`, cause === undefined ? undefined : { cause });
 }
 
 /** Width and height from the IHDR chunk, without decoding. */
@@ -56,17 +75,26 @@ interface Chunks {
   idat: Buffer[];
 }
 
+/** The chunks of a PNG, each checked against its CRC, and its header checked for sense and size. */
 function readChunks(buf: Buffer, what: string): Chunks {
   const { width, height } = pngSize(buf, what);
-  if (width === 0 || height === 0) throw notPng(what, 'zero width or height');
+  if (buf.readUInt32BE(8) !== 13) throw corrupt(what, `its IHDR chunk is ${buf.readUInt32BE(8)} bytes, not 13`);
   const out: Chunks = { width, height, bitDepth: buf[24]!, colorType: buf[25]!, interlace: buf[28]!, idat: [] };
+  if (width === 0 || height === 0) throw corrupt(what, `its header declares ${width}x${height} pixels`);
+  if (width > kMaxSide || height > kMaxSide || width * height > kMaxPixels) {
+    throw corrupt(what, `its header declares ${width}x${height} pixels, over what boxflow decodes (${kMaxSide} a side, ${kMaxPixels} pixels in all)`);
+  }
+  if (!kDepths[out.colorType]?.includes(out.bitDepth) || buf[26] !== 0 || buf[27] !== 0 || out.interlace > 1) {
+    throw corrupt(what, `its header is invalid (bit depth ${out.bitDepth}, colour type ${out.colorType}, compression ${buf[26]}, filter ${buf[27]}, interlace ${out.interlace})`);
+  }
   let off = 8;
   while (off + 8 <= buf.length) {
     const len = buf.readUInt32BE(off);
     const type = buf.toString('latin1', off + 4, off + 8);
     const start = off + 8;
-    if (start + len > buf.length) throw notPng(what, `chunk ${type} runs past the end of the data`);
+    if (start + len + 4 > buf.length) throw notPng(what, `chunk ${type} runs past the end of the data`);
     const body = buf.subarray(start, start + len);
+    if (crc32(buf.subarray(off + 4, start + len)) !== buf.readUInt32BE(start + len)) throw corrupt(what, `chunk ${type} at byte ${off} fails its CRC`);
     if (type === 'IDAT') out.idat.push(body);
     else if (type === 'PLTE') out.palette = body;
     else if (type === 'tRNS') out.trns = body;
@@ -128,7 +156,7 @@ function unfilter(raw: Uint8Array, y0: number, y1: number, stride: number, bpp: 
         break;
       }
       default:
-        throw new BoxflowError('INVALID_ARGUMENT', `PNG row ${y} has an unknown filter type ${f}.`);
+        throw new BoxflowError('IMAGE_CORRUPT', `PNG row ${y} has an unknown filter type ${f}.`);
     }
   }
 }
@@ -151,27 +179,44 @@ function shapeOf(c: Chunks): { bpp: number; stride: number; size: number } | und
   return { bpp, stride, size: c.height * (stride + 1) };
 }
 
-/** The scanlines of a PNG the typed-array path handles, else undefined; `async` inflates off the main thread. */
+/** Bytes of the filtered scanlines the header declares: every scanline, each led by its filter byte. */
+function inflatedSize(c: Chunks): number {
+  const bits = kChannels[c.colorType]! * c.bitDepth;
+  const rows = (w: number, h: number) => (w && h ? h * (1 + Math.ceil((w * bits) / 8)) : 0);
+  if (!c.interlace) return rows(c.width, c.height);
+  let n = 0;
+  for (const [x0, y0, dx, dy] of kAdam7) n += rows(Math.ceil(Math.max(0, c.width - x0) / dx), Math.ceil(Math.max(0, c.height - y0) / dy));
+  return n;
+}
+
+/**
+ * The scanlines of a PNG the typed-array path handles, else undefined (pngjs decodes it, once its
+ * data is known to inflate to its size); `async` inflates off the main thread. Inflating stops as
+ * soon as the output passes the size the header declares.
+ */
 function inflate(buf: Buffer, what: string): Inflated | undefined;
 function inflate(buf: Buffer, what: string, async: true): Promise<Inflated | undefined>;
 function inflate(buf: Buffer, what: string, async?: true): Inflated | undefined | Promise<Inflated | undefined> {
   const c = readChunks(buf, what);
   const shape = shapeOf(c);
-  if (!shape) return async ? Promise.resolve(undefined) : undefined;
+  const size = shape?.size ?? inflatedSize(c);
   const data = c.idat.length === 1 ? c.idat[0]! : Buffer.concat(c.idat);
   // One output chunk of the known size: the default 16 KiB chunks cost twice the inflate itself.
-  const options = { chunkSize: Math.max(zlib.constants.Z_MIN_CHUNK, Math.min(shape.size + 1, kMaxChunk)) };
-  const done = (raw: Buffer): Inflated => {
-    if (raw.length < shape.size) throw notPng(what, 'image data is shorter than its size');
-    return { c, bpp: shape.bpp, stride: shape.stride, raw };
+  // With size + 1 bytes in it, data that inflates past its size is refused when that chunk fills.
+  const options = { chunkSize: Math.max(zlib.constants.Z_MIN_CHUNK, Math.min(size + 1, kMaxChunk)), maxOutputLength: size };
+  const done = (raw: Buffer): Inflated | undefined => {
+    if (raw.length < size) throw corrupt(what, `its image data inflates to ${raw.length} bytes, short of the ${size} its ${c.width}x${c.height} header declares`);
+    return shape && { c, bpp: shape.bpp, stride: shape.stride, raw };
   };
-  const corrupt = (err: unknown) => new BoxflowError('INVALID_ARGUMENT', `${what} is not a valid PNG: its image data does not inflate.`, { cause: err });
-  if (async) return inflateAsync(data, options).then(done, (err: unknown) => Promise.reject(corrupt(err)));
+  const failed = (err: unknown) => (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE'
+    ? corrupt(what, `its image data inflates past the ${size} bytes its ${c.width}x${c.height} header declares`, err)
+    : corrupt(what, `its image data does not inflate (${(err as Error).message})`, err);
+  if (async) return inflateAsync(data, options).then(done, (err: unknown) => Promise.reject(failed(err)));
   let raw: Buffer;
   try {
     raw = zlib.inflateSync(data, options);
   } catch (err) {
-    throw corrupt(err);
+    throw failed(err);
   }
   return done(raw);
 }
@@ -179,6 +224,7 @@ function inflate(buf: Buffer, what: string, async?: true): Inflated | undefined 
 /** Decodes any PNG to 8-bit RGBA. */
 export function decodePng(buf: Buffer, what = 'image'): RgbaImage {
   const img = inflate(buf, what);
+  // pngjs gets only what passed the checks above: its CRCs, header and inflated size.
   if (!img) return decodeWithPngjs(buf, what);
   const { width, height } = img.c;
   unfilter(img.raw, 0, height, img.stride, img.bpp);
@@ -308,7 +354,7 @@ function decodeWithPngjs(buf: Buffer, what: string): RgbaImage {
     const png = PNG.sync.read(buf);
     return { width: png.width, height: png.height, data: png.data };
   } catch (err) {
-    throw new BoxflowError('INVALID_ARGUMENT', `${what} is not a valid PNG: ${(err as Error).message}.`, { cause: err });
+    throw corrupt(what, (err as Error).message, err);
   }
 }
 
