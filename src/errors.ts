@@ -86,6 +86,7 @@ export const errorCodes = {
   FLOW_ERROR: { exit: 1, summary: 'A TypeScript flow threw outside a step (an error in the flow\'s own code).' },
   REPORTER_ERROR: { exit: 3, summary: 'A reporter threw; the run went on and the exit code shows it.' },
   RUN_INTERRUPTED: { exit: 3, summary: 'The run was killed before this flow finished; the report keeps its finished steps.' },
+  RUN_STALLED: { exit: 3, summary: 'The run stopped with flows unfinished and nothing left that could finish them (a promise that never settles); it still ends with its summary and reports, its unfinished flows RUN_INTERRUPTED.' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof errorCodes;

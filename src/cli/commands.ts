@@ -10,10 +10,11 @@ import { BoxflowError, exitClassOf } from '../errors.js';
 import { loadFlows, undefinedVariables } from '../flow/index.js';
 import { Masker } from '../mask.js';
 import { EventLog, writeResultsJson } from '../runner/events.js';
+import { readEvents, resultFromEvents } from '../runner/eventsRead.js';
 import { mergeRunDirs } from '../runner/eventsMerge.js';
 import { loadReporters, ReporterHost, replayResult, parseReporterFlag } from '../runner/reporterHost.js';
 import { runFlows, selectFlows } from '../runner/run.js';
-import type { RunResult } from '../runner/types.js';
+import type { ErrorInfo, RunResult } from '../runner/types.js';
 import { builtinReporters, serveReport } from '../../reporters/index.js';
 import { countsLine } from '../../reporters/common.js';
 import { closeVisualPool } from '../visual/index.js';
@@ -85,6 +86,10 @@ export async function runTest(flags: CliFlags): Promise<number> {
   const onSignal = () => void Promise.allSettled(cleanup.reverse().map((c) => c())).then(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // Until the run has ended, a node that exits by itself (nothing left to do, a promise never
+  // settled) exits 3, never 0: a CI job must not go green on a run that did not finish.
+  const exitCodeBefore = process.exitCode;
+  process.exitCode = 3;
   try {
     await prepareOutput(r.options.outputDir);
     // 2. The app under test, then the boxes' server (embedded when no remote one is set).
@@ -124,7 +129,7 @@ export async function runTest(flags: CliFlags): Promise<number> {
     const log = new EventLog(r.options.outputDir);
     cleanup.push(async () => log.close());
     const host = new ReporterHost(reporters, log);
-    const result = await runFlows(selected, r.options, { client, reporter: host, secrets: [], masker });
+    const result = await endEvenIfStalled(runFlows(selected, r.options, { client, reporter: host, secrets: [], masker }), log, host);
     writeResultsJson(r.options.outputDir, result);
     // A reporter that prints (list, github) prints its own summary; with only file reporters, say how it went.
     if (!host.printsToStdio()) {
@@ -132,10 +137,37 @@ export async function runTest(flags: CliFlags): Promise<number> {
     }
     return exitCode(result, host.hadReporterError);
   } finally {
+    process.exitCode = exitCodeBefore;
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     for (const c of cleanup.reverse()) await c().catch(() => {});
     await closeVisualPool();
+  }
+}
+
+/**
+ * The run's result; or, when the event loop empties while the run has not settled (nothing left
+ * that could finish its flows: a lost worker, a reporter hook or a TypeScript flow awaiting a
+ * promise that never settles), the run ended from its results.jsonl: its unfinished flows
+ * RUN_INTERRUPTED, those that never began skipped, and a RUN_STALLED error, so that it still ends
+ * with its summary, its reports and exit code 3.
+ */
+async function endEvenIfStalled(run: Promise<RunResult>, log: EventLog, host: ReporterHost): Promise<RunResult> {
+  let onIdle!: () => void;
+  const stalled = new Promise<RunResult>((resolveStalled, rejectStalled) => {
+    onIdle = () => {
+      const result = resultFromEvents(readEvents(log.file));
+      const unfinished = result.flows.filter((f) => f.error?.code === 'RUN_INTERRUPTED').length;
+      const error: ErrorInfo = { code: 'RUN_STALLED', message: `the run stopped with ${unfinished} of ${result.flows.length} flow${result.flows.length === 1 ? '' : 's'} unfinished: nothing was left running that could finish them` };
+      result.errors.push(error);
+      void host.onError(error).then(() => host.onEnd(result)).then(() => resolveStalled(result), rejectStalled);
+    };
+  });
+  process.once('beforeExit', onIdle);
+  try {
+    return await Promise.race([run, stalled]);
+  } finally {
+    process.removeListener('beforeExit', onIdle);
   }
 }
 

@@ -96,28 +96,46 @@ export class BoxPool {
       const mayCreate = !this.options.boxes.ids.length && type && this.#slots.filter((s) => !s.dead && s.created && s.box.type === type).length + this.#creating < this.#limitOf(type);
       if (mayCreate) {
         this.#creating++;
+        let box: Box;
         try {
-          const box = await this.#create(type);
-          const slot = this.#add({ id: box.id, type: box.type }, true);
-          slot.used = true;
-          return this.#lease(slot);
-        } finally {
+          box = await this.#create(type);
+        } catch (err) {
+          // Workers that waited for this box wake up and try for themselves: each either gets a
+          // box or fails with an error of its own, never waits for a box that will not come.
           this.#creating--;
+          this.#wake();
+          throw err;
         }
+        this.#creating--;
+        const slot = this.#add({ id: box.id, type: box.type }, true);
+        slot.used = true;
+        return this.#lease(slot);
       }
       if (!this.#slots.some((s) => !s.dead && matches(s.box, want)) && !this.#creating) {
         throw new BoxflowError('BOX_UNAVAILABLE', `no box for this flow: it asks for ${want ?? 'linux'}, the run has ${this.#slots.filter((s) => !s.dead).map((s) => `${s.box.id} (${s.box.type})`).join(', ') || 'none'}`);
       }
+      // A worker waits only while a box it may use is busy or being created: releasing the box,
+      // or the creation ending either way, wakes it.
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
   }
 
-  /** True when the box no longer answers as running. */
+  /** Workers waiting in acquire() for a box to be released or created. */
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+
+  /**
+   * True when the service says the box is gone: it answers the box as terminated or in error, or
+   * answers 404 for it. A box whose state cannot be read (a network blip, a 5xx, a timeout) is
+   * not dead: the flow keeps its own error.
+   */
   async isDead(box: BoxInfo): Promise<boolean> {
     try {
-      return (await this.client.getBox(box.id, { maxRetries: 0, timeoutMs: 10_000 })).status !== 'running';
-    } catch {
-      return true;
+      const { status } = await this.client.getBox(box.id, { maxRetries: 1, timeoutMs: 10_000 });
+      return status === 'terminated' || status === 'error';
+    } catch (err) {
+      return BoxflowError.is(err) && (err.code === 'NOT_FOUND' || err.code === 'BOX_NOT_FOUND');
     }
   }
 
@@ -166,9 +184,13 @@ export class BoxPool {
       release: (state) => {
         slot.busy = false;
         if (state === 'dead') slot.dead = true;
-        this.#waiters.splice(0).forEach((w) => w());
+        this.#wake();
       },
     };
+  }
+
+  #wake(): void {
+    for (const w of this.#waiters.splice(0)) w();
   }
 }
 

@@ -32,15 +32,52 @@ for (const [linux, workers, want] of [[2, 4, 2], [1, 3, 1], [0, 3, 3]] as const)
     await pool.start(workers);
     const leases = await Promise.all(Array.from({ length: want }, () => pool.acquire(flow)));
     assert.equal(created.length, want);
-    // One more flow waits for a box instead of creating one beyond the limit.
+    // One more flow waits for a box instead of creating one beyond the limit: it is queued as a
+    // waiter (the event this is about), and no box was created for it.
     let extra = false;
     const waiting = pool.acquire(flow).then((l) => ((extra = true), l));
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => pool.waiting === 1, 'the next flow is queued as a waiter');
     assert.equal(extra, false, 'the next flow waits');
     assert.equal(created.length, want);
     leases[0]!.release('ok');
-    (await waiting).release('ok');
-    assert.equal(created.length, want, 'the released box is reused');
+    const lease = await waiting;
+    assert.equal(lease.box.id, leases[0]!.box.id, 'the released box is reused');
+    assert.equal(pool.waiting, 0);
+    lease.release('ok');
+    assert.equal(created.length, want, 'no box was created for the waiting flow');
     await pool.close();
   });
+}
+
+test('a failed box creation wakes the flow that waited for it: each flow gets the error, none waits forever', { timeout: 10_000 }, async () => {
+  const creates: { reject(err: Error): void }[] = [];
+  const client = {
+    listBoxes: async () => ({ boxes: [], total: 0 }),
+    createLinuxBox: () => new Promise((_resolve, reject) => creates.push({ reject })),
+    terminateBox: async () => ({}),
+  } as unknown as BoxClient;
+  const pool = new BoxPool(client, testRunOptions('/tmp', { workers: 2, boxes: { ids: [], createLinux: 1, createAndroid: 0 } }));
+  await pool.start(2);
+  const first = pool.acquire(flow);
+  const second = pool.acquire(flow);
+  await until(() => creates.length === 1 && pool.waiting === 1, 'one creation under way, the other flow waiting for it');
+  const boom = (n: number) => Object.assign(new Error(`create ${n} answered 500`), { code: 'SERVER_ERROR' });
+  creates[0]!.reject(boom(1));
+  await assert.rejects(first, /create 1 answered 500/);
+  // Woken, the waiting flow tries for itself (the limit allows one box, and none exists).
+  await until(() => creates.length === 2, 'the waiting flow was woken and asked for a box');
+  assert.equal(pool.waiting, 0);
+  creates[1]!.reject(boom(2));
+  await assert.rejects(second, /create 2 answered 500/);
+  assert.equal(pool.size, 0);
+  await pool.close();
+});
+
+/** Waits, a turn of the event loop at a time, until `cond` holds; fails after 1000 turns. */
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    if (cond()) return;
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.fail(`never happened: ${what}`);
 }
