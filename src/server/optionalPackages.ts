@@ -1,7 +1,7 @@
-// node-pty, @xterm/xterm and @napi-rs/canvas are optional peer dependencies: only features of
-// `boxflow serve` use them (the web terminal; trace images and scaled or clipped Android
-// screenshots), so `npm install boxflow` for a remote Box API service neither downloads nor
-// compiles them. Each is loaded at its first use; a missing one is an error naming the install.
+// Packages loaded at their first use: node-pty and @xterm/xterm are optional peer dependencies (the
+// web terminal; node-pty compiles native code); @napi-rs/canvas is a dependency with prebuilt
+// binaries (trace images, scaled or clipped Android screenshots), loaded lazily all the same so that
+// a binary that fails to load costs a feature, never an action. A missing one is an error naming the install.
 import { BoxflowError, type ErrorCode } from '../errors.js';
 import { hidePaths } from './boxFs.js';
 

@@ -75,14 +75,17 @@ export interface ShotContext {
 type Shots = NonNullable<ActionResult['screenshot']>;
 
 /**
- * Runs `act` between the before and after captures; `act` returns what the trace draws. The answer
- * waits for the images it carries: a stored trace is drawn after it, under a URL that works at once.
+ * Runs `act` between the before and after captures; `act` returns what the trace draws. The trace is
+ * drawn on the before-image, where the action happened (a tap that closes a dialog shows what it
+ * tapped), while the after-shot settles. The answer waits for the images it carries: a stored trace
+ * is drawn after it, under a URL that works at once. Where traces cannot be drawn (no
+ * @napi-rs/canvas), the action still acts and answers without a trace: an optional package never
+ * fails an action.
  */
 export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Promise<{ value: T; trace: TraceOp }>): Promise<{ value: T; screenshot?: Shots }> {
   if (!ctx) return { value: (await act()).value };
   const { plan } = ctx;
-  // A trace that cannot be drawn must fail the request before the action acts, not after.
-  if (plan.phases.has('trace')) await traceReady();
+  const drawable = plan.phases.has('trace') && (await traceReady().then(() => true, () => false));
   const expiresAt = Date.now() + plan.expiresInMs;
   const stored = (phase: Phase) => {
     const key = `${ctx.keyPrefix}/${phase}.png`;
@@ -95,23 +98,15 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
     return entry;
   };
   // The before-image is stored while the action runs.
-  const before = plan.phases.has('before') ? encode(await (ctx.screen ?? ctx.capture)(), 'before') : undefined;
+  const beforePng = plan.phases.has('before') || drawable ? await (ctx.screen ?? ctx.capture)() : undefined;
+  const before = plan.phases.has('before') ? encode(beforePng!, 'before') : undefined;
   before?.catch(() => {});
   const { value, trace } = await act();
+  const traced = drawable ? drawTrace(beforePng!, trace) : undefined;
+  traced?.catch(() => {});
   const screenshot: Shots = {};
   if (before) screenshot.before = await before;
-  if (!plan.phases.has('after') && !plan.phases.has('trace')) return { value, screenshot };
-  const traceOf = plan.phases.has('trace') ? tracer(trace) : undefined;
-  let after: Buffer;
-  if (plan.settleOnFrames) {
-    after = (await ctx.settle?.(plan.delayMs, ctx.signal, traceOf)) ?? (await stillFrame(ctx.capture, plan.delayMs, ctx.signal, traceOf));
-  } else {
-    if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: ctx.signal });
-    after = await ctx.capture();
-  }
-  if (plan.phases.has('after')) screenshot.after = await encode(after, 'after');
-  if (traceOf) {
-    const traced = traceOf(after);
+  if (traced) {
     if (plan.format === 'base64') {
       screenshot.trace = await encode(await traced, 'trace');
     } else {
@@ -120,19 +115,16 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
       screenshot.trace = entry;
     }
   }
+  if (!plan.phases.has('after')) return { value, screenshot };
+  let after: Buffer;
+  if (plan.settleOnFrames) {
+    after = (await ctx.settle?.(plan.delayMs, ctx.signal, undefined)) ?? (await stillFrame(ctx.capture, plan.delayMs, ctx.signal));
+  } else {
+    if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: ctx.signal });
+    after = await ctx.capture();
+  }
+  screenshot.after = await encode(after, 'after');
   return { value, screenshot };
-}
-
-/** Draws the trace on the frame it is given, again only for a frame with other bytes. */
-function tracer(op: TraceOp): (png: Buffer) => Promise<Buffer> {
-  let last: { png: Buffer; traced: Promise<Buffer> } | undefined;
-  return (png) => {
-    if (!last || !last.png.equals(png)) {
-      last = { png, traced: drawTrace(png, op) };
-      last.traced.catch(() => {});
-    }
-    return last.traced;
-  };
 }
 
 /**

@@ -30,3 +30,34 @@ test('without @napi-rs/canvas the embedded box runs the flow with before/after i
   assert.equal(tap.status, 'passed');
   assert.deepEqual(Object.keys(tap.screenshots ?? {}).sort(), ['after', 'before']);
 });
+
+test('without @napi-rs/canvas boxflow serve still acts: an action asking for a trace answers its before/after images, no 501', async () => {
+  const absent = join(repoRoot, 'test/fixtures/optionalPackages/absent.mjs');
+  const dataDir = tempProject({});
+  const serve = spawn(process.execPath, ['--import', absent, cliPath, 'serve', '--port', '0', '--data-dir', join(dataDir, 'srv')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const baseUrl = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      serve.stdout.on('data', (d: Buffer) => {
+        out += d;
+        const m = /"baseUrl":"([^"]+)"/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      serve.once('exit', (code) => reject(new Error(`serve exited (${code})`)));
+    });
+    const { createApiKey, resolveSecret } = await import('../../src/server/index.js');
+    const { BoxClient } = await import('../../src/api/client.js');
+    const client = new BoxClient({ baseUrl, apiKey: await createApiKey(await resolveSecret(join(dataDir, 'srv')), 'nocanvas'), maxRetries: 0 });
+    try {
+      const box = await client.createLinuxBox({});
+      const r = await client.drag(box.id, { start: { x: 10, y: 10 }, end: { x: 10, y: 10 }, duration: '10ms', options: { screenshot: { phases: ['before', 'after', 'trace'], delay: '0ms' } } });
+      assert.match(r.actionId, /^act_/);
+      assert.deepEqual(Object.keys(r.screenshot ?? {}).sort(), ['after', 'before']);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    serve.kill('SIGTERM');
+    await new Promise((r) => serve.once('exit', r));
+  }
+});

@@ -407,7 +407,7 @@ test('screenshots follow options.screenshot; trace images differ from after imag
   const shots = r.screenshot!;
   const [b, a, t] = [png(shots.before!.uri), png(shots.after!.uri), png(shots.trace!.uri)];
   for (const img of [b, a, t]) assert.deepEqual([img.width, img.height], [1280, 800]);
-  assert.notDeepEqual(a.data, t.data, 'the trace draws the path on the after image');
+  assert.notDeepEqual(b.data, t.data, 'the trace draws the path on the before image');
   assert.notDeepEqual(b.data, a.data, 'the canvas line shows in the after image');
 
   for (const body of [{ keys: ['escape'] as const }, { text: 'abc' }]) {
@@ -424,6 +424,17 @@ test('screenshots follow options.screenshot; trace images differ from after imag
   const mixed = await client.type(box.id, { text: 'a', includeScreenshot: true, screenshotRange: ['after'], outputFormat: 'storageKey', options: { screenshot: { phases: ['before'] } } });
   assert.deepEqual(Object.keys(mixed.screenshot!), ['before']);
   assert.match(mixed.screenshot!.before!.uri, /^data:image\/png;base64,/);
+});
+
+test('the trace is drawn where the action happened: a tap that closes a dialog shows the dialog it tapped', async () => {
+  await client.openTab(box.id, { url: 'data:text/html,<body style="margin:0"><div style="position:fixed;inset:0;background:rgb(200,0,0)" onclick="this.remove()">dialog</div></body>' });
+  const r = await client.drag(box.id, { start: { x: 640, y: 400 }, end: { x: 640, y: 400 }, duration: '10ms', options: { screenshot: { delay: '0ms' } } });
+  const [b, a, t] = [png(r.screenshot!.before!.uri), png(r.screenshot!.after!.uri), png(r.screenshot!.trace!.uri)];
+  const at = (img: { data: Uint8Array | Buffer; width: number }, x: number, y: number) => [...img.data.subarray((y * img.width + x) * 4, (y * img.width + x) * 4 + 3)];
+  assert.deepEqual(at(b, 50, 50), [200, 0, 0], 'the dialog is on the before image');
+  assert.deepEqual(at(a, 50, 50), [255, 255, 255], 'the tap closed it');
+  assert.deepEqual(at(t, 50, 50), [200, 0, 0], 'the trace shows the dialog that was tapped');
+  assert.notDeepEqual(at(t, 640, 400 - 12), at(b, 640, 400 - 12), 'with the tap drawn on it');
 });
 
 test('storageKey screenshots are served at pre-signed, expiring URLs; tampering and expiry get 403', async () => {
