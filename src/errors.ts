@@ -46,7 +46,7 @@ export const errorCodes = {
   INVALID_URL: { status: 400, exit: 2, summary: 'A URL to open is not a valid absolute URL.' },
   URL_UNREACHABLE: { status: 422, exit: 1, summary: 'A URL to open could not be loaded (DNS, refused, TLS, ...).' },
   WEB_TERMINAL_UNAVAILABLE: { status: 422, exit: 3, summary: 'This server cannot offer a web terminal for the box (boxflow serve: node-pty or @xterm/xterm is not installed or failed to load, and the message names the `npm install` to run; or not a Linux box).' },
-  PACKAGE_UNAVAILABLE: { status: 501, exit: 3, summary: 'boxflow serve lacks the optional npm package a feature needs (@napi-rs/canvas: trace images, scaled or clipped Android screenshots); the message names the `npm install` to run.' },
+  PACKAGE_UNAVAILABLE: { status: 501, exit: 3, summary: 'boxflow serve lacks an npm package a feature needs (@napi-rs/canvas, a dependency, for scaled or clipped Android screenshots, should its binary fail to load; a trace is then left out, the action still acts); the message names the `npm install` to run.' },
   BOX_NOT_RUNNING: { status: 409, exit: 3, summary: 'The box is terminated or not running.' },
   PRESIGN_INVALID: { status: 403, exit: 3, summary: 'A pre-signed URL has a bad or tampered signature.' },
   PRESIGN_EXPIRED: { status: 403, exit: 3, summary: 'A pre-signed URL has expired.' },
