@@ -38,6 +38,7 @@ export const errorCodes = {
   NO_DEVICE_AVAILABLE: { status: 409, exit: 3, summary: 'Every online Android device that matches the request is claimed by another box (or none matches).' },
   DEVICE_OFFLINE: { status: 503, exit: 3, summary: 'The Android box\'s device went offline or was unplugged; the box is in status error.' },
   DEVICE_ERROR: { status: 502, exit: 3, summary: 'An Android device command failed; the message carries the device\'s own output.' },
+  DEVICE_TIMEOUT: { status: 504, exit: 3, summary: 'An Android request used up its bound of device time (type: 60 s) before its device commands were done; the rest was not sent.' },
   INSTALL_FAILED: { status: 422, exit: 1, summary: 'The device refused to install the APK (the message has its INSTALL_FAILED_* reason).' },
   PACKAGE_NOT_FOUND: { status: 404, exit: 1, summary: 'No package with this name is installed on the Android box.' },
   UNSUPPORTED_BOX_TYPE: { status: 400, exit: 2, summary: 'The endpoint does not apply to this box type (e.g. Android-only on a Linux box).' },

@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { removeSingletonDir } from './chromium/singleton.js';
+import { reapAndroidLeftovers } from './adb/leftovers.js';
 
 /** A process as /proc knows it: a pid alone may name another process once the first has died. */
 export interface ProcessIdentity {
@@ -200,9 +201,17 @@ export class BoxLedger {
 
 /**
  * Kills the processes of boxes whose server is dead and removes their directories. `release` frees
- * a box's uid once its processes are gone.
+ * a box's uid once its processes are gone. Android boxes of dead servers are reaped too: their
+ * ledgers live in their scratch dirs in $TMPDIR, not in the data dir (see adb/leftovers.ts); their
+ * install uploads are removed, and their device dirs through adb when it answers. Returns the
+ * number of the data dir's (Linux) boxes reaped.
  */
 export async function reapDataDir(dataDir: string, release?: (uid: number) => Promise<void>): Promise<number> {
+  const [reaped] = await Promise.all([reapLedgers(dataDir, release), reapAndroidLeftovers(isAlive).catch(() => [])]);
+  return reaped;
+}
+
+async function reapLedgers(dataDir: string, release?: (uid: number) => Promise<void>): Promise<number> {
   const dir = join(dataDir, kProcsDir);
   let names: string[];
   try {

@@ -137,7 +137,7 @@ test('type: ASCII through input text, CJK and emoji arrive exactly through ADBKe
   const m = dev.shellCommands.length;
   await client.type(box.id, { text: 'hi there', mode: 'replace' });
   assert.equal(dev.field, 'hi there');
-  assert.deepEqual(since(dev, m), ['input keycombination 113 29', 'input keyevent 67', "input text 'hi%sthere'"]);
+  assert.deepEqual(since(dev, m), ["input keycombination 113 29; input keyevent 67; input text 'hi%sthere'"]);
   // The device has no ADBKeyBoard yet: refused with what to install, not typed wrong.
   await assert.rejects(client.type(box.id, { text: '日本語' }), (e) => e instanceof BoxApiError && e.httpStatus === 422 && /ADBKeyBoard/.test(e.message));
   assert.equal(dev.field, 'hi there');
@@ -146,7 +146,7 @@ test('type: ASCII through input text, CJK and emoji arrive exactly through ADBKe
   await client.type(box.id, { text, pressEnter: true });
   assert.equal(dev.field, `hi there${text}`);
   assert.equal(dev.enterPresses, 1);
-  assert.ok(dev.shellCommands.includes(`am broadcast -a ADB_INPUT_B64 --es msg ${Buffer.from(text).toString('base64')}`));
+  assert.ok(dev.shellCommands.includes(`am broadcast -a ADB_INPUT_B64 --es msg '${Buffer.from(text).toString('base64')}'`));
 });
 
 test('screen-layout: the real dumps come back as clean XML with the keyboard state on the root; the error dump is a 502 with the device text', async () => {
@@ -240,7 +240,7 @@ test('install: a ZIP of the real split APKs is one session (install-create, one 
   const services = dev.services.filter((s) => s.startsWith('exec:cmd package install'));
   assert.deepEqual(services.slice(-5), [
     `exec:cmd package install-create -S ${sizes.reduce((a, b) => a + b, 0)}`,
-    ...names.map((n, i) => `exec:cmd package install-write -S ${sizes[i]} ${sessionId} ${n} -`),
+    ...names.map((n, i) => `exec:cmd package install-write -S ${sizes[i]} ${sessionId} '${n}' -`),
     `exec:cmd package install-commit ${sessionId}`,
   ]);
   assert.deepEqual(dev.installs.at(-1), { kind: 'session', names, bytes: sizes });
@@ -265,7 +265,7 @@ test('apps and close-all: launcher activities listed; close-all force-stops runn
   const m = dev.shellCommands.length;
   await client.closeAllApps(box.id);
   const stops = since(dev, m).filter((c) => c.startsWith('am force-stop'));
-  assert.deepEqual(stops.sort(), ['am force-stop com.google.android.youtube', 'am force-stop io.selendroid.testapp']);
+  assert.deepEqual(stops.sort(), ["am force-stop 'com.google.android.youtube'", "am force-stop 'io.selendroid.testapp'"]);
   assert.ok(!dev.running.has('io.selendroid.testapp'));
 });
 
@@ -300,14 +300,14 @@ test('app endpoints: open (launcher or named activity), restart, close, clear da
   await client.clearAppData(box.id, 'io.selendroid.testapp');
   const r = await client.pressButton(box.id, { buttons: ['back', 'home', 'appSwitch', 'volumeUp', 'power'] });
   assert.match(r.message, /pressed back, home, appSwitch, volumeUp, power/);
-  const start = 'am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n io.selendroid.testapp/io.selendroid.testapp.';
+  const start = (cls: string) => `am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n 'io.selendroid.testapp/io.selendroid.testapp.${cls}'`;
   const query = 'cmd package query-activities --components -a android.intent.action.MAIN -c android.intent.category.LAUNCHER';
   assert.deepEqual(since(dev, m), [
-    query, `${start}HomeScreenActivity`,
-    `${start}WebViewActivity`,
-    'pm path io.selendroid.testapp', 'am force-stop io.selendroid.testapp', query, `${start}HomeScreenActivity`,
-    'pm path io.selendroid.testapp', 'am force-stop io.selendroid.testapp',
-    'pm path io.selendroid.testapp', 'pm clear io.selendroid.testapp',
+    query, start('HomeScreenActivity'),
+    start('WebViewActivity'),
+    "pm path 'io.selendroid.testapp'", "am force-stop 'io.selendroid.testapp'", query, start('HomeScreenActivity'),
+    "pm path 'io.selendroid.testapp'", "am force-stop 'io.selendroid.testapp'",
+    "pm path 'io.selendroid.testapp'", "pm clear 'io.selendroid.testapp'",
     'input keyevent 4 3 187 24 26',
   ]);
   assert.deepEqual(dev.cleared, ['io.selendroid.testapp']);
@@ -390,7 +390,7 @@ test('terminate releases the device: opened apps closed, size and keyboard reset
   const m = dev.shellCommands.length;
   await client.terminateBox(box.id);
   // The browser a link opened is closed too (the open-a-tab test opened it).
-  assert.deepEqual(since(dev, m), ['am force-stop io.selendroid.testapp', 'am force-stop com.android.chrome', 'am force-stop com.duckduckgo.mobile.android', 'wm size reset', 'ime set com.android.inputmethod.latin/.LatinIME', `rm -rf '/data/local/tmp/boxflow/${box.id}'`]);
+  assert.deepEqual(since(dev, m), ["am force-stop 'io.selendroid.testapp'", "am force-stop 'com.android.chrome'", "am force-stop 'com.duckduckgo.mobile.android'", 'wm size reset', "ime set 'com.android.inputmethod.latin/.LatinIME'", `rm -rf '/data/local/tmp/boxflow/${box.id}'`]);
   assert.equal(dev.overrideSize, undefined);
   assert.equal((await client.getBox(box.id)).status, 'terminated');
   box = await client.createAndroidBox({ config: { deviceSerial: 'emulator-5554' } });

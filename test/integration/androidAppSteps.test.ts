@@ -58,8 +58,8 @@ test('launchApp (flow appId, clearState, stopApp), stopApp, clearState, back and
   );
   assert.equal(flow.status, 'passed', why(flow));
   const cmds = since(mark);
-  const start = `am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n ${kApp}/${kApp}.HomeScreenActivity`;
-  const order = [`pm clear ${kApp}`, `am force-stop ${kApp}`, start, 'input keyevent 4', 'input keyevent 3', `am force-stop ${kApp}`, start, `pm clear ${kApp}`];
+  const start = `am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n '${kApp}/${kApp}.HomeScreenActivity'`;
+  const order = [`pm clear '${kApp}'`, `am force-stop '${kApp}'`, start, 'input keyevent 4', 'input keyevent 3', `am force-stop '${kApp}'`, start, `pm clear '${kApp}'`];
   let at = 0;
   for (const want of order) {
     const i = cmds.indexOf(want, at);
@@ -68,7 +68,7 @@ test('launchApp (flow appId, clearState, stopApp), stopApp, clearState, back and
   }
   // launchApp without stopApp only opens: one force-stop (the stopApp step) between the two starts.
   const starts = cmds.flatMap((c, i) => (c === start ? [i] : []));
-  assert.equal(cmds.slice(starts[0]!, starts[1]!).filter((c) => c === `am force-stop ${kApp}`).length, 1);
+  assert.equal(cmds.slice(starts[0]!, starts[1]!).filter((c) => c === `am force-stop '${kApp}'`).length, 1);
   assert.deepEqual(steps(flow).map((s) => s.label), ['launchApp', 'back', 'home', 'stopApp', 'launchApp', 'clearState']);
   assert.ok(steps(flow)[1]!.actionId, 'back is an action with an id');
 });
@@ -176,7 +176,7 @@ test('launchApp arguments are string extras of the launch intent; env values rea
   );
   assert.equal(flow.status, 'passed', why(flow));
   const cmds = device().shellCommands.slice(mark);
-  assert.ok(cmds.includes(`am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n ${kApp}/${kApp}.HomeScreenActivity --es 'lang' 'fr' --es 'note' 'two words'`), JSON.stringify(cmds));
+  assert.ok(cmds.includes(`am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n '${kApp}/${kApp}.HomeScreenActivity' --es 'lang' 'fr' --es 'note' 'two words'`), JSON.stringify(cmds));
   assert.equal(cmds.filter((c) => c === 'input tap 100 200').length, 3, JSON.stringify(cmds));
   // 50%,80% → 50%,20% of the screen: one x, the start four times as low as the end.
   const [, x1, y1, x2, y2] = (cmds.map((c) => /^input swipe (\d+) (\d+) (\d+) (\d+) 300$/.exec(c)).find(Boolean) ?? []).map(Number);

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdbBackend, adbAddress } from '../../src/server/adb/backend.js';
-import type { AndroidBox } from '../../src/server/adb/androidBox.js';
+import { kTypeBudgetMs, type AndroidBox } from '../../src/server/adb/androidBox.js';
 import { extractHierarchy, resolveTargetInLayout } from '../../src/server/adb/layout.js';
 import { keyCode } from '../../src/server/adb/keys.js';
 import { kKeyNames } from '../../src/api/schemas.js';
@@ -28,6 +28,8 @@ before(async () => {
   box = await backend.claim('box-1', {}, (r) => gone.push(r));
 });
 after(async () => {
+  // Releasing removes the box's scratch dir (its ledger) on this machine even when the device is gone.
+  await backend.release(box);
   backend.close();
   await fake.close();
 });
@@ -98,16 +100,35 @@ test('type: ASCII via input text (quoted, spaces as %s); Unicode arrives exactly
   await box.type(text, true, true);
   assert.equal(dev.field, text);
   assert.equal(dev.enterPresses, 1);
+  // ADBKeyBoard is checked (and selected) before the field is cleared: a refusal leaves the field alone.
   assert.deepEqual(since(dev, m2), [
-    'input keycombination 113 29',
-    'input keyevent 67',
     'ime list -a -s',
     'settings get secure default_input_method',
-    'ime enable com.android.adbkeyboard/.AdbIME',
-    'ime set com.android.adbkeyboard/.AdbIME',
-    `am broadcast -a ADB_INPUT_B64 --es msg ${Buffer.from(text).toString('base64')}`,
+    "ime enable 'com.android.adbkeyboard/.AdbIME'",
+    "ime set 'com.android.adbkeyboard/.AdbIME'",
+    'input keycombination 113 29; input keyevent 67',
+    `am broadcast -a ADB_INPUT_B64 --es msg '${Buffer.from(text).toString('base64')}'`,
     'input keyevent 66',
   ]);
+});
+
+test('type: one request\'s device time is bounded; past the bound nothing more is sent and it is DEVICE_TIMEOUT', async () => {
+  // Here each `input text` takes 5 ms: one command line of ~100 of them outlasts a bound of 300 ms.
+  dev.on(/^input text /, () => new Promise((r) => setTimeout(() => r(''), 5)));
+  box.typeBudgetMs = 300;
+  const m = dev.shellCommands.length;
+  const started = performance.now();
+  try {
+    await assert.rejects(box.type('a\n'.repeat(2_000), false, false), (e: Error & { code?: string }) => e.code === 'DEVICE_TIMEOUT' && /one request may use device emulator-5554 for 0\.3 s; 0 of \d+ command lines ran, the rest was not sent/.test(e.message));
+  } finally {
+    box.typeBudgetMs = kTypeBudgetMs;
+    dev.overrides.shift();
+  }
+  assert.ok(performance.now() - started < 2_000, 'ended at the bound');
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(since(dev, m).length, 1, 'the line under way was cut off and nothing was sent after it');
+  assert.equal(kTypeBudgetMs, 60_000);
+  await box.pressKeys(['a'], false);
 });
 
 test('screen-layout: the BOM, glued trailer and MIUI noise are stripped; an error dump is a DEVICE_ERROR with its text', async () => {
@@ -196,7 +217,7 @@ test('install: a single APK streams over exec: cmd package install -S; open laun
   const launcher = r.activities.find((a) => a.isLauncher)!;
   assert.equal(launcher.className, 'io.selendroid.testapp.HomeScreenActivity');
   assert.ok(dev.services.includes(`exec:cmd package install -S ${size}`));
-  assert.ok(dev.shellCommands.includes('am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n io.selendroid.testapp/io.selendroid.testapp.HomeScreenActivity'));
+  assert.ok(dev.shellCommands.includes("am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n 'io.selendroid.testapp/io.selendroid.testapp.HomeScreenActivity'"));
   assert.ok(dev.running.has('io.selendroid.testapp'));
 });
 
@@ -252,7 +273,7 @@ test('release closes opened apps, resets wm size and the keyboard, removes the w
   assert.deepEqual(dev.overrideSize, { width: 720, height: 1280 });
   const m = dev.shellCommands.length;
   await backend.release(box);
-  assert.deepEqual(since(dev, m), ['am force-stop io.selendroid.testapp', 'wm size reset', 'ime set com.android.inputmethod.latin/.LatinIME', "rm -rf '/data/local/tmp/boxflow/box-1'"]);
+  assert.deepEqual(since(dev, m), ["am force-stop 'io.selendroid.testapp'", 'wm size reset', "ime set 'com.android.inputmethod.latin/.LatinIME'", "rm -rf '/data/local/tmp/boxflow/box-1'"]);
   assert.equal(dev.overrideSize, undefined);
   assert.equal(dev.ime, 'com.android.inputmethod.latin/.LatinIME');
   assert.ok(!dev.running.has('io.selendroid.testapp'));
@@ -284,6 +305,7 @@ test('the adb server going away marks every claimed device gone; the next claim 
   assert.deepEqual(reasons, [`device emulator-5560 is unreachable: the adb server at 127.0.0.1:${other.port} went away`]);
   await assert.rejects(held.pressKeys(['a'], false), (e: Error & { code?: string }) => e.code === 'DEVICE_OFFLINE');
   await assert.rejects(b.claim('box-y', {}, () => {}), (e: Error & { code?: string }) => e.code === 'ANDROID_UNAVAILABLE');
+  await b.release(held);
   b.close();
 });
 

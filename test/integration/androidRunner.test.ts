@@ -46,8 +46,8 @@ test('installApp, assertPackage and closeAllApps run as device commands on a box
   assert.equal(flow.status, 'passed', JSON.stringify(flow.error ?? flow.attempts.at(-1)!.steps.find((s) => s.status !== 'passed')?.error));
   const used = ['emulator-5554', 'emulator-5556'].map((s) => local.fake.device(s)).find((d) => d.installs.length)!;
   assert.equal(used.installs.length, 1);
-  assert.ok(used.shellCommands.includes('am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n io.selendroid.testapp/io.selendroid.testapp.HomeScreenActivity'));
-  assert.ok(used.shellCommands.includes('am force-stop io.selendroid.testapp'));
+  assert.ok(used.shellCommands.includes("am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n 'io.selendroid.testapp/io.selendroid.testapp.HomeScreenActivity'"));
+  assert.ok(used.shellCommands.includes("am force-stop 'io.selendroid.testapp'"));
 });
 
 test('a device going offline mid-flow fails that flow as infrastructure (exit 3); the flow on the other device passes', async () => {

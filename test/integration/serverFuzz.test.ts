@@ -2,7 +2,10 @@
 // over every route of the contract (bad JSON, wrong types, huge numbers and strings, deep nesting,
 // unknown fields, wrong content types, bad box ids and query strings, with and without a key).
 // None may get a 5xx or go unanswered, every refusal is `{code, message}`, and the server still
-// works at the end. BOXFLOW_FUZZ_SEED replays another sequence.
+// works at the end. Then 600 on an Android box (on the fake adb server, a TEST DOUBLE:
+// test/support/fakeAdbServer.ts): package, activity, album and media names and texts full of shell
+// metacharacters, and random multipart install bodies; besides the above, no command line may reach
+// the device with a metacharacter outside quotes. BOXFLOW_FUZZ_SEED replays another sequence.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +15,7 @@ import { BoxClient } from '../../src/api/client.js';
 import { endpoints, kKeyNames, type Box, type Endpoint } from '../../src/api/schemas.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { rawRequest, type RawRequest } from '../support/rawHttp.js';
+import { FakeAdbServer, packagesFromFixture, type FakeDevice } from '../support/fakeAdbServer.js';
 
 const kSeed = Number(process.env.BOXFLOW_FUZZ_SEED ?? 0xb0f1);
 const kRequests = 1_200;
@@ -26,20 +30,29 @@ let client: BoxClient;
 let box: Box;
 let key: string;
 let otherKey: string;
+let fake: FakeAdbServer;
+let dev: FakeDevice;
+let android: Box;
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'boxflow-fuzz-'));
-  server = await startServer({ port: 0, dataDir, secret: kSecret, log: () => {} });
+  fake = await FakeAdbServer.start();
+  dev = fake.addDevice('emulator-5554', (d) => {
+    d.packages = [...packagesFromFixture(), { packageName: 'com.example.app', apkPath: '/data/app/com.example.app-1/base.apk', system: false, versionName: '1', launcher: '.Main' }];
+  });
+  server = await startServer({ port: 0, dataDir, secret: kSecret, log: () => {}, adb: fake.socketSpec });
   key = await createApiKey(kSecret, 'fuzz');
   otherKey = await createApiKey(kSecret, 'someone-else');
   client = new BoxClient({ baseUrl: server.baseUrl, apiKey: key, maxRetries: 0 });
   box = await client.createLinuxBox();
   await client.openTab(box.id, { url: `data:text/html,${encodeURIComponent('<input autofocus><p>fuzz target</p>')}` });
+  android = await client.createAndroidBox();
 });
 
 after(async () => {
   await client?.close();
   await server?.close();
+  await fake?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -223,5 +236,174 @@ test(`${kRequests} seeded malformed requests (seed ${kSeed}): no 5xx, no hang, {
   await client.openTab(box.id, { url: `data:text/html,${encodeURIComponent('<input autofocus>')}` });
   await client.type(box.id, { text: 'still here' });
   assert.match((await client.screenLayout(box.id)).content, /value="still here"/);
-  assert.equal((await client.listBoxes()).total, 1, 'no stray boxes');
+  assert.equal((await client.listBoxes()).total, 2, 'no stray boxes');
+});
+
+// ------------------------------------------------------------------ the Android box
+
+const kAndroidRequests = 600;
+/** What a tenant may put in a name to reach the device's shell, and a few other troublemakers. */
+const kMeta = [';', '$', '(', ')', '`', '|', '&', '#', ' ', "'", '"', '\\', '*', '?', '~', '<', '>', '{', '}', '[', ']', '!', '%', '\n', '\t', '\r', '=', ',', '@', ':', '+', 'é', '🙂', '$(id)', '`id`', ';id #', '&&', '\u0000'];
+const kInstalled = ['com.example.app', 'com.google.android.youtube', 'android'];
+
+function metaString(r: Rng, max = 24): string {
+  let out = '';
+  const n = 1 + r.int(max);
+  for (let i = 0; i < n; i++) out += r.chance(0.4) ? r.pick(kMeta) : r.pick(['a', 'Z', '0', '9', '_', '.', '-', '/', 'com', 'app', 'Main']);
+  return out;
+}
+
+/** A package name: mostly with metacharacters, sometimes valid (installed or not), URL-encoded for the path. */
+function packageName(r: Rng): string {
+  const name = r.pick([
+    () => metaString(r),
+    () => `com.example${r.pick(kMeta)}${metaString(r, 6)}`,
+    () => `${r.pick(kInstalled)}${r.pick(kMeta)}`,
+    () => r.pick(kInstalled),
+    () => `org.fuzz${r.int(1000)}.app`,
+    () => r.pick(['x', '..', '.', 'a..b', '.a.b', 'a.b.', '1a.b', 'a._b', 'a'.repeat(101), 'x;id #', 'x$(id)', 'x`id`']),
+  ])();
+  return encodeURIComponent(name);
+}
+
+function activityName(r: Rng): string {
+  return r.pick([
+    () => metaString(r),
+    () => `.Main${r.pick(kMeta)}`,
+    () => r.pick(['.Main', 'Main', 'com.example.app.Main', 'com.example.app/.Main', '.Outer$Inner', 'com.other/.Main', '', '/', '.', 'a..b']),
+    () => `.${metaString(r, 8)}`,
+  ])();
+}
+
+function androidJson(r: Rng, route: string): unknown {
+  switch (route) {
+    case 'open':
+    case 'restart':
+      return r.pick([
+        () => ({}),
+        () => ({ activityName: activityName(r) }),
+        () => ({ activityName: activityName(r), extras: Object.fromEntries(Array.from({ length: r.int(4) }, () => [metaString(r, 8), metaString(r, 16)])) }),
+        () => ({ extras: { [metaString(r, 6)]: metaString(r) } }),
+        () => ({ activityName: r.int(5) }),
+      ])();
+    case 'type':
+      return { text: r.pick([() => metaString(r, 60), () => `${metaString(r, 8)}\n`.repeat(1 + r.int(50)), () => "it's a\n\nb %s c", () => 'x'.repeat(r.pick([1, 1_500, 4_000]))])(), ...(r.chance(0.3) ? { mode: 'replace' } : {}), ...(r.chance(0.3) ? { pressEnter: true } : {}) };
+    case 'openTab':
+      return { url: r.pick([() => `https://example.com/${metaString(r)}`, () => metaString(r), () => `intent:${metaString(r)}`, () => `http://x/${"'".repeat(r.int(5))}$(id)`]) () };
+    case 'rename':
+      return { oldPath: metaString(r), newPath: metaString(r), ...(r.chance(0.3) ? { workingDir: metaString(r) } : {}) };
+    case 'pressKey':
+      return { keys: r.pick([['a'], ['enter', 'tab'], ['control', 'a']]), combination: r.chance(0.5) };
+    default:
+      return {};
+  }
+}
+
+/** A multipart install body: random parts (files of junk, URLs the server may not fetch, odd names), often broken. */
+function multipartBody(r: Rng): { body: Buffer; type: string } {
+  const boundary = r.pick(['X', 'b0uNd4ry', '----x', 'a'.repeat(70)]);
+  const chunks: Buffer[] = [];
+  const n = r.int(4);
+  for (let i = 0; i < n; i++) {
+    const file = r.chance(0.5);
+    const name = r.pick(['apk', 'apk', 'apk', 'open', '__proto__', 'constructor', 'x', '', metaString(r, 6).replaceAll('"', '')]);
+    const filename = r.pick(['a.apk', 'x.zip', '../../etc/passwd', 'a;b$(id).apk', '']);
+    const head = `Content-Disposition: form-data; name="${name}"${file ? `; filename="${filename}"` : ''}${r.chance(0.15) ? '\r\nContent-Type: application/json' : ''}`;
+    const content = file
+      ? r.pick([() => Buffer.from('PK\x03\x04 not a zip'), () => Buffer.from(Array.from({ length: r.int(3_000) }, () => r.int(256))), () => Buffer.alloc(0), () => Buffer.from(`--${boundary}`)])()
+      : Buffer.from(r.pick(['true', 'false', 'http://127.0.0.1:1/a.apk', 'http://[::1]/a.apk', 'http://10.1.2.3/a.apk', 'http://169.254.169.254/latest', 'not a url', 'file:///etc/passwd', '{"a":', '', metaString(r)]));
+    chunks.push(Buffer.from(`--${boundary}\r\n${head}\r\n\r\n`), content, Buffer.from('\r\n'));
+  }
+  if (r.chance(0.7)) chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  let body = Buffer.concat(chunks);
+  if (r.chance(0.25)) body = body.subarray(0, r.int(body.length + 1));
+  if (r.chance(0.1)) body = Buffer.from(body.toString('latin1').replaceAll('\r\n', '\n'), 'latin1');
+  const type = r.pick([`multipart/form-data; boundary=${boundary}`, `multipart/form-data; boundary=${boundary}`, `multipart/form-data; boundary=${boundary}`, 'multipart/form-data', 'multipart/form-data; boundary=other', `multipart/mixed; boundary=${boundary}`, 'application/json']);
+  return { body, type };
+}
+
+function androidRequest(r: Rng): RawRequest {
+  const base = `${new URL(server.baseUrl).pathname}/boxes/${android.id}`;
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  const json = (route: string, path: string, method = 'POST'): RawRequest => {
+    headers['content-type'] = 'application/json';
+    return { method, path: base + path, headers, body: JSON.stringify(androidJson(r, route)), timeoutMs: kHang };
+  };
+  const roll = r.int(14);
+  switch (roll) {
+    case 0:
+    case 1:
+      return json('open', `/android/packages/${packageName(r)}/open`);
+    case 2:
+      return json('restart', `/android/packages/${packageName(r)}/restart`);
+    case 3:
+      return { method: 'POST', path: `${base}/android/packages/${packageName(r)}/${r.pick(['close', 'clear'])}`, headers, timeoutMs: kHang };
+    case 4:
+      return { method: 'GET', path: `${base}/android/packages/${packageName(r)}`, headers, timeoutMs: kHang };
+    case 5:
+    case 6:
+    case 7: {
+      const { body, type } = multipartBody(r);
+      headers['content-type'] = type;
+      return { method: 'POST', path: `${base}/android/packages`, headers, body, timeoutMs: kHang };
+    }
+    case 8:
+      return json('type', '/actions/type');
+    case 9:
+      return json('openTab', '/browser/tabs');
+    case 10:
+      return { method: 'DELETE', path: `${base}/media/albums/${encodeURIComponent(r.pick(['Camera', metaString(r)]))}${r.chance(0.5) ? `/media/${encodeURIComponent(metaString(r))}` : ''}`, headers, timeoutMs: kHang };
+    case 11:
+      return json('rename', '/fs/rename');
+    case 12:
+      return json('pressKey', '/actions/press-key');
+    default:
+      return { method: 'GET', path: `${base}/android/packages${r.pick(['', '?pkgType=system', '?runningFilter=running', '?pkgType=x'])}`, headers, timeoutMs: kHang };
+  }
+}
+
+test(`${kAndroidRequests} seeded requests on an Android box (seed ${kSeed}): metacharacter names and random multipart bodies, no 5xx, nothing unquoted on the device`, async (t) => {
+  const r = prng(kSeed ^ 0xad8);
+  dev.writeFile('/sdcard/DCIM/Camera/IMG_1.jpg', 'x');
+  const requests = Array.from({ length: kAndroidRequests }, () => androidRequest(r));
+  const seen = new Map<number, number>();
+  const problems: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < requests.length; i = next++) {
+      const req = requests[i]!;
+      const what = `#${i} ${req.method} ${req.path.slice(0, 160)} ${JSON.stringify(String(req.body ?? '').slice(0, 160))}`;
+      let res;
+      try {
+        res = await rawRequest(server.baseUrl, req);
+      } catch (err) {
+        problems.push(`${what}: ${(err as Error).message}`);
+        continue;
+      }
+      seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
+      if (res.status >= 500) problems.push(`${what}: ${res.status} ${res.text.slice(0, 300)}`);
+      if (res.status >= 400) {
+        try {
+          const json = JSON.parse(res.text) as Record<string, unknown>;
+          if (typeof json.code !== 'string' || typeof json.message !== 'string' || Object.keys(json).some((k) => !['code', 'message', 'details'].includes(k))) problems.push(`${what}: ${res.status} body is not {code, message}: ${res.text.slice(0, 200)}`);
+        } catch {
+          problems.push(`${what}: ${res.status} body is not JSON: ${res.text.slice(0, 200)}`);
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: kParallel }, worker));
+  assert.deepEqual(problems.slice(0, 20), [], `${problems.length} problems; statuses ${JSON.stringify(Object.fromEntries(seen))}`);
+  t.diagnostic(`statuses ${JSON.stringify(Object.fromEntries([...seen].sort((a, b) => a[0] - b[0])))}; ${dev.shellCommands.length} device command lines`);
+  assert.deepEqual(dev.unquotedLines.slice(0, 20), [], 'a command line reached the device with a metacharacter outside quotes');
+  assert.ok([...seen.keys()].some((s) => s < 300), `some requests were served: ${[...seen.keys()].join(', ')}`);
+  assert.ok((seen.get(400) ?? 0) > 50, `names with metacharacters were refused: ${JSON.stringify(Object.fromEntries(seen))}`);
+  assert.ok(dev.shellCommands.length > 20, 'and the device did work');
+
+  // Alive: the box is running, takes work, and no install upload was left behind.
+  assert.equal((await client.getBox(android.id)).status, 'running');
+  const log = dev.inputLog.length;
+  await client.type(android.id, { text: 'still here' });
+  assert.equal(dev.inputLog.slice(log), 'still here');
+  assert.equal((await client.getBox(box.id)).status, 'running');
 });

@@ -5,8 +5,11 @@
 // backend and the HTTP routes run unchanged against it.
 //
 // Every request is recorded exactly as received (host requests and `shell:`/`exec:` command lines
-// per device). A device command it does not know gets FAIL naming it, so a test cannot pass by
-// accident. Outputs marked "constructed" follow the AOSP/toybox format code because no permissively
+// per device). A command line is read as the device's `sh -c` reads it: split at unquoted `;` into
+// commands, each run in turn; a character outside quotes that the backend never sends bare (any
+// shell metacharacter: `$`, a backtick, `|`, `&`, `(`, `#`, ...) marks the line in `unquotedLines`,
+// so a test can assert that no tenant value reached the shell unquoted. A device command it does
+// not know gets FAIL naming it, so a test cannot pass by accident. Outputs marked "constructed" follow the AOSP/toybox format code because no permissively
 // licensed capture exists (SOURCES.md lists which).
 import { createServer, type Server, type Socket } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +35,8 @@ export interface Installed {
   system: boolean;
   versionName: string;
   launcher?: string;
+  /** The package's activities (full class names); when given, `am start` of another says it does not exist. */
+  activities?: string[];
 }
 
 /** What a handler returns: output bytes (the socket then closes), or a FAIL. */
@@ -48,6 +53,8 @@ export class FakeDevice {
   readonly services: string[] = [];
   /** Every sync request, e.g. `STAT /sdcard/x`, `SEND /data/local/tmp/a,33188`. */
   readonly syncRequests: string[] = [];
+  /** `shell:`/`exec:` lines with a character outside quotes that the backend never sends bare (see splitShellLine). */
+  readonly unquotedLines: string[] = [];
   props: Record<string, string> = {
     'ro.build.version.release': '13',
     'ro.build.version.sdk': '33',
@@ -70,6 +77,8 @@ export class FakeDevice {
   field = '';
   #selectAll = false;
   enterPresses = 0;
+  /** Everything typed into the focused field, in order: inserted text, and `\n` for each Enter (keyevent 66). */
+  inputLog = '';
   /** Whether the soft keyboard is up (`dumpsys input_method` says mInputShown=…); back closes it first. */
   keyboardShown = false;
   /** Back presses that reached the app (not the ones that closed the keyboard). */
@@ -80,6 +89,8 @@ export class FakeDevice {
   readonly openedLinks: string[] = [];
   /** Packages whose data `pm clear` wiped. */
   readonly cleared: string[] = [];
+  /** The string extras (`--es KEY VALUE`) of every launcher `am start`, in order. */
+  readonly extrasStarted: Array<Record<string, string>> = [];
   imes = ['com.android.inputmethod.latin/.LatinIME'];
   ime = 'com.android.inputmethod.latin/.LatinIME';
   readonly enabledImes = new Set(['com.android.inputmethod.latin/.LatinIME']);
@@ -138,15 +149,44 @@ export class FakeDevice {
     return m ? Number(m[1]) : 0;
   }
 
-  run(line: string, stdin: Buffer): Reply | Promise<Reply> {
+  /**
+   * Runs a `shell:`/`exec:` line as sh would: each `;`-separated command in turn, their outputs
+   * joined. A line with an unknown command FAILs as a whole. `check` (the default) records a line
+   * with an unquoted metacharacter in unquotedLines (the web terminal's typed lines are not checked).
+   */
+  run(line: string, stdin: Buffer, check = true): Reply | Promise<Reply> {
     const kind = line.startsWith('exec:') ? 'exec' : 'shell';
-    const cmd = line.slice(kind.length + 1);
-    for (const [re, fn] of [...this.overrides, ...this.#handlers(kind)]) {
-      re.lastIndex = 0;
-      const m = re.exec(cmd);
-      if (m) return fn(m, this, stdin);
-    }
-    return { fail: `fake adb server: unknown ${kind} command: ${cmd}` };
+    const { commands, unquoted } = splitShellLine(line.slice(kind.length + 1));
+    if (check && unquoted.length) this.unquotedLines.push(line);
+    const handlers = [...this.overrides, ...this.#handlers(kind)];
+    const find = (cmd: string) => {
+      for (const [re, fn] of handlers) {
+        re.lastIndex = 0;
+        const m = re.exec(cmd);
+        if (m) {
+          return (): Reply | Promise<Reply> => {
+            try {
+              return fn(m, this, stdin);
+            } catch (err) {
+              return { fail: (err as Error).message };
+            }
+          };
+        }
+      }
+      return undefined;
+    };
+    const runs = commands.map((cmd) => ({ cmd, run: find(cmd) }));
+    const unknown = runs.find((r) => !r.run);
+    if (unknown || !runs.length) return { fail: `fake adb server: unknown ${kind} command: ${unknown?.cmd ?? line}` };
+    if (runs.length === 1) return runs[0]!.run!();
+    return (async () => {
+      const out: Buffer[] = [];
+      for (const r of runs) {
+        const reply = await r.run!();
+        out.push(Buffer.from(typeof reply === 'object' && 'fail' in reply ? `${reply.fail}\n` : reply));
+      }
+      return Buffer.concat(out);
+    })();
   }
 
   #handlers(kind: 'shell' | 'exec'): Array<[RegExp, Handler]> {
@@ -166,10 +206,10 @@ export class FakeDevice {
       d.sessions.set(id, { total: Number(m[1]), written: [], committed: false });
       return `Success: created install session [${id}]\n`;
     }],
-    [/^cmd package install-write -S (\d+) (\d+) (\S+) -$/, (m, d, stdin) => {
+    [/^cmd package install-write -S (\d+) (\d+) (.+) -$/, (m, d, stdin) => {
       const s = d.sessions.get(Number(m[2]));
       if (!s) return `Error: java.lang.SecurityException: Caller has no access to session ${m[2]}\n`;
-      s.written.push({ name: m[3]!, data: stdin });
+      s.written.push({ name: word(m[3]!), data: stdin });
       return `Success: streamed ${stdin.length} bytes\n`;
     }],
     [/^cmd package install-commit (\d+)$/, async (m, d) => {
@@ -188,7 +228,11 @@ export class FakeDevice {
     // real: AdvancedSharpAdbClient's `uiautomator dump /dev/tty` captures, replayed byte for byte
     [/^uiautomator dump \/dev\/tty$/, (_m, d) => fixture(d.layoutFixture)],
     // a dump to a file writes the document there (a file capture: homee_… by default)
-    [/^uiautomator dump '([^']+)'$/, (m, d) => (d.writeFile(m[1]!, fixture(d.layoutFileFixture)), `UI hierchary dumped to: ${m[1]}\n`)],
+    [/^uiautomator dump (.+)$/, (m, d) => {
+      const file = word(m[1]!);
+      d.writeFile(file, fixture(d.layoutFileFixture));
+      return `UI hierchary dumped to: ${file}\n`;
+    }],
     [/^input tap (-?[\d.]+) (-?[\d.]+)$/, () => ''],
     [/^input swipe (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (\d+)$/, () => ''],
     [/^input motionevent (DOWN|MOVE|UP) (-?[\d.]+) (-?[\d.]+)$/, () => ''],
@@ -222,17 +266,26 @@ export class FakeDevice {
     [/^pm list packages -3$/, (_m, d) => d.packages.filter((p) => !p.system).map((p) => `package:${p.packageName}`).join('\n') + '\n'],
     // constructed: toybox `ps -A -o NAME`
     [/^ps -A -o NAME$/, (_m, d) => `NAME\ninit\nsystem_server\n${[...d.running].join('\n')}\n`],
-    [/^dumpsys package (\S+)$/, (m, d) => d.#dumpsysPackage(m[1]!)],
+    [/^dumpsys package (.+)$/, (m, d) => d.#dumpsysPackage(word(m[1]!))],
     // constructed: `query-activities --components` prints one flattened component per line
     [/^cmd package query-activities --components -a android\.intent\.action\.MAIN -c android\.intent\.category\.LAUNCHER$/, (_m, d) =>
       d.packages.filter((p) => p.launcher).map((p) => `${p.packageName}/${p.launcher}`).join('\n') + '\n'],
-    [/^pm path (\S+)$/, (m, d) => d.packages.filter((p) => p.packageName === m[1]).map((p) => `package:${p.apkPath}\n`).join('')],
-    [/^pm clear (\S+)$/, (m, d) => (d.packages.some((p) => p.packageName === m[1]) ? (d.cleared.push(m[1]!), 'Success\n') : 'Failed\n')],
-    [/^am force-stop (\S+)$/, (m, d) => (d.running.delete(m[1]!), '')],
-    [/^am start -a android\.intent\.action\.MAIN -c android\.intent\.category\.LAUNCHER -n ([\w.]+)\/([\w.$]+)(?: --es '[^']*' '[^']*')*$/, (m, d) => {
-      if (!d.packages.some((p) => p.packageName === m[1])) return `Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] cmp=${m[1]}/${m[2]} }\nError type 3\nError: Activity class {${m[1]}/${m[2]}} does not exist.\n`;
-      d.running.add(m[1]!);
-      return `Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] cmp=${m[1]}/${m[2]} }\n`;
+    [/^pm path (.+)$/, (m, d) => d.packages.filter((p) => p.packageName === word(m[1]!)).map((p) => `package:${p.apkPath}\n`).join('')],
+    [/^pm clear (.+)$/, (m, d) => {
+      const pkg = word(m[1]!);
+      return d.packages.some((p) => p.packageName === pkg) ? (d.cleared.push(pkg), 'Success\n') : 'Failed\n';
+    }],
+    [/^am force-stop (.+)$/, (m, d) => (d.running.delete(word(m[1]!)), '')],
+    // constructed (ActivityManagerShellCommand): `-n PKG/CLS`, then `--es KEY VALUE` pairs
+    [/^am start -a android\.intent\.action\.MAIN -c android\.intent\.category\.LAUNCHER -n (.+)$/s, (m, d) => {
+      const [component, ...extras] = shellWords(m[1]!);
+      if (extras.length % 3 || extras.some((w, i) => i % 3 === 0 && w !== '--es')) return `Error: bad arguments: ${extras.join(' ')}\n`;
+      const [pkg, cls] = [component!.slice(0, component!.indexOf('/')), component!.slice(component!.indexOf('/') + 1)];
+      d.extrasStarted.push(Object.fromEntries(extras.flatMap((w, i) => (i % 3 === 1 ? [[w, extras[i + 1]!]] : []))));
+      const installed = d.packages.find((p) => p.packageName === pkg);
+      if (!installed || (installed.activities && !installed.activities.includes(cls.startsWith('.') ? pkg + cls : cls))) return `Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] cmp=${pkg}/${cls} }\nError type 3\nError: Activity class {${pkg}/${cls}} does not exist.\n`;
+      d.running.add(pkg);
+      return `Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] cmp=${pkg}/${cls} }\n`;
     }],
     // constructed: `am start -W` output (ActivityManagerShellCommand: Starting, Status, Activity, times, Complete;
     // the "unable to resolve Intent" error of an intent no activity takes)
@@ -251,10 +304,18 @@ export class FakeDevice {
     // IME switching and ADBKeyBoard's broadcast (constructed from its README and `am broadcast` output)
     [/^settings get secure default_input_method$/, (_m, d) => `${d.ime}\n`],
     [/^ime list -a -s$/, (_m, d) => d.imes.join('\n') + '\n'],
-    [/^ime enable (\S+)$/, (m, d) => (d.imes.includes(m[1]!) ? (d.enabledImes.add(m[1]!), `Input method ${m[1]}: now enabled\n`) : `Unknown input method ${m[1]} cannot be enabled for user #0\n`)],
-    [/^ime set (\S+)$/, (m, d) => (d.enabledImes.has(m[1]!) ? ((d.ime = m[1]!), `Input method ${m[1]} selected for user #0\n`) : `Unknown input method ${m[1]} cannot be selected for user #0\n`)],
-    [/^am broadcast -a ADB_INPUT_B64 --es msg ([A-Za-z0-9+/=]+)$/, (m, d) => {
-      if (d.ime === 'com.android.adbkeyboard/.AdbIME') d.#insert(Buffer.from(m[1]!, 'base64').toString('utf8'));
+    [/^ime enable (.+)$/, (m, d) => {
+      const ime = word(m[1]!);
+      return d.imes.includes(ime) ? (d.enabledImes.add(ime), `Input method ${ime}: now enabled\n`) : `Unknown input method ${ime} cannot be enabled for user #0\n`;
+    }],
+    [/^ime set (.+)$/, (m, d) => {
+      const ime = word(m[1]!);
+      return d.enabledImes.has(ime) ? ((d.ime = ime), `Input method ${ime} selected for user #0\n`) : `Unknown input method ${ime} cannot be selected for user #0\n`;
+    }],
+    [/^am broadcast -a ADB_INPUT_B64 --es msg (.+)$/, (m, d) => {
+      const msg = word(m[1]!);
+      if (!/^[A-Za-z0-9+/=]+$/.test(msg)) return `Error: not base64: ${msg.slice(0, 40)}\n`;
+      if (d.ime === 'com.android.adbkeyboard/.AdbIME') d.#insert(Buffer.from(msg, 'base64').toString('utf8'));
       return 'Broadcasting: Intent { act=ADB_INPUT_B64 flg=0x400000 (has extras) }\nBroadcast completed: result=0\n';
     }],
     [/^am broadcast -a android\.intent\.action\.MEDIA_SCANNER_SCAN_FILE -d (.+)$/, (m) => `Broadcasting: Intent { act=android.intent.action.MEDIA_SCANNER_SCAN_FILE dat=${shellWords(m[1]!)[0]} flg=0x400000 }\nBroadcast completed: result=0\n`],
@@ -303,13 +364,17 @@ export class FakeDevice {
     if (code === 67 || code === 112) {
       this.field = this.#selectAll ? '' : code === 67 ? [...this.field].slice(0, -1).join('') : this.field;
       this.#selectAll = false;
-    } else if (code === 66) this.enterPresses++;
+    } else if (code === 66) {
+      this.enterPresses++;
+      this.inputLog += '\n';
+    }
     else if (code === 4 && this.keyboardShown) this.keyboardShown = false;
     else if (code === 4) this.backPresses++;
     else if (code === 62) this.#insert(' ');
   }
 
   #insert(text: string): void {
+    this.inputLog += text;
     this.field = this.#selectAll ? text : this.field + text;
     this.#selectAll = false;
   }
@@ -323,6 +388,48 @@ export class FakeDevice {
     // constructed in the layout of the real capture above
     return `Packages:\n  Package [${name}] (4b1c2d3):\n    userId=10123\n    codePath=${p.apkPath.slice(0, p.apkPath.lastIndexOf('/'))}\n    versionCode=1 targetSdk=33\n    versionName=${p.versionName}\n`;
   }
+}
+
+/** The one word `text` is (an error when it is several: the backend quotes every value as one word). */
+function word(text: string): string {
+  const words = shellWords(text);
+  if (words.length !== 1) throw new Error(`fake adb server: expected one word, got ${words.length} in ${text}`);
+  return words[0]!;
+}
+
+/** What the backend may send outside quotes: words of these characters (numbers, fixed flags, paths of the command itself), spaces, and `;` between commands. */
+const kBare = /[A-Za-z0-9 _./:=,@%+-]/;
+
+/**
+ * A command line as sh reads it: the commands between unquoted `;`, and every character outside
+ * quotes that is not kBare (a shell metacharacter where the backend sends none: `$`, a backtick,
+ * `|`, `&`, `<`, `(`, `#`, `*`, a newline, a double quote, a backslash that is not the `\'` of a
+ * quoted `'`, any non-ASCII character, ...).
+ */
+export function splitShellLine(line: string): { commands: string[]; unquoted: string[] } {
+  const commands: string[] = [];
+  const unquoted: string[] = [];
+  let start = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) {
+        unquoted.push(c);
+        break;
+      }
+      i = end;
+    } else if (c === '\\' && line[i + 1] === "'") {
+      i++;
+    } else if (c === ';') {
+      commands.push(line.slice(start, i).trim());
+      start = i + 1;
+    } else if (!kBare.test(c)) {
+      unquoted.push(c);
+    }
+  }
+  commands.push(line.slice(start).trim());
+  return { commands: commands.filter(Boolean), unquoted };
 }
 
 /** POSIX sh word splitting for the quoting the backend uses ('…', "…", backslash). */
@@ -550,7 +657,7 @@ export class FakeAdbServer {
       if (!cmd) continue;
       dev.services.push(`pty:${cmd}`);
       if (cmd === 'exit') return void socket.end();
-      const reply = await dev.run(`shell:${cmd}`, Buffer.alloc(0));
+      const reply = await dev.run(`shell:${cmd}`, Buffer.alloc(0), false);
       const out = typeof reply === 'object' && 'fail' in reply ? `/system/bin/sh: ${cmd.split(' ')[0]}: inaccessible or not found\n` : Buffer.from(reply).toString('utf8');
       socket.write(`${out.replaceAll('\n', '\r\n')}${prompt}`);
     }

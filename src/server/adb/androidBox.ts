@@ -13,6 +13,10 @@ import { loadCanvas } from '../optionalPackages.js';
 import { extractHierarchy, resolveTargetInLayout, withKeyboard } from './layout.js';
 import type { TargetResolution } from '../chromium/linuxBox.js';
 import { humanSize, modeString } from '../boxFs.js';
+import { selfIdentity } from '../reaper.js';
+import { AndroidScratch } from './leftovers.js';
+import { activityClass, checkPackageName, isPackageName } from './names.js';
+import { sh } from './shellQuote.js';
 
 export const kAdbKeyboardIme = 'com.android.adbkeyboard/.AdbIME';
 const kPngMagic = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
@@ -20,18 +24,24 @@ const kPngMagic = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 const kCommandTimeoutMs = 60_000;
 /** An install streams up to 512 MB to the device. */
 const kInstallTimeoutMs = 10 * 60_000;
-const kTypeChunk = 1000; // characters per broadcast: the v1 shell request is limited to 4 KiB
+/**
+ * Bytes of one `shell:` command line: adbd's v1 service request is limited to 4 KiB, the `shell:`
+ * prefix included. Several `input` commands share a line, joined by `; `.
+ */
+const kLineBytes = 3_800;
+/** Characters of one `input text` argument (quoted: a `'` takes 4, a space 2). */
+const kTextArgChars = 1_500;
+/** UTF-8 bytes per ADBKeyBoard broadcast: their base64 (4/3 of it) must fit one line. */
+const kBroadcastBytes = 2_700;
+/** The most device time one `type` request may take; the rest of its text is then not sent (504 DEVICE_TIMEOUT). */
+export const kTypeBudgetMs = 60_000;
 const kClearPresses = 250; // DELs that clear a field on devices without `input keycombination`
 const kMaxLinkChars = 3_000;
 const kLongPressMs = 400; // ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT (AOSP): a shorter hold is a tap
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
-const kPackageName = /^[A-Za-z][\w]*(?:\.[A-Za-z_][\w]*)*$/;
 const kMediaRoots = ['/sdcard/DCIM', '/sdcard/Pictures', '/sdcard/Movies'];
 const kButtons: Record<string, number> = { power: 26, volumeUp: 24, volumeDown: 25, volumeMute: 164, home: 3, back: 4, menu: 82, appSwitch: 187 };
-
-/** One single-quoted word for the device's sh. */
-export const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 export interface DeviceInfo {
   serial: string;
@@ -42,8 +52,15 @@ export interface DeviceInfo {
   virtual: boolean;
 }
 
+/** A bound on the device time of one request: past `at` (performance.now()), nothing more is sent. */
+interface Deadline {
+  at: number;
+  expired: () => BoxflowError;
+}
+
 export class AndroidBox {
   readonly #device: DeviceClient;
+  readonly #boxId: string;
   /** The adb server the device is on (the web terminal's adb client talks to it too). */
   readonly #adb: { host: string; port: number };
   readonly info: DeviceInfo;
@@ -54,9 +71,14 @@ export class AndroidBox {
   readonly #opened = new Set<string>();
   #savedIme: string | undefined;
   #resized = false;
+  /** The box's directory on the server (install uploads) with its ledger, for reaping after a crash. */
+  #scratch: AndroidScratch | undefined;
+  /** The bound of one `type` request's device time (kTypeBudgetMs). */
+  typeBudgetMs = kTypeBudgetMs;
 
   constructor(device: DeviceClient, info: DeviceInfo, boxId: string, adb: { host: string; port: number }) {
     this.#device = device;
+    this.#boxId = boxId;
     this.#adb = adb;
     this.info = info;
     this.workDir = `/data/local/tmp/boxflow/${boxId}`;
@@ -83,10 +105,17 @@ export class AndroidBox {
     if (this.goneReason) throw new BoxflowError('DEVICE_OFFLINE', `device ${this.info.serial} ${this.goneReason}`);
   }
 
-  /** Runs a `shell:` command; its stdout+stderr as text. */
-  shell(cmd: string, timeoutMs = kCommandTimeoutMs): Promise<string> {
+  /**
+   * Runs a `shell:` command line (built with `sh`, shellQuote.ts: the device's sh runs it); its
+   * stdout+stderr as text. With a deadline, it is not sent once the deadline has passed, and is cut
+   * off when the deadline comes first.
+   */
+  shell(cmd: string, timeoutMs = kCommandTimeoutMs, deadline?: Deadline): Promise<string> {
+    const left = deadline ? Math.floor(deadline.at - performance.now()) : Infinity;
+    if (left <= 0) return Promise.reject(deadline!.expired());
+    const ms = Math.min(timeoutMs, left);
     return this.#call(cmd.split(' ').slice(0, 2).join(' '), () =>
-      this.#timed(cmd, timeoutMs, async (track) => (await Adb.util.readAll(track(await this.#device.shell(cmd)))).toString('utf8')),
+      this.#timed(cmd, ms, async (track) => (await Adb.util.readAll(track(await this.#device.shell(cmd)))).toString('utf8'), ms < timeoutMs ? deadline?.expired : undefined),
     );
   }
 
@@ -103,7 +132,7 @@ export class AndroidBox {
   }
 
   /** A device that stops answering is an error after `ms`, not a hung box; its stream is closed. */
-  async #timed<T>(cmd: string, ms: number, run: (track: (s: Duplex) => Duplex) => Promise<T>): Promise<T> {
+  async #timed<T>(cmd: string, ms: number, run: (track: (s: Duplex) => Duplex) => Promise<T>, onExpiry?: () => BoxflowError): Promise<T> {
     let stream: Duplex | undefined;
     let expired = false;
     let timer: NodeJS.Timeout | undefined;
@@ -111,7 +140,7 @@ export class AndroidBox {
       timer = setTimeout(() => {
         expired = true;
         stream?.destroy();
-        reject(new BoxflowError('DEVICE_ERROR', `\`${cmd.slice(0, 80)}\` gave no answer within ${ms / 1000} s on ${this.info.serial}`));
+        reject(onExpiry?.() ?? new BoxflowError('DEVICE_ERROR', `\`${cmd.slice(0, 80)}\` gave no answer within ${ms / 1000} s on ${this.info.serial}`));
       }, ms);
     });
     const track = (s: Duplex) => {
@@ -129,24 +158,61 @@ export class AndroidBox {
   }
 
   /** A shell command that prints nothing on success; any output is the device's error. */
-  async #quiet(cmd: string): Promise<void> {
-    const out = (await this.shell(cmd)).trim();
+  async #quiet(cmd: string, deadline?: Deadline): Promise<void> {
+    const out = (await this.shell(cmd, kCommandTimeoutMs, deadline)).trim();
     if (out) throw new BoxflowError('DEVICE_ERROR', `\`${cmd.slice(0, 80)}\` failed on ${this.info.serial}: ${out.split('\n').slice(0, 3).join(' | ')}`);
   }
 
-  async prepare(): Promise<void> {
-    await this.#quiet(`mkdir -p ${q(this.workDir)}`);
+  /**
+   * Quiet commands, as few `shell:` requests as fit: joined by `; ` into lines of up to kLineBytes.
+   * Stops at the first line with output (the device's error) or when the deadline has passed.
+   */
+  async #quietBatch(cmds: readonly string[], deadline?: Deadline, sent?: { lines: number; of: number }): Promise<void> {
+    const lines: string[] = [];
+    for (const cmd of cmds) {
+      const last = lines.length ? lines[lines.length - 1]! : undefined;
+      if (last !== undefined && Buffer.byteLength(last) + 2 + Buffer.byteLength(cmd) <= kLineBytes) lines[lines.length - 1] = `${last}; ${cmd}`;
+      else lines.push(cmd);
+    }
+    if (sent) sent.of += lines.length;
+    for (const line of lines) {
+      await this.#quiet(line, deadline);
+      if (sent) sent.lines++;
+    }
   }
 
-  /** Gives the device back as it was: closes the apps the box opened, resets size and keyboard, removes the working dir. */
+  /** Writes the box's ledger (scratch dir) and makes its working dir on the device. */
+  async prepare(): Promise<void> {
+    this.#scratch = await AndroidScratch.create({ boxId: this.#boxId, owner: selfIdentity(), adb: { ...this.#adb }, serial: this.info.serial, deviceDir: this.workDir });
+    try {
+      await this.#quiet(sh`mkdir -p ${this.workDir}`);
+    } catch (err) {
+      await this.#scratch.remove();
+      this.#scratch = undefined;
+      throw err;
+    }
+  }
+
+  /** A fresh directory on the server for one install's upload, inside the box's scratch dir (reaped after a crash). */
+  installDir(): Promise<string> {
+    if (!this.#scratch) return Promise.reject(new BoxflowError('BOX_NOT_RUNNING', `the Android box on ${this.info.serial} is released`));
+    return this.#scratch.installDir();
+  }
+
+  /** Gives the device back as it was: closes the apps the box opened, resets size and keyboard, removes the working dir (and the scratch dir on the server). */
   async release(): Promise<void> {
-    if (this.goneReason) return;
-    const steps: string[] = [...this.#opened].map((p) => `am force-stop ${p}`);
-    if (this.#resized) steps.push('wm size reset');
-    if (this.#savedIme) steps.push(`ime set ${this.#savedIme}`);
-    steps.push(`rm -rf ${q(this.workDir)}`);
-    for (const cmd of steps) await this.shell(cmd).catch(() => {});
-    this.#opened.clear();
+    try {
+      if (this.goneReason) return;
+      const steps: string[] = [...this.#opened].map((p) => sh`am force-stop ${p}`);
+      if (this.#resized) steps.push('wm size reset');
+      if (this.#savedIme) steps.push(sh`ime set ${this.#savedIme}`);
+      steps.push(sh`rm -rf ${this.workDir}`);
+      for (const cmd of steps) await this.shell(cmd).catch(() => {});
+      this.#opened.clear();
+    } finally {
+      await this.#scratch?.remove().catch(() => {});
+      this.#scratch = undefined;
+    }
   }
 
   /**
@@ -202,10 +268,10 @@ export class AndroidBox {
       if (!/\/dev\/tty/.test(out)) throw err;
     }
     const file = `${this.workDir}/window_dump.xml`;
-    const said = await this.shell(`uiautomator dump ${q(file)}`);
+    const said = await this.shell(sh`uiautomator dump ${file}`);
     if (!(await this.#stat(file))) return extractHierarchy(said);
     const xml = await this.#call(`pull ${file}`, () => this.#timed(`pull ${file}`, kCommandTimeoutMs, async (track) => Adb.util.readAll(track(await this.#device.pull(file)))));
-    await this.shell(`rm -f ${q(file)}`);
+    await this.shell(sh`rm -f ${file}`);
     return extractHierarchy(xml);
   }
 
@@ -215,7 +281,7 @@ export class AndroidBox {
 
   async setResolution(res: Resolution): Promise<void> {
     this.#resized = true;
-    await this.#quiet(`wm size ${res.width}x${res.height}`);
+    await this.#quiet(sh`wm size ${res.width}x${res.height}`);
   }
 
   // ---------------------------------------------------------------- input
@@ -227,72 +293,94 @@ export class AndroidBox {
     if (p.every((pt) => pt.x === first.x && pt.y === first.y)) {
       // A hold as long as Android's long-press timeout is a long press: a swipe that stays put.
       const holdMs = Math.round(segmentMs.reduce((a, b) => a + b, 0));
-      if (holdMs >= kLongPressMs) return this.#quiet(`input swipe ${first.x} ${first.y} ${first.x} ${first.y} ${holdMs}`);
-      return this.#quiet(`input tap ${first.x} ${first.y}`);
+      if (holdMs >= kLongPressMs) return this.#quiet(sh`input swipe ${first.x} ${first.y} ${first.x} ${first.y} ${holdMs}`);
+      return this.#quiet(sh`input tap ${first.x} ${first.y}`);
     }
     if (p.length === 2) {
-      await this.#quiet(`input swipe ${first.x} ${first.y} ${p[1]!.x} ${p[1]!.y} ${Math.max(1, Math.round(segmentMs[0] ?? 0))}`);
+      await this.#quiet(sh`input swipe ${first.x} ${first.y} ${p[1]!.x} ${p[1]!.y} ${Math.max(1, Math.round(segmentMs[0] ?? 0))}`);
       return;
     }
     if (this.info.sdk < 29) {
       // `input motionevent` arrived in Android 10; older devices get one swipe per segment.
-      for (let i = 1; i < p.length; i++) await this.#quiet(`input swipe ${p[i - 1]!.x} ${p[i - 1]!.y} ${p[i]!.x} ${p[i]!.y} ${Math.max(1, Math.round(segmentMs[i - 1] ?? 0))}`);
+      for (let i = 1; i < p.length; i++) await this.#quiet(sh`input swipe ${p[i - 1]!.x} ${p[i - 1]!.y} ${p[i]!.x} ${p[i]!.y} ${Math.max(1, Math.round(segmentMs[i - 1] ?? 0))}`);
       return;
     }
-    await this.#quiet(`input motionevent DOWN ${first.x} ${first.y}`);
+    await this.#quiet(sh`input motionevent DOWN ${first.x} ${first.y}`);
     let deadline = performance.now();
     try {
       for (let i = 1; i < p.length; i++) {
         deadline += segmentMs[i - 1] ?? 0;
         const wait = deadline - performance.now();
         if (wait > 1) await sleep(wait);
-        await this.#quiet(`input motionevent MOVE ${p[i]!.x} ${p[i]!.y}`);
+        await this.#quiet(sh`input motionevent MOVE ${p[i]!.x} ${p[i]!.y}`);
       }
     } finally {
       const last = p.at(-1)!;
-      await this.#quiet(`input motionevent UP ${last.x} ${last.y}`);
+      await this.#quiet(sh`input motionevent UP ${last.x} ${last.y}`);
     }
   }
 
   async pressKeys(names: readonly string[], combination: boolean): Promise<void> {
     const { codes, unknown } = keyCodes(names);
     if (unknown.length) throw new BoxflowError('INVALID_REQUEST', `/keys: Android has no key for ${unknown.map((k) => `"${k}"`).join(', ')}`);
-    if (!combination || codes.length === 1) return this.#quiet(`input keyevent ${codes.join(' ')}`);
+    if (!combination || codes.length === 1) return this.#quiet(sh`input keyevent ${codes}`);
     if (this.info.sdk < 31) {
       throw new BoxflowError('UNPROCESSABLE', `key combinations need \`input keycombination\` (Android 12, API 31); device ${this.info.serial} runs API ${this.info.sdk}`);
     }
-    await this.#quiet(`input keycombination ${codes.join(' ')}`);
+    await this.#quiet(sh`input keycombination ${codes}`);
   }
 
-  /** ASCII through `input text`; anything else through ADBKeyBoard's base64 broadcast. */
+  /**
+   * ASCII through `input text`; anything else through ADBKeyBoard's base64 broadcast. The commands
+   * are batched: a run of newlines (and `pressEnter`) is one `input keyevent 66 66 …`, and the
+   * `input` commands share `shell:` lines (`; `-joined), so `"a\n"` × 5,000 is some 50 requests,
+   * not 10,000. The whole request may use the device for `typeBudgetMs` (60 s): past it nothing more
+   * is sent and the request is 504 DEVICE_TIMEOUT.
+   */
   async type(text: string, replace: boolean, pressEnter: boolean): Promise<void> {
-    if (replace) await this.#clearField();
+    const budget = this.typeBudgetMs;
+    const sent = { lines: 0, of: 0 };
+    const deadline: Deadline = {
+      at: performance.now() + budget,
+      expired: () =>
+        new BoxflowError('DEVICE_TIMEOUT', `typing stopped: one request may use device ${this.info.serial} for ${budget / 1000} s; ${sent.lines} of ${sent.of} command lines ran, the rest was not sent`),
+    };
+    const clear = replace ? this.#clearCommands() : [];
     if (/^[\x20-\x7e\n]*$/.test(text) && !text.includes('%s')) {
-      const lines = text.split('\n');
-      for (let i = 0; i < lines.length; i++) {
-        if (i > 0) await this.#quiet('input keyevent 66');
+      const cmds = [...clear];
+      let keys: number[] = [];
+      const flushKeys = () => {
+        if (keys.length) cmds.push(sh`input keyevent ${keys}`);
+        keys = [];
+      };
+      text.split('\n').forEach((line, i) => {
+        if (i > 0) keys.push(66);
+        if (!line) return;
+        flushKeys();
         // `input text` turns %s into a space; spaces go that way too, as on old devices one word is safest.
-        if (lines[i]) await this.#quiet(`input text ${q(lines[i]!.replaceAll(' ', '%s'))}`);
-      }
-    } else {
-      await this.#useAdbKeyboard();
-      const chars = [...text];
-      for (let i = 0; i < chars.length; i += kTypeChunk) {
-        const b64 = Buffer.from(chars.slice(i, i + kTypeChunk).join(''), 'utf8').toString('base64');
-        const out = await this.shell(`am broadcast -a ADB_INPUT_B64 --es msg ${b64}`);
-        if (!/Broadcast completed/.test(out)) throw new BoxflowError('DEVICE_ERROR', `typing through ADBKeyBoard failed: ${out.trim().split('\n').slice(0, 2).join(' | ')}`);
-      }
-    }
-    if (pressEnter) await this.#quiet('input keyevent 66');
-  }
-
-  async #clearField(): Promise<void> {
-    if (this.info.sdk >= 31) {
-      await this.#quiet('input keycombination 113 29');
-      await this.#quiet('input keyevent 67');
+        for (const chunk of textArgs(line)) cmds.push(sh`input text ${chunk.replaceAll(' ', '%s')}`);
+      });
+      if (pressEnter) keys.push(66);
+      flushKeys();
+      await this.#quietBatch(cmds, deadline, sent);
       return;
     }
-    await this.#quiet(`input keyevent 123${' 67'.repeat(kClearPresses)}`);
+    await this.#useAdbKeyboard();
+    const chunks = utf8Chunks(text, kBroadcastBytes);
+    sent.of = chunks.length + (pressEnter ? 1 : 0);
+    await this.#quietBatch(clear, deadline, sent);
+    for (const chunk of chunks) {
+      const out = await this.shell(sh`am broadcast -a ADB_INPUT_B64 --es msg ${Buffer.from(chunk, 'utf8').toString('base64')}`, kCommandTimeoutMs, deadline);
+      if (!/Broadcast completed/.test(out)) throw new BoxflowError('DEVICE_ERROR', `typing through ADBKeyBoard failed: ${out.trim().split('\n').slice(0, 2).join(' | ')}`);
+      sent.lines++;
+    }
+    if (pressEnter) await this.#quiet('input keyevent 66', deadline);
+  }
+
+  /** Select all and delete; before Android 12 (no `input keycombination`) the cursor to the end and DELs. */
+  #clearCommands(): string[] {
+    if (this.info.sdk >= 31) return ['input keycombination 113 29', 'input keyevent 67'];
+    return [sh`input keyevent ${[123, ...Array<number>(kClearPresses).fill(67)]}`];
   }
 
   async #useAdbKeyboard(): Promise<void> {
@@ -305,8 +393,8 @@ export class AndroidBox {
       );
     }
     const current = (await this.shell('settings get secure default_input_method')).trim();
-    const enabled = await this.shell(`ime enable ${kAdbKeyboardIme}`);
-    const set = await this.shell(`ime set ${kAdbKeyboardIme}`);
+    const enabled = await this.shell(sh`ime enable ${kAdbKeyboardIme}`);
+    const set = await this.shell(sh`ime set ${kAdbKeyboardIme}`);
     if (!/selected/.test(set)) throw new BoxflowError('DEVICE_ERROR', `cannot select ADBKeyBoard: ${(set || enabled).trim()}`);
     this.#savedIme = current && current !== 'null' ? current : undefined;
   }
@@ -332,7 +420,7 @@ export class AndroidBox {
   }
 
   async #version(packageName: string): Promise<string> {
-    const out = await this.shell(`dumpsys package ${packageName}`);
+    const out = await this.shell(sh`dumpsys package ${packageName}`);
     const from = Math.max(0, out.indexOf('\nPackages:'));
     const m = /versionName=(.*)$/m.exec(out.slice(from));
     return m ? m[1]!.replace(/\r$/, '') : '';
@@ -354,6 +442,7 @@ export class AndroidBox {
   }
 
   async getPackage(packageName: string): Promise<AndroidPackage> {
+    checkPackageName(packageName);
     const [all, names] = await Promise.all([this.#allPackages(), this.#runningNames()]);
     const p = all.find((x) => x.packageName === packageName);
     if (!p) throw new BoxflowError('PACKAGE_NOT_FOUND', `no package "${packageName}" is installed on device ${this.info.serial}`);
@@ -377,21 +466,35 @@ export class AndroidBox {
     const [all, names, ime] = await Promise.all([this.#allPackages(), this.#runningNames(), this.shell('settings get secure default_input_method')]);
     const keep = ime.trim().split('/')[0];
     const stop = all.filter((p) => !p.system && names.has(p.packageName) && p.packageName !== keep).map((p) => p.packageName);
-    for (const p of stop) await this.shell(`am force-stop ${p}`);
+    for (const p of stop) await this.shell(sh`am force-stop ${p}`);
     return stop;
   }
 
+  /**
+   * Starts an activity of a package: `className` as names.ts reads it (`.Main`, `Main`, `a.b.Main`,
+   * `pkg/.Main`); `extras` as string extras. An activity that does not exist is 404
+   * PACKAGE_NOT_FOUND when the package is not installed, else 422.
+   */
   async openApp(packageName: string, className: string, extras: Record<string, string> = {}): Promise<void> {
-    if (!/^[\w.$]+$/.test(className)) throw new BoxflowError('INVALID_REQUEST', `"${className.slice(0, 100)}" is not an activity class name`);
-    const es = Object.entries(extras).map(([k, v]) => ` --es ${q(k)} ${q(v)}`).join('');
-    const out = await this.shell(`am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n ${packageName}/${className}${es}`);
+    checkPackageName(packageName);
+    const cls = activityClass(packageName, className);
+    const es = Object.entries(extras).map(([k, v]) => sh` --es ${k} ${v}`).join('');
+    const out = await this.shell(sh`am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -n ${`${packageName}/${cls}`}` + es);
     const error = /^Error: (.*)$/m.exec(out);
-    if (error) throw new BoxflowError('DEVICE_ERROR', `cannot open ${packageName}/${className}: ${error[1]}`);
+    if (error) {
+      if (/does not exist/.test(error[1]!)) {
+        await this.#requireInstalled(packageName);
+        throw new BoxflowError('UNPROCESSABLE', `${packageName} has no activity ${cls}: ${error[1]}`);
+      }
+      throw new BoxflowError('DEVICE_ERROR', `cannot open ${packageName}/${cls}: ${error[1]}`);
+    }
     this.#opened.add(packageName);
   }
 
-  /** Opens `activityName` (`.Main` or a full class name) of a package, else its launcher activity. */
+  /** Opens `activityName` of a package (see openApp), else its launcher activity. */
   async launch(packageName: string, activityName?: string, extras?: Record<string, string>): Promise<void> {
+    checkPackageName(packageName);
+    if (activityName !== undefined) activityClass(packageName, activityName);
     if (!activityName) {
       const app = (await this.listApps()).find((a) => a.packageName === packageName);
       if (!app) {
@@ -400,23 +503,23 @@ export class AndroidBox {
       }
       activityName = app.activityClassName;
     }
-    await this.openApp(packageName, activityName.startsWith('.') ? packageName + activityName : activityName, extras);
+    await this.openApp(packageName, activityName, extras);
   }
 
   async closeApp(packageName: string): Promise<void> {
     await this.#requireInstalled(packageName);
-    await this.shell(`am force-stop ${packageName}`);
+    await this.shell(sh`am force-stop ${packageName}`);
   }
 
   async clearAppData(packageName: string): Promise<void> {
     await this.#requireInstalled(packageName);
-    const out = (await this.shell(`pm clear ${packageName}`)).trim();
+    const out = (await this.shell(sh`pm clear ${packageName}`)).trim();
     if (out !== 'Success') throw new BoxflowError('DEVICE_ERROR', `pm clear ${packageName} failed: ${out.split('\n')[0] || 'no output'}`);
   }
 
   async #requireInstalled(packageName: string): Promise<void> {
-    if (!kPackageName.test(packageName)) throw new BoxflowError('INVALID_REQUEST', `"${packageName.slice(0, 100)}" is not a package name`);
-    const out = await this.shell(`pm path ${packageName}`);
+    checkPackageName(packageName);
+    const out = await this.shell(sh`pm path ${packageName}`);
     if (!out.includes('package:')) throw new BoxflowError('PACKAGE_NOT_FOUND', `no package "${packageName}" is installed on device ${this.info.serial}`);
   }
 
@@ -428,7 +531,7 @@ export class AndroidBox {
     if (!/^[a-z][a-z\d+.-]*:[^\x00-\x1f]+$/i.test(url)) throw new BoxflowError('INVALID_URL', `/url "${url.slice(0, 200)}" is not an absolute URL (scheme:…, no control characters)`);
     // The v1 shell request is limited to 4 KiB, quoting and the command included.
     if (url.length > kMaxLinkChars) throw new BoxflowError('INVALID_URL', `/url is ${url.length} characters; an Android box opens links of up to ${kMaxLinkChars}`);
-    const out = await this.shell(`am start -W -a android.intent.action.VIEW -d ${q(url)}`);
+    const out = await this.shell(sh`am start -W -a android.intent.action.VIEW -d ${url}`);
     const error = /^Error: (.*)$/m.exec(out);
     if (error) {
       const unresolved = /unable to resolve Intent/.test(error[1]!);
@@ -444,32 +547,35 @@ export class AndroidBox {
     const codes = buttons.map((b) => kButtons[b]);
     const unknown = buttons.filter((_, i) => codes[i] === undefined);
     if (unknown.length) throw new BoxflowError('INVALID_REQUEST', `/buttons: no Android button ${unknown.map((b) => `"${b}"`).join(', ')}`);
-    await this.#quiet(`input keyevent ${codes.join(' ')}`);
+    await this.#quiet(sh`input keyevent ${codes as number[]}`);
   }
 
   /** Installs an APK, or every APK of a ZIP as one session, from a file on the server's disk. */
   async install(file: string, open: boolean): Promise<InstallResult> {
     if (this.info.sdk < 24) throw new BoxflowError('UNPROCESSABLE', `streamed installs need Android 7 (API 24, \`cmd package\`); device ${this.info.serial} runs API ${this.info.sdk}`);
-    const set: ApkSet = await readApk(file);
+    // The APKs of a ZIP are extracted into the box's scratch dir, so a reaping finds them after a crash.
+    const set: ApkSet = await readApk(file, this.#scratch?.dir);
     try {
+      if (!isPackageName(set.manifest.packageName)) throw new BoxflowError('INSTALL_FAILED', `the APK names an invalid package ${JSON.stringify(set.manifest.packageName.slice(0, 100))}`);
       if (set.apks.length === 1) {
         const apk = set.apks[0]!;
-        const out = (await this.exec(`cmd package install -S ${apk.size}`, apk.open(), kInstallTimeoutMs)).toString('utf8').trim();
+        const out = (await this.exec(sh`cmd package install -S ${apk.size}`, apk.open(), kInstallTimeoutMs)).toString('utf8').trim();
         if (!out.startsWith('Success')) throw installError(out);
       } else {
         const total = set.apks.reduce((a, b) => a + b.size, 0);
-        const created = (await this.exec(`cmd package install-create -S ${total}`)).toString('utf8');
-        const id = /\[(\d+)\]/.exec(created)?.[1];
-        if (!created.startsWith('Success') || !id) throw installError(created.trim());
+        const created = (await this.exec(sh`cmd package install-create -S ${total}`)).toString('utf8');
+        const found = /\[(\d{1,15})\]/.exec(created)?.[1];
+        if (!created.startsWith('Success') || !found) throw installError(created.trim());
+        const id = Number(found);
         try {
           for (const apk of set.apks) {
-            const out = (await this.exec(`cmd package install-write -S ${apk.size} ${id} ${apk.name} -`, apk.open(), kInstallTimeoutMs)).toString('utf8').trim();
+            const out = (await this.exec(sh`cmd package install-write -S ${apk.size} ${id} ${apk.name} -`, apk.open(), kInstallTimeoutMs)).toString('utf8').trim();
             if (!out.startsWith('Success')) throw installError(out);
           }
-          const out = (await this.exec(`cmd package install-commit ${id}`, undefined, kInstallTimeoutMs)).toString('utf8').trim();
+          const out = (await this.exec(sh`cmd package install-commit ${id}`, undefined, kInstallTimeoutMs)).toString('utf8').trim();
           if (!out.startsWith('Success')) throw installError(out);
         } catch (err) {
-          await this.exec(`cmd package install-abandon ${id}`).catch(() => {});
+          await this.exec(sh`cmd package install-abandon ${id}`).catch(() => {});
           throw err;
         }
       }
@@ -477,8 +583,7 @@ export class AndroidBox {
       await set.close();
     }
     const m = set.manifest;
-    if (!kPackageName.test(m.packageName)) throw new BoxflowError('INSTALL_FAILED', `the APK names an invalid package "${m.packageName.slice(0, 100)}"`);
-    const path = (await this.shell(`pm path ${m.packageName}`)).split('\n').find((l) => l.startsWith('package:'));
+    const path = (await this.shell(sh`pm path ${m.packageName}`)).split('\n').find((l) => l.startsWith('package:'));
     const launcher = m.activities.find((a) => a.isLauncher);
     if (open && launcher) await this.openApp(m.packageName, launcher.className);
     return { packageName: m.packageName, apkPath: path ? path.slice(8).trim() : '', pkgType: 'thirdParty', activities: m.activities };
@@ -508,7 +613,7 @@ export class AndroidBox {
     const to = inside(posix.resolve(base, newPath), '/newPath');
     if (!(await this.#stat(from))) throw new BoxflowError('FILE_NOT_FOUND', `/oldPath: ${from} does not exist`);
     if (await this.#stat(to)) throw new BoxflowError('FILE_EXISTS', `/newPath: ${to} already exists`);
-    await this.#quiet(`mv ${q(from)} ${q(to)}`);
+    await this.#quiet(sh`mv ${from} ${to}`);
     const st = await this.#stat(to);
     if (!st) throw new BoxflowError('DEVICE_ERROR', `mv left no ${to}`);
     const dir = (st.mode & S_IFMT) === S_IFDIR;
@@ -531,20 +636,58 @@ export class AndroidBox {
     if (!media || media.includes('/') || media === '.' || media === '..') throw new BoxflowError('INVALID_REQUEST', `"${media}" is not a file name`);
     const path = `${await this.#album(album)}/${media}`;
     if (!(await this.#stat(path))) throw new BoxflowError('FILE_NOT_FOUND', `no media "${media}" in album "${album}"`);
-    await this.#quiet(`rm -f ${q(path)}`);
+    await this.#quiet(sh`rm -f ${path}`);
     await this.#scan(path);
   }
 
   async deleteAlbum(album: string): Promise<void> {
     const dir = await this.#album(album);
     const entries = await this.#call(`list ${dir}`, async () => (await this.#device.readdir(dir)).map((e: { name: string }) => ({ name: e.name })));
-    await this.#quiet(`rm -rf ${q(dir)}`);
+    await this.#quiet(sh`rm -rf ${dir}`);
     for (const e of entries) await this.#scan(`${dir}/${e.name}`);
   }
 
   async #scan(path: string): Promise<void> {
-    await this.shell(`am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d ${q(`file://${path}`)}`);
+    await this.shell(sh`am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d ${`file://${path}`}`);
   }
+}
+
+/** `line` cut into `input text` arguments of at most kTextArgChars characters once quoted. */
+function textArgs(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let cost = 0;
+  for (const c of line) {
+    const n = c === "'" ? 4 : c === ' ' ? 2 : 1;
+    if (cost + n > kTextArgChars) {
+      out.push(cur);
+      cur = '';
+      cost = 0;
+    }
+    cur += c;
+    cost += n;
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+/** `text` cut at code points into pieces of at most `bytes` UTF-8 bytes. */
+function utf8Chunks(text: string, bytes: number): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let size = 0;
+  for (const c of text) {
+    const n = Buffer.byteLength(c);
+    if (size + n > bytes) {
+      out.push(cur);
+      cur = '';
+      size = 0;
+    }
+    cur += c;
+    size += n;
+  }
+  if (cur) out.push(cur);
+  return out;
 }
 
 function installError(out: string): BoxflowError {

@@ -78,7 +78,8 @@ function entries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
 const entryStream = (zip: yauzl.ZipFile, e: yauzl.Entry) =>
   new Promise<Readable>((resolve, reject) => zip.openReadStream(e, (err, s) => (err ? reject(err) : resolve(s))));
 
-export async function readApk(file: string): Promise<ApkSet> {
+/** Reads an uploaded file; the APKs of a ZIP are extracted into a fresh directory in `into` (default $TMPDIR). */
+export async function readApk(file: string, into: string = tmpdir()): Promise<ApkSet> {
   const zip = await openZip(file);
   if (!zip) throw new BoxflowError('INVALID_REQUEST', '/apk is neither an APK nor a ZIP of APKs');
   let list: yauzl.Entry[];
@@ -99,7 +100,7 @@ export async function readApk(file: string): Promise<ApkSet> {
     zip.close();
     throw new BoxflowError('INVALID_REQUEST', '/apk: the ZIP holds no .apk file');
   }
-  const dir = await mkdtemp(join(tmpdir(), 'boxflow-apks-'));
+  const dir = await mkdtemp(join(into, 'boxflow-apks-'));
   const close = () => rm(dir, { recursive: true, force: true });
   try {
     const out: ApkSet['apks'] = [];

@@ -1,8 +1,7 @@
 // The endpoints on an Android box. routes.ts does auth, tenancy and per-box serialisation, then
 // hands an Android box's request here; the answers have the same shapes as a Linux box's.
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -17,6 +16,7 @@ import type { ObjectStore } from '../storage.js';
 import { terminalPath, webTerminalReady } from '../terminal.js';
 import { getPublicUrl } from '../publicUrl.js';
 import type { AndroidBox } from './androidBox.js';
+import { activityClass, checkPackageName } from './names.js';
 
 /** What the Android handlers need of a registry entry. */
 export interface AndroidEntry {
@@ -53,8 +53,6 @@ export interface AndroidDeps {
   validated: <S extends TSchema>(schema: S | undefined, body: unknown, where?: string) => unknown;
   /** The server secret, to pre-sign web terminal URLs. */
   secret: string;
-  /** Where uploads and downloads are spooled before they stream to the device. */
-  tmpDir?: string;
   /** Let installs download from this machine and its private networks (see publicUrl.ts). Default false. */
   allowInnerDownloads?: boolean;
 }
@@ -71,6 +69,17 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
     return { plan, capture: () => entry.android.screenshot(scale), store: deps.store, origin: call.origin, keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}` };
   }
 
+
+  /** The `{packageName}` of the path, checked against Android's package-name rule (names.ts): 400 before any device command. */
+  const packageParam = (call: AndroidCall) => checkPackageName(call.params.packageName, 'packageName');
+
+  /** An open/restart request: the package and the body, its activityName checked (names.ts) before any device command. */
+  function appCall(call: AndroidCall, schema: TSchema | undefined): { packageName: string; body: { activityName?: string; extras?: Record<string, string> } } {
+    const packageName = packageParam(call);
+    const body = validated(schema, call.body) as { activityName?: string; extras?: Record<string, string> };
+    if (body.activityName !== undefined) activityClass(packageName, body.activityName);
+    return { packageName, body };
+  }
 
   const list = (v: unknown) => (v === undefined ? undefined : (Array.isArray(v) ? v.join(',') : String(v)).split(',').filter(Boolean));
 
@@ -144,7 +153,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       const query = validated(endpoints.listPackages.query, Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)), 'query ') as ListPackagesQuery;
       return { status: 200, body: { data: await entry.android.listPackages(query.pkgType?.length ? query.pkgType : ['thirdParty'], query.runningFilter) } };
     },
-    getPackage: async (entry, call) => ({ status: 200, body: await entry.android.getPackage(call.params.packageName!) }),
+    getPackage: async (entry, call) => ({ status: 200, body: await entry.android.getPackage(packageParam(call)) }),
     listApps: async (entry) => ({ status: 200, body: { data: await entry.android.listApps() } }),
     closeAllApps: async (entry) => {
       await entry.android.closeAll();
@@ -153,12 +162,17 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
     installPackage: async (entry, call) => {
       const parts = (call.body as Partial<MultipartBody> | undefined)?.[kMultipart];
       if (!parts) throw new BoxflowError('INVALID_REQUEST', 'send the install as multipart/form-data with an `apk` part (a file, or an http(s) URL as text)');
-      const dir = await mkdtemp(join(deps.tmpDir ?? tmpdir(), 'boxflow-install-'));
+      // In the box's scratch dir: removed when the box is released, and reaped after a crash of the server.
+      const dir = await entry.android.installDir();
       try {
         const file = join(dir, 'upload');
         let source: 'file' | 'url' | undefined;
         let open = false;
-        for await (const part of parts) {
+        for await (const part of checkedParts(parts)) {
+          if (part.fieldname === 'apk' && source) {
+            if (part.type === 'file') part.file.resume();
+            throw new BoxflowError('INVALID_REQUEST', '/apk is given twice; send one `apk` part: an APK or ZIP file, or an http(s) URL as text');
+          }
           if (part.fieldname === 'open' && part.type === 'field') open = String(part.value) === 'true';
           else if (part.fieldname === 'apk' && part.type === 'file') {
             await spool(part.file, file, () => part.file.truncated === true);
@@ -189,22 +203,22 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       return { status: 200, body: { id: activity ?? '', title: activity ?? '', url: body.url, favicon: '', active: true, loading: false } };
     },
     openApp: async (entry, call) => {
-      const body = validated(endpoints.openApp.body, call.body) as { activityName?: string; extras?: Record<string, string> };
-      await entry.android.launch(call.params.packageName!, body.activityName, body.extras);
+      const { packageName, body } = appCall(call, endpoints.openApp.body);
+      await entry.android.launch(packageName, body.activityName, body.extras);
       return { status: 204 };
     },
     restartApp: async (entry, call) => {
-      const body = validated(endpoints.restartApp.body, call.body) as { activityName?: string; extras?: Record<string, string> };
-      await entry.android.closeApp(call.params.packageName!);
-      await entry.android.launch(call.params.packageName!, body.activityName, body.extras);
+      const { packageName, body } = appCall(call, endpoints.restartApp.body);
+      await entry.android.closeApp(packageName);
+      await entry.android.launch(packageName, body.activityName, body.extras);
       return { status: 204 };
     },
     closeApp: async (entry, call) => {
-      await entry.android.closeApp(call.params.packageName!);
+      await entry.android.closeApp(packageParam(call));
       return { status: 204 };
     },
     clearAppData: async (entry, call) => {
-      await entry.android.clearAppData(call.params.packageName!);
+      await entry.android.clearAppData(packageParam(call));
       return { status: 204 };
     },
     deleteMedia: async (entry, call) => {
@@ -220,9 +234,58 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
 
 const tooLarge = () => new BoxflowError('FILE_TOO_LARGE', `/apk is over the ${kInstallMaxBytes / 2 ** 20} MB limit`);
 
-/** Streams to disk, counting: never more than the limit, never the whole file in memory. */
+/**
+ * What a broken multipart body becomes: the client's mistake (4xx) in this API's terms, never a
+ * 502. @fastify/multipart's limits (app.ts: one file, four fields) and busboy's parse errors
+ * ("Unexpected end of multipart data", "Malformed part header", ...) arrive here.
+ */
+export function multipartError(err: unknown): BoxflowError {
+  if (BoxflowError.is(err)) return err;
+  const code = (err as { code?: string })?.code;
+  const text = String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 200);
+  switch (code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return tooLarge();
+    case 'FST_FILES_LIMIT':
+      return new BoxflowError('INVALID_REQUEST', 'the multipart body has more than one file part; send one `apk` part: an APK or ZIP file, or an http(s) URL as text');
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return new BoxflowError('INVALID_REQUEST', 'the multipart body has too many parts; send `apk` (a file, or an http(s) URL as text) and optionally `open`');
+    case 'FST_PROTO_VIOLATION':
+      return new BoxflowError('INVALID_REQUEST', 'a multipart part is named like an object prototype property (__proto__, constructor, ...)');
+    case 'FST_INVALID_JSON_FIELD_ERROR':
+      return new BoxflowError('INVALID_REQUEST', 'a multipart text part declared as application/json is not valid JSON');
+    case 'FST_MP_PREMATURE_CLOSE':
+      return new BoxflowError('INVALID_REQUEST', 'the request ended before its multipart body did');
+    default:
+      if (/Unexpected end/i.test(text)) return new BoxflowError('INVALID_REQUEST', `the multipart body is malformed: it ends before its closing boundary (${text})`);
+      return new BoxflowError('INVALID_REQUEST', `the multipart body is malformed: ${text}`);
+  }
+}
+
+/** The parts of a multipart body; a parse error or limit is a 4xx (multipartError), not a server fault. */
+async function* checkedParts(parts: AsyncIterable<MultipartPart>): AsyncGenerator<MultipartPart> {
+  const it = parts[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<MultipartPart>;
+    try {
+      next = await it.next();
+    } catch (err) {
+      throw multipartError(err);
+    }
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+/**
+ * Streams to disk, counting: never more than the limit, never the whole file in memory. An error
+ * of the incoming stream (a body cut short, a malformed part) is the client's: multipartError.
+ */
 async function spool(from: Readable, to: string, truncated: () => boolean = () => false): Promise<void> {
   let total = 0;
+  let incoming: unknown;
+  from.once('error', (err) => (incoming ??= err));
   const count = new Transform({
     transform(chunk: Buffer, _enc, done) {
       total += chunk.length;
@@ -234,6 +297,10 @@ async function spool(from: Readable, to: string, truncated: () => boolean = () =
   } catch (err) {
     // @fastify/multipart's own fileSize limit (the same 512 MB) ends the part with this code.
     if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    if (BoxflowError.is(err)) throw err;
+    // The part may have failed before this listened (busboy destroys it with the parse error).
+    incoming ??= from.errored ?? undefined;
+    if (incoming !== undefined && incoming !== null) throw multipartError(incoming);
     throw err;
   }
   if (truncated()) throw tooLarge();
