@@ -2,7 +2,9 @@
 // whatever boxflow writes: messages, labels, step args, errors, code frames, layout snapshots and
 // reports. There is no minimum length, and every occurrence of every secret (overlapping ones
 // too) is hidden: the covered characters become one `***`, so a secret inside a longer one, a
-// prefix of another, or two that overlap never leave a readable piece behind. Pre-signed URLs
+// prefix of another, or two that overlap never leave a readable piece behind. A secret is found in
+// any mix of the forms a URL, JSON or markup gives its characters (percent-encoded UTF-8 bytes in
+// either hex case, `+` for a space, `\uXXXX`, `&#39;`, ...), not only as itself. Pre-signed URLs
 // lose their query (the signature), keeping the path. A leaf module like errors.ts: every folder
 // of src/ and reporters/ may import it; it imports nothing.
 
@@ -21,30 +23,109 @@ export function redactPresignedUrls(text: string): string {
   });
 }
 
-function uriEncoded(text: string): string {
-  try {
-    return encodeURIComponent(text);
-  } catch {
-    return text; // a lone surrogate has no URI form
-  }
+// A secret is hidden in whatever mix of escapes a URL, JSON or markup gives its characters: an
+// escape is `%` and the UTF-8 bytes of any character (not only those encodeURIComponent encodes;
+// either hex case), a Latin-1 byte, escape()'s `%uXXXX`, `+` for a space, a JSON/JS escape (`\"`,
+// `\n`, `\uXXXX`, ...) or a character reference (`&amp;`, `&#39;`, `&#x27;`). Each starts with
+// one of kEncodedMark. A text's escapes are found once; an occurrence is then searched from each
+// escape that stands for a piece of a secret, as the first escape of the occurrence.
+
+/** Text holding none of these can only show a secret as itself. */
+const kEncodedMark = /[%+\\&]/;
+const kEscapes = /%([0-9a-fA-F]{2})|%[uU]([0-9a-fA-F]{4})|\\[uU]([0-9a-fA-F]{4})|\\(["\\/bfnrtv0'])|&#(?:([0-9]{1,8})|[xX]([0-9a-fA-F]{1,7}));|&(amp|lt|gt|quot|apos);|\+/g;
+const kNamed: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', 0: '\0', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** A text's escapes: what each stands for (one character, or both halves of one beyond the BMP) → its places, as [at, length] pairs. */
+type Escapes = Map<string, number[]>;
+
+function addEscape(out: Escapes, chars: string, at: number, length: number): void {
+  const list = out.get(chars);
+  if (list) list.push(at, length);
+  else out.set(chars, [at, length]);
 }
 
-/** The forms a secret takes once written into JSON, a URL or markup. */
-function variants(secret: string): string[] {
-  const xml = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return [
-    secret,
-    JSON.stringify(secret).slice(1, -1),
-    uriEncoded(secret),
-    xml,
-    xml.replace(/"/g, '&quot;').replace(/'/g, '&#39;'),
-    xml.replace(/"/g, '&quot;').replace(/'/g, '&apos;'),
-  ];
+/** Every escape of a text, overlapping ones too (`\\u0041` is a backslash, or `\` and an `A`). */
+function escapesOf(text: string): Escapes {
+  const out: Escapes = new Map();
+  kEscapes.lastIndex = 0;
+  for (let m = kEscapes.exec(text); m; m = kEscapes.exec(text)) {
+    const at = m.index;
+    kEscapes.lastIndex = at + 1;
+    const [all, byte, pct16, js16, short, dec, hexCp, named] = m;
+    if (all === '+') addEscape(out, ' ', at, 1);
+    else if (byte) {
+      // The byte alone (ASCII, or Latin-1), and the UTF-8 sequence it may start.
+      const b = parseInt(byte, 16);
+      addEscape(out, String.fromCharCode(b), at, 3);
+      const n = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 ? 2 : 1;
+      if (n > 1) {
+        try {
+          addEscape(out, decodeURIComponent(text.slice(at, at + 3 * n)), at, 3 * n);
+        } catch {
+          // not a whole UTF-8 sequence
+        }
+      }
+    } else if (pct16 ?? js16) addEscape(out, String.fromCharCode(parseInt((pct16 ?? js16)!, 16)), at, all.length);
+    else if (dec ?? hexCp) {
+      const cp = dec ? Number(dec) : parseInt(hexCp!, 16);
+      if (cp <= 0x10ffff) addEscape(out, String.fromCodePoint(cp), at, all.length);
+    } else addEscape(out, kNamed[(short ?? named)!] ?? short!, at, all.length);
+  }
+  return out;
+}
+
+/** Whether the `j` characters before `text[at]` are `secret[0..j)` themselves. */
+function literalBefore(text: string, at: number, secret: string, j: number): boolean {
+  for (let q = 1; q <= j; q++) if (text.charCodeAt(at - q) !== secret.charCodeAt(j - q)) return false;
+  return true;
+}
+
+/** The escapes by place: at → [chars, length, chars, length, ...]. */
+function byPlace(escapes: Escapes): Map<number, (string | number)[]> {
+  const out = new Map<number, (string | number)[]>();
+  for (const [chars, list] of escapes) {
+    for (let i = 0; i < list.length; i += 2) {
+      const here = out.get(list[i]!);
+      if (here) here.push(chars, list[i + 1]!);
+      else out.set(list[i]!, [chars, list[i + 1]!]);
+    }
+  }
+  return out;
+}
+
+/**
+ * Where the occurrence of `secret` that reaches `secret[k]` at `text[i]` ends (the furthest end
+ * when escapes allow several), or -1: each character is itself or one of the escapes at its place.
+ */
+function matchEnd(text: string, secret: string, i: number, k: number, places: Map<number, (string | number)[]>): number {
+  let end = -1;
+  const seen = new Set<number>();
+  const todo = [i, k];
+  while (todo.length) {
+    const sk = todo.pop()!;
+    const ti = todo.pop()!;
+    if (sk === secret.length) {
+      end = Math.max(end, ti);
+      continue;
+    }
+    const key = ti * (secret.length + 1) + sk;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (text.charCodeAt(ti) === secret.charCodeAt(sk)) todo.push(ti + 1, sk + 1);
+    const here = places.get(ti);
+    if (!here) continue;
+    for (let e = 0; e < here.length; e += 2) {
+      const chars = here[e] as string;
+      if (secret.startsWith(chars, sk)) todo.push(ti + (here[e + 1] as number), sk + chars.length);
+    }
+  }
+  return end;
 }
 
 export class Masker {
-  /** Every form of every secret, longest first. */
   #needles: string[] = [];
+  /** The secrets holding each character (UTF-16 unit): those an escape standing for it may begin a piece of. */
+  #byUnit = new Map<string, string[]>();
   readonly #values = new Set<string>();
 
   constructor(secrets: Iterable<string | undefined | null> = []) {
@@ -59,7 +140,17 @@ export class Masker {
       this.#values.add(s);
       changed = true;
     }
-    if (changed) this.#needles = [...new Set([...this.#values].flatMap(variants))].sort((a, b) => b.length - a.length);
+    if (changed) {
+      this.#needles = [...this.#values];
+      this.#byUnit.clear();
+      for (const secret of this.#needles) {
+        for (const unit of new Set(secret.split(''))) {
+          const list = this.#byUnit.get(unit);
+          if (list) list.push(secret);
+          else this.#byUnit.set(unit, [secret]);
+        }
+      }
+    }
     return this;
   }
 
@@ -113,13 +204,31 @@ export class Masker {
     if (!this.#needles.length || !text) return text;
     // Mark every character any occurrence covers, then write each covered run as one token.
     let covered: Uint8Array | undefined;
-    for (const needle of this.#needles) {
-      for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
-        covered ??= new Uint8Array(text.length);
-        covered.fill(1, at, at + needle.length);
+    for (const secret of this.#needles) {
+      for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1)) (covered ??= new Uint8Array(text.length)).fill(1, at, at + secret.length);
+    }
+    if (!kEncodedMark.test(text)) return covered ? this.#tokens(text, covered) : text;
+    // An occurrence with escapes: its first escape stands for secret[j..], the j characters before it are themselves.
+    const escapes = escapesOf(text);
+    let places: Map<number, (string | number)[]> | undefined;
+    for (const [chars, list] of escapes) {
+      for (const secret of this.#byUnit.get(chars[0]!) ?? []) {
+        for (let j = secret.indexOf(chars); j >= 0; j = secret.indexOf(chars, j + 1)) {
+          for (let e = 0; e < list.length; e += 2) {
+            const at = list[e]!;
+            if (at < j || !literalBefore(text, at, secret, j)) continue;
+            places ??= byPlace(escapes);
+            const end = matchEnd(text, secret, at + list[e + 1]!, j + chars.length, places);
+            if (end >= 0) (covered ??= new Uint8Array(text.length)).fill(1, at - j, end);
+          }
+        }
       }
     }
-    if (!covered) return text;
+    return covered ? this.#tokens(text, covered) : text;
+  }
+
+  /** Each run of covered characters becomes one token. */
+  #tokens(text: string, covered: Uint8Array): string {
     let out = '';
     for (let i = 0; i < text.length; ) {
       if (covered[i]) {

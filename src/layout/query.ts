@@ -298,10 +298,10 @@ function byPosition(a: LayoutNode, b: LayoutNode): number {
   return a.bounds.top - b.bounds.top || a.bounds.left - b.bounds.left;
 }
 
-/** The centre of a node's bounds, rounded to whole pixels. */
-export function centre(node: LayoutNode): { x: number; y: number } {
+/** The centre of a node's bounds, rounded to whole pixels; `mask` hides secrets in the error's node text. */
+export function centre(node: LayoutNode, mask?: (text: string) => string): { x: number; y: number } {
   const b = node.bounds;
-  if (!b) throw new BoxflowError('GEOMETRY_UNAVAILABLE', `${describeNode(node)} has no bounds, so it cannot be aimed at`);
+  if (!b) throw new BoxflowError('GEOMETRY_UNAVAILABLE', `${describeNode(node, mask)} has no bounds, so it cannot be aimed at`);
   return { x: Math.round((b.left + b.right) / 2), y: Math.round((b.top + b.bottom) / 2) };
 }
 
@@ -336,11 +336,17 @@ function shortBounds(b: Bounds): string {
   return `[${r(b.left)},${r(b.top)}][${r(b.right)},${r(b.bottom)}]`;
 }
 
-/** For messages and reports: `Button "Just once" #android:id/button_once [72,2124][538,2178] disabled`. */
-export function describeNode(node: LayoutNode): string {
+/**
+ * For messages and reports: `Button "Just once" #android:id/button_once [72,2124][538,2178] disabled`.
+ * Long text is cut, after `mask` (a secret cut short is one no masker finds afterwards).
+ */
+export function describeNode(node: LayoutNode, mask: (text: string) => string = (t) => t): string {
   const simple = node.tag.includes('.') ? node.tag.slice(node.tag.lastIndexOf('.') + 1) : node.tag;
   const parts = [simple];
-  const clip = (s: string) => (s.length > 60 ? `${s.slice(0, 57)}...` : s);
+  const clip = (text: string) => {
+    const s = mask(text);
+    return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+  };
   if (node.text) parts.push(JSON.stringify(clip(normaliseText(node.text))));
   if (node.desc && node.desc !== node.text) parts.push(`desc=${JSON.stringify(clip(normaliseText(node.desc)))}`);
   if (node.id) parts.push(`#${node.id}`);

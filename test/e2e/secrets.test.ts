@@ -79,3 +79,93 @@ test('no secret reaches results.jsonl, results.json, JUnit, the HTML report, lay
     assert.doesNotMatch(text, /[?&](sig|exp)=/, `${name} shows a signed URL's query`);
   }
 });
+
+/** Every file the run wrote (images aside) and everything it printed. */
+function outputsOf(out: string, run: { stdout: string; stderr: string }): { name: string; text: string }[] {
+  const files = readdirSync(out, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && !e.name.endsWith('.png'))
+    .map((e) => join(e.parentPath, e.name));
+  return [...files.map((f) => ({ name: relative(out, f), text: readFileSync(f, 'utf8') })), { name: 'stdout', text: run.stdout }, { name: 'stderr', text: run.stderr }];
+}
+
+/**
+ * The text read back the ways a URL, JSON or markup may have written a secret into it: runs of
+ * %XX decoded (either case), `+` as a space, JSON and JS `\uXXXX` escapes, character references.
+ */
+function decodedForms(text: string): string[] {
+  const pct = (t: string) => t.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run.replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+    }
+  });
+  const js = (t: string) => t.replace(/\\u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/\\(["'\\/])/g, '$1');
+  const refs = (t: string) => t.replace(/&#(\d+);/g, (_m, d: string) => String.fromCodePoint(Number(d))).replace(/&#x([0-9a-f]+);/gi, (_m, h: string) => String.fromCodePoint(parseInt(h, 16))).replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const all = (t: string) => refs(js(pct(t)));
+  return [text, all(text), all(text.replace(/\+/g, ' ')), js(text), refs(text)];
+}
+
+test('a secret in a URL is hidden in every encoding the URL gives it, in every output of a failing run', async () => {
+  const secret = `it's a "Secr3t" <ü>/é`;
+  const dir = tempProject({
+    'url.flow.yaml': [
+      'name: secret in a url',
+      `env: { PW: '${secret.replace(/'/g, "''")}' }`,
+      'secrets: [PW]',
+      'steps:',
+      `  - openTab: \${env.APP}/login?t=\${PW}&u=\${PW}#\${PW}`,
+      '  - assertUrl: ${env.APP}/elsewhere',
+      '    timeout: 1s',
+      '',
+    ].join('\n'),
+  });
+  const run = await runCli(['test', '--workers', '1', '--reporter', 'list,html,junit,json,github'], { cwd: dir, env: { APP: app.url, GITHUB_ACTIONS: 'true' } });
+  assert.equal(run.code, 1, run.stderr + run.stdout);
+  const out = join(dir, 'boxflow-results');
+  const [flow] = readResults(out).flows;
+  assert.equal(flow!.status, 'failed');
+  // The run did meet the URL (the browser encoded it): the failed step's message names it, masked.
+  const [open, failed] = flatten(flow!.attempts.at(-1)!.steps);
+  assert.equal(open!.status, 'passed', JSON.stringify(open!.error));
+  assert.equal(failed!.status, 'failed');
+  assert.match(failed!.error!.message, /\/login\?t=\*\*\*&u=\*\*\*#\*\*\*"/, 'the tab\'s URL, masked');
+
+  const outputs = outputsOf(out, run);
+  for (const expected of ['results.jsonl', 'results.json', 'junit.xml', join('data', 'report.js')]) assert.ok(outputs.some((o) => o.name === expected), `${expected} was written`);
+  assert.match(run.stdout, /::error /, 'GitHub annotations were printed');
+  for (const { name, text } of outputs) {
+    assert.ok(!/Secr3t/i.test(text), `${name} shows a piece of the secret`);
+    for (const form of decodedForms(text)) assert.ok(!form.includes(secret), `${name} shows the secret encoded`);
+  }
+});
+
+test('the nearest hint of a failed assertion never shows a piece of a long secret on the page', async () => {
+  const token = 'tok_9f3c1d7a5b2e8f4a6c0d9e7b3a1f5c8d2e6b'; // 40 characters
+  assert.equal(token.length, 40);
+  const dir = tempProject({
+    'nearest.flow.yaml': [
+      'name: secret near a failed assertion',
+      `env: { TOKEN: ${token} }`,
+      'secrets: [TOKEN]',
+      'steps:',
+      // The page shows more than the flow expects: the hint quotes the node, 37 characters of it.
+      '  - openTab: "data:text/html,<p>Token: ${TOKEN}</p>"',
+      '  - assertVisible: { text: "Token:" }',
+      '    timeout: 1s',
+      '',
+    ].join('\n'),
+  });
+  const run = await runCli(['test', '--workers', '1', '--reporter', 'list,html,junit,json,github'], { cwd: dir, env: { GITHUB_ACTIONS: 'true' } });
+  assert.equal(run.code, 1, run.stderr + run.stdout);
+  const out = join(dir, 'boxflow-results');
+  const [flow] = readResults(out).flows;
+  const failed = flatten(flow!.attempts.at(-1)!.steps).find((s) => s.status === 'failed')!;
+  assert.match(failed.error!.message, /; nearest: "Token: \*\*\*"/, 'the hint names the node, masked');
+
+  const pieces = new Set<string>();
+  for (let i = 0; i + 8 <= token.length; i++) pieces.add(token.slice(i, i + 8));
+  for (const { name, text } of outputsOf(out, run)) {
+    for (const piece of pieces) assert.ok(!text.includes(piece), `${name} shows ${piece}, a piece of the secret`);
+  }
+});

@@ -2,7 +2,7 @@
 import { BoxflowError } from '../../errors.js';
 import { describeSelector, query, textMatcher, type TextMatcher } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree } from '../../layout/types.js';
-import type { StepHandler } from './types.js';
+import type { StepHandler, StepRun } from './types.js';
 import { pollUntil } from '../poll.js';
 import { attachEvidence, findVisible } from './target.js';
 
@@ -11,7 +11,7 @@ export const assertVisible: StepHandler<'assertVisible'> = async (step, run) => 
     if (BoxflowError.is(err) && err.code === 'ELEMENT_NOT_FOUND') throw new BoxflowError('ASSERT_LAYOUT', err.message);
     throw err;
   });
-  run.record.message = `visible: ${label(node)}`;
+  run.record.message = `visible: ${label(node, run)}`;
 };
 
 export const assertNotVisible: StepHandler<'assertNotVisible'> = async (step, run) => {
@@ -26,7 +26,7 @@ export const assertNotVisible: StepHandler<'assertNotVisible'> = async (step, ru
   if (gone.value) return;
   if (BoxflowError.is(gone.lastError)) throw gone.lastError;
   await attachEvidence(run, selector, last);
-  throw new BoxflowError('ASSERT_LAYOUT', `${describeSelector(selector)} is still visible after ${run.timeoutMs} ms${seen ? `: ${label(seen)}` : ''}`);
+  throw new BoxflowError('ASSERT_LAYOUT', `${describeSelector(selector)} is still visible after ${run.timeoutMs} ms${seen ? `: ${label(seen, run)}` : ''}`);
 };
 
 export const assertLayout: StepHandler<'assertLayout'> = async (step, run) => {
@@ -66,6 +66,7 @@ function check(nodes: LayoutNode[], want: { count?: number; text?: string; attri
   return '';
 }
 
-function label(n: LayoutNode): string {
-  return `<${n.tag}>${n.text ? ` "${n.text.slice(0, 60)}"` : n.desc ? ` [${n.desc}]` : n.id ? ` #${n.id}` : ''}`;
+/** The node for a message: its text masked, then cut (a secret cut short is one no masker finds afterwards). */
+function label(n: LayoutNode, run: StepRun): string {
+  return `<${n.tag}>${n.text ? ` "${run.rt.masker.text(n.text).slice(0, 60)}"` : n.desc ? ` [${n.desc}]` : n.id ? ` #${n.id}` : ''}`;
 }

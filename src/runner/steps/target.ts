@@ -23,7 +23,7 @@ export async function resolveTarget(run: StepRun, target: Target): Promise<ApiTa
     return toAction(run, { x: (target.percent.x / 100) * screen.width, y: (target.percent.y / 100) * screen.height });
   }
   const node = await findVisible(run, run.resolve(target.selector), { needGeometry: true });
-  return toAction(run, centre(node));
+  return toAction(run, centre(node, (t) => run.rt.masker.text(t)));
 }
 
 /** Polls the layout until the selector matches a visible node; fails with ELEMENT_NOT_FOUND. */
@@ -54,7 +54,7 @@ export async function attachEvidence(run: StepRun, selector: Selector, tree: Lay
   try {
     const candidates = tree ? nearMatches(tree, selector, 5).map((n) => ({ text: n.text, id: n.id, desc: n.desc, tag: n.tag, order: n.order })) : [];
     let snapshot: string;
-    if (tree) snapshot = await run.rt.artifacts.put(Buffer.from(JSON.stringify(run.rt.masker.deep(serializeTree(tree)))), 'json');
+    if (tree) snapshot = await run.rt.artifacts.put(Buffer.from(JSON.stringify(run.rt.masker.deep(serializeTree(tree, (t) => run.rt.masker.text(t))))), 'json');
     else {
       const content = await run.rt.layout.content(run.signal);
       snapshot = await run.rt.artifacts.put(Buffer.from(run.rt.masker.markup(content)), content.trimStart().startsWith('<?xml') || content.includes('<hierarchy') ? 'xml' : 'html');
@@ -68,6 +68,10 @@ export async function attachEvidence(run: StepRun, selector: Selector, tree: Lay
 function candidateHint(run: StepRun): string {
   const c = run.record.layout?.candidates ?? [];
   if (!c.length) return '';
-  const show = (t: string) => JSON.stringify(t.length > 40 ? `${t.slice(0, 37)}...` : t);
+  // Mask, then cut: a secret cut short is no longer one the masker can find.
+  const show = (text: string) => {
+    const t = run.rt.masker.text(text);
+    return JSON.stringify(t.length > 40 ? `${t.slice(0, 37)}...` : t);
+  };
   return `; nearest: ${c.slice(0, 3).map((n) => show(n.text || n.desc || n.id || n.tag)).join(', ')}`;
 }

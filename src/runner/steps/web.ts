@@ -24,7 +24,7 @@ async function pagePoint(run: StepRun, target: Target): Promise<{ x: number; y: 
     const s = await screenSize(run);
     return { x: (target.percent.x / 100) * s.width, y: (target.percent.y / 100) * s.height };
   }
-  return centre(await findVisible(run, run.resolve(target.selector), { needGeometry: true }));
+  return centre(await findVisible(run, run.resolve(target.selector), { needGeometry: true }), (t) => run.rt.masker.text(t));
 }
 
 const at = (p: { x: number; y: number }) => `(${Math.round(p.x)}, ${Math.round(p.y)})`;
