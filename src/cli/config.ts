@@ -56,6 +56,8 @@ export interface CliFlags {
   baseUrl?: string;
   box?: string[];
   updateBaselines?: string | boolean;
+  /** Playwright's name for --update-baselines. */
+  updateSnapshots?: string | boolean;
   /** `-e KEY=VALUE`, repeatable. */
   env?: string[];
 }
@@ -147,9 +149,12 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
       throw new BoxflowError('CONFIG_INVALID', `--grep: ${(err as Error).message}`);
     }
   }
-  let update: UpdateBaselines = config.baselines?.update ?? 'missing';
-  if (flags.updateBaselines !== undefined) update = flags.updateBaselines === true ? 'changed' : (flags.updateBaselines as UpdateBaselines);
-  if (!kUpdateModes.includes(update)) throw new BoxflowError('CONFIG_INVALID', `--update-baselines must be one of ${kUpdateModes.join(', ')}, got "${update}"`);
+  // Playwright's updateSnapshots: no flag writes a missing baseline and fails; the flag alone is `changed`.
+  let update: UpdateBaselines = config.baselines?.update ?? 'default';
+  if (update !== 'default' && !kUpdateModes.includes(update)) throw new BoxflowError('CONFIG_INVALID', `baselines.update must be one of ${kUpdateModes.join(', ')}, got "${update}"`);
+  const flag = flags.updateSnapshots ?? flags.updateBaselines;
+  if (flag !== undefined) update = flag === true ? 'changed' : (flag as UpdateBaselines);
+  if (!kUpdateModes.includes(update) && update !== 'default') throw new BoxflowError('CONFIG_INVALID', `--update-snapshots must be one of ${kUpdateModes.join(', ')}, got "${update}"`);
 
   const shots = config.screenshots;
   const phases: Phase[] = shots === false ? [] : shots === true || shots === undefined ? [...kPhases] : Array.isArray(shots) ? shots : (shots.phases ?? [...kPhases]);

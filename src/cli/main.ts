@@ -9,6 +9,7 @@ import { BoxflowError, exitClassOf, type ExitClass } from '../errors.js';
 import { runTest, runValidate, runMergeReports, runShowReport, printError } from './commands.js';
 import { runConvertMaestro } from './convert.js';
 import { boxflowVersion } from '../api/version.js';
+import { parseDuration } from '../api/duration.js';
 import { kUpdateModes } from '../visual/index.js';
 
 export function buildProgram(exit: (code: number) => void): Command {
@@ -36,7 +37,8 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option('--base-url <url>', 'a remote Box API service (ends in /api/v1); the key comes from BOXFLOW_API_KEY')
     .option('--box <id...>', 'run on these existing boxes')
     .option('-e, --env <NAME=value>', 'a variable every flow sees as ${NAME} (over the config\'s env; a flow\'s own env: wins); repeatable', collect, [])
-    .addOption(new Option('--update-baselines [mode]', 'write screenshot baselines: missing, changed (also writes missing ones), all or none; the flag alone means changed, no flag means missing').choices(kUpdateModes))
+    .addOption(new Option('-u, --update-snapshots [mode]', 'write screenshot baselines, as Playwright: missing, changed (also writes missing ones), all or none; the flag alone means changed; without it a missing baseline is written and its assertion fails').choices(kUpdateModes))
+    .addOption(new Option('--update-baselines [mode]', 'the same as --update-snapshots').choices(kUpdateModes))
     .action((paths: string[], opts: Record<string, unknown>) => done(runTest({ ...opts, paths })));
 
   program
@@ -78,6 +80,9 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option('--adb <tcp:HOST:PORT>', 'the adb server for Android boxes (default: ADB_SERVER_SOCKET, else tcp:127.0.0.1:5037)')
     .option('--allow-inner-downloads', 'let installs download APKs from this machine and its private networks (single-user servers only)')
     .option('--max-boxes-per-key <n>', 'live boxes one API key may hold at once (more: 429 TOO_MANY_BOXES)', '32')
+    .option('--grid <url>', 'a Selenium Grid 4 (e.g. http://selenium-hub:4444): every Linux box is a session of it, and no Chromium runs here (docs/scaling.md)')
+    .option('--grid-chromium <path>', 'with --grid: goog:chromeOptions.binary on the grid\'s nodes (default: the node\'s own Chrome)')
+    .option('--grid-session-timeout <duration>', 'with --grid: how long a new box waits for a free slot of the grid before 503 GRID_UNAVAILABLE', '30s')
     .action((opts: ServeOptions) => done(serve(opts)));
 
   program
@@ -125,6 +130,9 @@ interface ServeOptions {
   adb?: string;
   allowInnerDownloads?: boolean;
   maxBoxesPerKey: string;
+  grid?: string;
+  gridChromium?: string;
+  gridSessionTimeout: string;
 }
 
 async function serve(opts: ServeOptions): Promise<number> {
@@ -132,8 +140,10 @@ async function serve(opts: ServeOptions): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new BoxflowError('CONFIG_INVALID', `--port must be 0..65535, got "${opts.port}"`);
   const maxBoxesPerKey = Number(opts.maxBoxesPerKey);
   if (!/^\d{1,6}$/.test(opts.maxBoxesPerKey) || maxBoxesPerKey < 1) throw new BoxflowError('CONFIG_INVALID', `--max-boxes-per-key must be a whole number from 1, got "${opts.maxBoxesPerKey}"`);
+  if (!opts.grid && (opts.gridChromium || opts.gridSessionTimeout !== '30s')) throw new BoxflowError('CONFIG_INVALID', '--grid-chromium and --grid-session-timeout go with --grid <url>');
+  const grid = opts.grid ? { url: opts.grid, sessionTimeoutMs: parseDuration(opts.gridSessionTimeout, '--grid-session-timeout'), ...(opts.gridChromium ? { chromiumBinary: opts.gridChromium } : {}) } : undefined;
   const { startServer, resolveSecret, missingFeatures } = await import('../server/index.js');
-  const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir), ...(opts.adb ? { adb: opts.adb } : {}), allowInnerDownloads: opts.allowInnerDownloads === true, maxBoxesPerKey });
+  const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir), ...(opts.adb ? { adb: opts.adb } : {}), allowInnerDownloads: opts.allowInnerDownloads === true, maxBoxesPerKey, ...(grid ? { grid } : {}) });
   process.stdout.write(`${JSON.stringify({ event: 'listening', baseUrl: server.baseUrl })}\n`);
   for (const why of Object.values(await missingFeatures())) process.stderr.write(`warning: ${why}\n`);
   return new Promise<number>((resolve) => {

@@ -12,6 +12,7 @@ import { expect as baseExpect, test as base, type ExpectMatcherState } from '@pl
 import { describeSelector } from '../layout/index.js';
 import type { Selector } from '../layout/types.js';
 import type { ScreenshotMatchOptions } from '../flow/types.js';
+import { tsStep } from '../flow/tsApi.js';
 import type { UpdateBaselines } from '../runner/options.js';
 import type { StepRecord } from '../runner/types.js';
 import { BoxService } from './service.js';
@@ -86,9 +87,9 @@ function hint(state: ExpectMatcherState, name: string, expected: string): string
   return state.utils.matcherHint(name, 'box', expected, { isNot: state.isNot, promise: state.promise });
 }
 
-/** Playwright's `updateSnapshots` as a boxflow update mode; `default` writes a missing baseline (and the matcher then fails). */
+/** Playwright's `updateSnapshots` as a boxflow update mode (the same names; `default` writes a missing baseline and fails). */
 function updateMode(mode: string): UpdateBaselines {
-  return mode === 'all' || mode === 'changed' || mode === 'none' ? mode : 'missing';
+  return mode === 'all' || mode === 'changed' || mode === 'none' || mode === 'missing' ? mode : 'default';
 }
 
 export const expect = baseExpect.extend({
@@ -115,10 +116,10 @@ export const expect = baseExpect.extend({
   ) {
     if (this.isNot) throw new Error('expect(box).not.toHaveLayout() is not supported; use toHaveLayout({ count: 0 }) or not.toShow()');
     const session = sessionOf(box);
-    const { selector, ...rest } = spec;
-    // The {selector, count, text, attributes} form: `text` is the expected text of the match, not a selector key.
-    const record = await session.assert({ assertLayout: { selector, ...rest } }, opts?.timeout ?? this.timeout);
-    const head = hint(this, 'toHaveLayout', describeSelector(selector));
+    // The step a TS flow's expect(box).toHaveLayout(spec) runs, from the step table: the
+    // {selector, count, text, attributes} form, where `text` is the expected text of the match.
+    const record = await session.assert(tsStep('assertLayout', spec), opts?.timeout ?? this.timeout);
+    const head = hint(this, 'toHaveLayout', describeSelector(spec.selector));
     return { name: 'toHaveLayout', pass: record.status === 'passed', expected: spec, message: () => `${head}\n\n${record.status === 'passed' ? (record.message ?? '') : failureText(record)}` };
   },
 
@@ -137,13 +138,11 @@ export const expect = baseExpect.extend({
     const record = await session.assertScreenshot(name, snapshot, updateMode(mode), visual, timeout ?? this.timeout);
     const head = hint(this, 'toMatchScreenshot', JSON.stringify(name));
     if (record.status !== 'passed') {
-      const why = !existed && mode === 'none' ? `A snapshot doesn't exist at ${snapshot}.` : failureText(record);
+      // As toHaveScreenshot does by default: a missing baseline is written, and the test that wrote it fails.
+      const wrote = record.visual?.written === 'missing';
+      if (wrote) await info.attach(`${name}-actual.png`, { path: snapshot, contentType: 'image/png' });
+      const why = !existed ? `A snapshot doesn't exist at ${snapshot}${wrote ? ', writing actual' : ''}.` : failureText(record);
       return { name: 'toMatchScreenshot', pass: false, expected: snapshot, message: () => `${head}\n\n${why}` };
-    }
-    // As toHaveScreenshot does by default: a missing baseline is written, and the test that wrote it fails.
-    if (record.visual?.written === 'missing' && mode !== 'missing' && mode !== 'changed' && mode !== 'all') {
-      await info.attach(`${name}-actual.png`, { path: snapshot, contentType: 'image/png' });
-      return { name: 'toMatchScreenshot', pass: false, expected: snapshot, message: () => `${head}\n\nA snapshot doesn't exist at ${snapshot}, writing actual.` };
     }
     return { name: 'toMatchScreenshot', pass: true, expected: snapshot, message: () => `${head}\n\n${record.message ?? ''}` };
   },

@@ -52,10 +52,16 @@ export function resolveBaselinePath(template: string | undefined, tokens: Baseli
   return isAbsolute(path) ? path : resolve(tokens.configDir ?? process.cwd(), path);
 }
 
-export type UpdateMode = 'missing' | 'changed' | 'all' | 'none';
+/**
+ * Playwright's `updateSnapshots` modes. `default` (no flag): a missing baseline is written and the
+ * assertion that wrote it fails; `missing`, `changed` (also writes missing ones) and `all` write and
+ * pass; `none` writes nothing.
+ */
+export type UpdateMode = 'default' | 'missing' | 'changed' | 'all' | 'none';
+/** The modes a user names (`--update-snapshots=<mode>`, `baselines.update`). */
 export const kUpdateModes: readonly UpdateMode[] = ['missing', 'changed', 'all', 'none'];
 /** Why a baseline was written. */
-export type BaselineWritten = Exclude<UpdateMode, 'none'>;
+export type BaselineWritten = Exclude<UpdateMode, 'none' | 'default'>;
 
 export type BaselineAction = 'compare' | 'write-missing' | 'write-changed' | 'write-all' | 'fail-missing';
 

@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, rmSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
@@ -43,11 +43,18 @@ test('a changed screen fails with expected/actual/diff, and passes after --updat
   const dir = tempProject({ 'banner.flow.yaml': `name: banner\nsteps:\n  - setResolution: { width: 640, height: 360 }\n  - openTab: ${base}/banner\n  - assertScreenshot: banner\n` });
   const baseline = join(dir, '__screenshots__', 'banner', 'banner-linux.png');
 
-  const first = await runCli(['test', '--reporter', 'json', '-o', 'r1'], { cwd: dir });
-  assert.equal(first.code, 0, first.stderr);
+  // As Playwright: a missing baseline is written and the flow that wrote it fails (CI or not)...
+  const first = await runCli(['test', '--reporter', 'json', '-o', 'r1'], { cwd: dir, env: { CI: 'true' } });
+  assert.equal(first.code, 1, first.stderr);
   assert.equal(visualStep(dir, 'r1').visual?.written, 'missing');
+  assert.match(visualStep(dir, 'r1').error!.message, /a baseline doesn't exist at __screenshots__\/banner\/banner-linux\.png, writing actual/);
   assert.ok(existsSync(baseline), 'the missing baseline was written');
   assert.deepEqual(readResults(join(dir, 'r1')).baselines, [{ path: '__screenshots__/banner/banner-linux.png', written: 'missing' }]);
+  // ...unless the run asks for missing baselines (Playwright's --update-snapshots=missing): written, and it passes.
+  rmSync(baseline);
+  const asked = await runCli(['test', '--reporter', 'json', '-o', 'r1b', '--update-snapshots=missing'], { cwd: dir });
+  assert.equal(asked.code, 0, asked.stderr);
+  assert.equal(visualStep(dir, 'r1b').visual?.written, 'missing');
 
   const same = await runCli(['test', '--reporter', 'json', '-o', 'r2'], { cwd: dir });
   assert.equal(same.code, 0, same.stderr);
@@ -80,7 +87,7 @@ test('the capture waits for an animation that settles, and fails with both frame
     'settles.flow.yaml': `name: settles\nsteps:\n  - setResolution: { width: 480, height: 200 }\n  - openTab: ${base}/settles\n  - assertScreenshot: box\n    timeout: 10s\n`,
     'never.flow.yaml': `name: never\nsteps:\n  - setResolution: { width: 480, height: 200 }\n  - openTab: ${base}/never\n  - assertScreenshot: box\n    timeout: 2s\n`,
   });
-  const run = await runCli(['test', '--reporter', 'json', '-o', 'r'], { cwd: dir });
+  const run = await runCli(['test', '--reporter', 'json', '-o', 'r', '--update-snapshots=missing'], { cwd: dir });
   assert.equal(run.code, 1, run.stderr);
   const result = readResults(join(dir, 'r'));
   const byName = Object.fromEntries(result.flows.map((f) => [f.name, f]));

@@ -32,7 +32,7 @@ test('ASSERT_SCREENSHOT tells how to accept the new image, and --update-baseline
   const run = await runCli(['test', '-o', join(dir, 'o1')], { cwd: dir });
   assert.equal(run.code, 1, run.stderr);
   const message = readResults(join(dir, 'o1')).flows[0]!.error!.message;
-  assert.match(message, /differs from .*accept it with boxflow test --update-baselines/);
+  assert.match(message, /differs from .*accept it with boxflow test --update-snapshots/);
   const accept = await runCli(['test', '-o', join(dir, 'o2'), '--update-baselines'], { cwd: dir });
   assert.equal(accept.code, 0, accept.stderr);
   const again = await runCli(['test', '-o', join(dir, 'o3')], { cwd: dir });

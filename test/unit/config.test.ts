@@ -15,7 +15,7 @@ test('defaults when neither flags nor file say anything', () => {
   assert.equal(r.options.stepTimeout, 5_000);
   assert.equal(r.options.outputDir, '/project/boxflow-results');
   assert.deepEqual(r.options.screenshots.phases, ['before', 'after', 'trace']);
-  assert.equal(r.options.baselines.update, 'missing');
+  assert.equal(r.options.baselines.update, 'default');
   assert.deepEqual(r.reporters, ['list', 'html']);
   assert.equal(r.baseUrl, undefined, 'no base URL: the embedded server');
 });
@@ -53,7 +53,8 @@ test('bad values are CONFIG_INVALID naming the flag or key', () => {
   bad({}, { retries: -1 }, /retries/);
   bad({}, { timeouts: { step: '5 sec' } }, /timeouts\.step/);
   bad({ grep: '(' }, {}, /--grep/);
-  bad({ updateBaselines: 'sometimes' }, {}, /--update-baselines/);
+  bad({ updateBaselines: 'sometimes' }, {}, /--update-snapshots/);
+  bad({ updateSnapshots: 'sometimes' }, {}, /--update-snapshots must be one of missing, changed, all, none/);
 });
 
 test('a JSON or YAML config may not hold an API key; unknown keys are refused', async () => {

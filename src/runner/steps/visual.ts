@@ -105,9 +105,15 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
   if (before === 'fail-missing') {
     const files = await writeFailureImages(outDir, name, { actual: frame.png });
     visual.actual = files.actual && outRel(files.actual);
-    throw new BoxflowError('ASSERT_SCREENSHOT', `no baseline at ${rel}; run with --update-baselines=missing to write it`);
+    throw new BoxflowError('ASSERT_SCREENSHOT', `no baseline at ${rel}; run with --update-snapshots=missing to write it`);
   }
-  if (before === 'write-missing') return write('missing');
+  if (before === 'write-missing') {
+    await write('missing');
+    // As Playwright's toHaveScreenshot by default: the assertion that wrote a missing baseline fails,
+    // so a run cannot go green on images nobody has looked at (in CI above all).
+    if (mode === 'default') throw new BoxflowError('ASSERT_SCREENSHOT', `a baseline doesn't exist at ${rel}, writing actual; look at it, then run again (or run with --update-snapshots=missing to write missing baselines and pass)`);
+    return;
+  }
   if (before === 'write-all') return write('all');
 
   const expected = await readFile(baseline);
@@ -130,6 +136,6 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
   visual.actual = files.actual && outRel(files.actual);
   visual.diff = files.diff && outRel(files.diff);
   visual.sizes = { expected: pngSize(expected), actual: pngSize(frame.png) };
-  throw new BoxflowError('ASSERT_SCREENSHOT', `screenshot "${name}" differs from ${rel}: ${result.message ?? `${result.diffPixels} pixels differ`}; if the new image is right, accept it with boxflow test --update-baselines (rewrites the baselines that differ)`);
+  throw new BoxflowError('ASSERT_SCREENSHOT', `screenshot "${name}" differs from ${rel}: ${result.message ?? `${result.diffPixels} pixels differ`}; if the new image is right, accept it with boxflow test --update-snapshots (rewrites the baselines that differ)`);
 };
 
