@@ -24,6 +24,21 @@ if (!chromiumCandidates.some((p) => p && existsSync(p))) {
   }
 }
 
+// The Android tests also run through a real adb server (test/integration/androidRealAdb.test.ts):
+// Debian's adb, installed like chromium; without it that file is skipped, saying why.
+if (!(process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'adb')))) {
+  if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
+    log('installing Debian adb (for the Android tests through a real adb server)');
+    try {
+      sh('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq adb');
+    } catch {
+      log('installing adb failed: the real-adb Android tests will be skipped');
+    }
+  } else {
+    log('no adb found: the real-adb Android tests will be skipped (install Debian\'s adb)');
+  }
+}
+
 function newest(dir) {
   let t = 0;
   if (!existsSync(dir)) return t;
