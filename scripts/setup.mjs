@@ -1,13 +1,65 @@
 #!/usr/bin/env node
 // Makes a fresh checkout runnable: npm deps, a build in dist/, and Debian's chromium when
-// running as root and no Chromium is found. Safe to run repeatedly; each part is skipped
-// when already done.
+// running as root and no Chromium is found; for the grid tests, Java, Debian's chromedriver and the
+// Selenium Server jar. Safe to run repeatedly; each part is skipped when already done.
+// `node scripts/setup.mjs --grid` does the grid part alone (the grid tests call it).
 import { execSync, spawnSync } from 'node:child_process';
-import { existsSync, statSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 
 const log = (m) => process.stderr.write(`[setup] ${m}\n`);
 const sh = (cmd) => execSync(cmd, { stdio: ['ignore', 'inherit', 'inherit'] });
+const onPath = (bin) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, bin)));
+const isRoot = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
+
+/**
+ * The grid tests (test/integration/grid*.test.ts) run a real Selenium Grid 4 on loopback: Java
+ * (Debian's openjdk-17-jre-headless), the driver (Debian's chromium-driver, matching its chromium) and
+ * the Selenium Server jar. The jar is the one inside the npm package @nightwatch/selenium-server,
+ * fetched with `npm pack` (no install script runs): installed as a dependency, the package's install
+ * script downloads the same jar again from GitHub and fails the whole `npm install` where GitHub is
+ * out of reach. Nothing here fails the set-up: without them the grid tests are skipped, saying why.
+ */
+export const kSeleniumVersion = '4.20.0';
+export const kSeleniumJar = join('node_modules', '.cache', 'boxflow', `selenium-server-${kSeleniumVersion}.jar`);
+function setUpGrid() {
+  const missing = [['java', 'openjdk-17-jre-headless'], ['chromedriver', 'chromium-driver']].filter(([bin]) => !onPath(bin)).map(([, pkg]) => pkg);
+  if (missing.length && isRoot) {
+    log(`installing Debian ${missing.join(' and ')} (for the grid tests)`);
+    try {
+      // Debian's Java packages fail to configure on slim images that have no man page folder.
+      mkdirSync('/usr/share/man/man1', { recursive: true });
+      sh(`apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${missing.join(' ')}`);
+    } catch {
+      log(`installing ${missing.join(' and ')} failed: the grid tests will be skipped`);
+    }
+  } else if (missing.length) {
+    log(`no ${missing.join(' or ')}: the grid tests will be skipped (install Debian's ${missing.join(' and ')})`);
+  }
+  if (existsSync(kSeleniumJar) || existsSync(join('node_modules', '@nightwatch', 'selenium-server', 'lib', `selenium-server-${kSeleniumVersion}.jar`))) return;
+  log(`fetching the Selenium Server ${kSeleniumVersion} jar (npm pack @nightwatch/selenium-server@${kSeleniumVersion})`);
+  const work = mkdtempSync(join(tmpdir(), 'boxflow-selenium-'));
+  try {
+    const pack = spawnSync('npm', ['pack', `@nightwatch/selenium-server@${kSeleniumVersion}`, '--pack-destination', work, '--silent'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const tgz = pack.stdout?.trim().split('\n').at(-1);
+    if (pack.status !== 0 || !tgz) throw new Error(`npm pack exited with ${pack.status}`);
+    const inner = `package/lib/selenium-server-${kSeleniumVersion}.jar`;
+    const untar = spawnSync('tar', ['-xzf', join(work, tgz), '-C', work, inner], { stdio: 'inherit' });
+    if (untar.status !== 0) throw new Error(`tar exited with ${untar.status}`);
+    mkdirSync(join(kSeleniumJar, '..'), { recursive: true });
+    renameSync(join(work, inner), kSeleniumJar);
+  } catch (err) {
+    log(`fetching the Selenium jar failed (${err.message}): the grid tests will be skipped`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes('--grid')) {
+  setUpGrid();
+  process.exit(0);
+}
 
 if (!existsSync('node_modules/.package-lock.json')) {
   log('installing npm dependencies');
@@ -38,6 +90,8 @@ if (!(process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'ad
     log('no adb found: the real-adb Android tests will be skipped (install Debian\'s adb)');
   }
 }
+
+setUpGrid();
 
 function newest(dir) {
   let t = 0;

@@ -14,6 +14,8 @@ import { kMultipart } from './adb/routes.js';
 import { BoxRegistry } from './boxes.js';
 import { attachCdpProxy } from './cdpProxy.js';
 import { findChromium } from './chromium/findChromium.js';
+import { GridClient, type GridOptions } from './grid/client.js';
+import { guardGridBoxes, isGridBox } from './grid/guard.js';
 import { createHandlers, kActionEndpoints, kForeignBody, newActionId, type Answer, type Call } from './routes.js';
 import { KeyVerifier, resolveSecret } from './secret.js';
 import { kStoragePrefix, ObjectStore } from './storage.js';
@@ -42,6 +44,11 @@ export interface ServerOptions {
   allowInnerDownloads?: boolean;
   /** Live boxes one API key may hold at once; more is 429 TOO_MANY_BOXES. Default 32. */
   maxBoxesPerKey?: number;
+  /**
+   * A Selenium Grid 4 (its URL, or GridOptions): every Linux box is then a session of it, driven over
+   * the session's DevTools (`se:cdp`), and this server starts no Chromium of its own (docs/scaling.md).
+   */
+  grid?: string | GridOptions;
 }
 
 export interface RunningServer {
@@ -107,17 +114,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   const log = opts.log ?? stderrLog;
   const secret = opts.secret ?? (await resolveSecret(opts.dataDir));
-  const executablePath = opts.chromiumPath ?? findChromium(process.env);
+  const grid = opts.grid === undefined ? undefined : new GridClient(typeof opts.grid === 'string' ? { url: opts.grid } : opts.grid, log);
+  // With a grid, no Linux box runs here: no Chromium is needed.
+  const executablePath = opts.chromiumPath ?? (grid ? '' : findChromium(process.env));
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
 
   const android = new AdbBackend({ address: adbAddress(opts.adb), log });
-  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, android, ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}), ...(opts.maxBoxesPerKey ? { maxBoxesPerKey: opts.maxBoxesPerKey } : {}) });
+  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, android, ...(grid ? { grid } : {}), ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}), ...(opts.maxBoxesPerKey ? { maxBoxesPerKey: opts.maxBoxesPerKey } : {}) });
   const store = new ObjectStore(join(opts.dataDir, 'objects'), secret);
   const keys = new KeyVerifier(secret);
-  const handlers = createHandlers({ registry, store, secret, allowInnerDownloads: opts.allowInnerDownloads });
+  const allHandlers = createHandlers({ registry, store, secret, allowInnerDownloads: opts.allowInnerDownloads });
+  const handlers = grid ? guardGridBoxes(allHandlers, (tenant, id) => registry.get(tenant, id)) : allHandlers;
 
   // No message names a path of this server (its data dir, its Chromium): a tenant has no use for them.
-  const serverPaths = [...new Set([resolve(opts.dataDir), await realpath(opts.dataDir), executablePath])].sort((a, b) => b.length - a.length);
+  const serverPaths = [...new Set([resolve(opts.dataDir), await realpath(opts.dataDir), executablePath].filter(Boolean))].sort((a, b) => b.length - a.length);
   const scrub = (r: ErrorReply): ErrorReply => {
     let message = r.body.message;
     for (const p of serverPaths) message = message.split(p).join('<server>');
@@ -241,7 +251,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     return reply.type('image/png').header('cache-control', 'private, max-age=60').send(png);
   });
 
-  const terminal = attachWebTerminal(app, { secret, lookup: (id) => registry.find(id), log });
+  const terminal = attachWebTerminal(app, { secret, lookup: (id) => (isGridBox(registry.find(id)) ? undefined : registry.find(id)), log });
   // The CDP proxy answers every upgrade it sees (404 for unknown paths), so it only sees those the
   // terminal does not take: through a never-listening Server used as a plain event emitter.
   const cdpUpgrades = createHttpServer();
@@ -266,6 +276,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     close: () =>
       (closing ??= (async () => {
         await registry.closeAll();
+        await grid?.close();
         await terminal.close();
         cdp.close();
         await app.close();

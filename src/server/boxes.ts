@@ -11,6 +11,8 @@ import { boxEnv, checkBoxEnvs, claimBoxUser, isolationAvailable, reapUidClaims, 
 import { LinuxBox } from './chromium/linuxBox.js';
 import type { BoxEntry } from './boxEntry.js';
 import type { AdbBackend } from './adb/backend.js';
+import type { GridClient } from './grid/client.js';
+import { gridChromium } from './grid/source.js';
 import { createAndroidEntry } from './adb/entry.js';
 import { BoxLedger, claimDataDir, kOutsideBoxesPrefix, reapDataDir } from './reaper.js';
 
@@ -44,12 +46,15 @@ export class BoxRegistry {
   #unreachable = false;
   readonly #log: (entry: Record<string, unknown>) => void;
   readonly #android: AdbBackend | undefined;
+  /** With a grid, every Linux box is a session of it: no Chromium, directory or user on this machine. */
+  readonly #grid: GridClient | undefined;
   readonly #maxBoxesPerKey: number;
   /** Boxes being created, per tenant: they count against the cap before they are registered. */
   readonly #creating = new Map<string, number>();
 
-  constructor(opts: { dataDir: string; executablePath: string; log?: (entry: Record<string, unknown>) => void; isolate?: boolean; cdpTimeoutMs?: number; android?: AdbBackend; maxBoxesPerKey?: number }) {
+  constructor(opts: { dataDir: string; executablePath: string; log?: (entry: Record<string, unknown>) => void; isolate?: boolean; cdpTimeoutMs?: number; android?: AdbBackend; grid?: GridClient; maxBoxesPerKey?: number }) {
     this.#android = opts.android;
+    this.#grid = opts.grid;
     this.#maxBoxesPerKey = opts.maxBoxesPerKey ?? kDefaultMaxBoxesPerKey;
     this.#cdpTimeoutMs = opts.cdpTimeoutMs;
     this.#dataDir = opts.dataDir;
@@ -57,7 +62,7 @@ export class BoxRegistry {
     this.#executablePath = opts.executablePath;
     this.#isolate = opts.isolate ?? isolationAvailable();
     const log = (this.#log = opts.log ?? (() => {}));
-    if (!this.#isolate) log({ level: 'warn', msg: 'boxes run as the server\'s own user: they are not isolated from the server or from each other (a box\'s browser or terminal can read the data dir, the secret included); run boxflow serve as root to give each box its own user' });
+    if (!this.#isolate && !this.#grid) log({ level: 'warn', msg: 'boxes run as the server\'s own user: they are not isolated from the server or from each other (a box\'s browser or terminal can read the data dir, the secret included); run boxflow serve as root to give each box its own user' });
     this.#ready = this.#prepare();
   }
 
@@ -135,7 +140,43 @@ export class BoxRegistry {
 
   create(tenant: string, type: 'linux', body: CreateBoxBody): Promise<BoxEntry> {
     checkBoxEnvs(body.config?.envs);
+    if (this.#grid) return this.#capped(tenant, () => this.#createOnGrid(tenant, type, body, this.#grid!));
     return this.#capped(tenant, () => this.#createLinux(tenant, type, body));
+  }
+
+  /**
+   * A Linux box whose browser is a session of the grid (src/server/grid): the same LinuxBox, with the
+   * grid as its browser source. It has no directory, user or processes here, so what needs the box's
+   * own machine (environment, working dir; terminal and files, see grid/guard.ts) is GRID_UNSUPPORTED.
+   */
+  async #createOnGrid(tenant: string, type: 'linux', body: CreateBoxBody, grid: GridClient): Promise<BoxEntry> {
+    const cfg = body.config ?? {};
+    if (Object.keys(cfg.envs ?? {}).length) throw new BoxflowError('GRID_UNSUPPORTED', "/config/envs: a grid box's browser runs on a grid node, whose environment this server does not set");
+    if (cfg.workingDir !== undefined) throw new BoxflowError('GRID_UNSUPPORTED', '/config/workingDir: a grid box has no working dir (no files or terminal on this server)');
+    await this.#ready;
+    const id = randomUUID();
+    const now = new Date().toISOString();
+    const expiresMs = cfg.expiresIn ? parseDuration(cfg.expiresIn, '/config/expiresIn') : undefined;
+    const record: Box = {
+      id,
+      type,
+      status: 'pending',
+      reason: null,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: expiresMs === undefined ? null : new Date(Date.now() + expiresMs).toISOString(),
+      // The node is the grid's choice, made per session: its size is unknown here (0, as for Android devices).
+      config: { cpu: 0, memory: 0, storage: 0, envs: {}, labels: { ...(cfg.labels ?? {}), 'boxflow/grid': grid.where }, os: { version: 'linux' }, deviceType: cfg.deviceType ?? 'container' },
+    };
+    const linux = new LinuxBox({
+      source: gridChromium(grid, { name: `boxflow box ${id}`, log: this.#log }),
+      resolution: cfg.resolution ?? kDefaultResolution,
+      ...(this.#cdpTimeoutMs ? { cdpTimeoutMs: this.#cdpTimeoutMs } : {}),
+    });
+    // No directory and no processes here: the ledger is never written (the grid ends an abandoned session at its own timeout).
+    const ledger = new BoxLedger(this.#dataDir, { boxId: id, uid: null, dir: '' });
+    const entry: BoxEntry = { record, tenant, dir: '', workDir: '', user: undefined, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
+    return this.#startLinux(entry, body, expiresMs);
   }
 
   async #createLinux(tenant: string, type: 'linux', body: CreateBoxBody): Promise<BoxEntry> {
@@ -189,6 +230,13 @@ export class BoxRegistry {
       ...(this.#cdpTimeoutMs ? { cdpTimeoutMs: this.#cdpTimeoutMs } : {}),
     });
     const entry: BoxEntry = { record, tenant, dir, workDir, user, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
+    return this.#startLinux(entry, body, expiresMs);
+  }
+
+  /** Registers a Linux box and starts its browser (waits for it unless `wait: false`). */
+  async #startLinux(entry: BoxEntry, body: CreateBoxBody, expiresMs: number | undefined): Promise<BoxEntry> {
+    const { linux, record } = entry;
+    const id = record.id;
     linux.onCrash = (reason) => {
       if (entry.record.status === 'running' || entry.record.status === 'pending') this.#setStatus(entry, 'error', reason);
     };
@@ -278,6 +326,8 @@ export class BoxRegistry {
     }
     await entry.linux.closeBrowser();
     for (const fn of [...entry.onBrowserGone]) fn();
+    // A grid box's closeBrowser ended its session; it has nothing on this machine to remove.
+    if (entry.linux.sourceKind === 'grid') return;
     await this.#dispose(entry.dir, entry.user, entry.ledger);
   }
 

@@ -1,13 +1,15 @@
-// A Linux box: one Chromium process, driven over CDP. The screen is the active tab's viewport.
+// A Linux box: one Chromium, driven over CDP. The screen is the active tab's viewport.
 // Input goes straight to CDP (Input.dispatch*), as Playwright itself does, through a cached
 // CDP session per page, so an action costs the same round trips as a direct Playwright call.
+// Where the Chromium runs is its BrowserSource: a process on this machine (the default), or a
+// session of a Selenium Grid (src/server/grid); both are reached through a CdpPipe's endpoints.
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { BoxflowError } from '../../errors.js';
 import type { KeyName, Point, Resolution, Tab } from '../../api/schemas.js';
-import { launchChromium, type ChromiumProcess, type LaunchIdentity } from './process.js';
+import { launchChromium, type LaunchIdentity } from './process.js';
 import { keyDef, keyEvent, type KeyDef } from './keys.js';
 import { RawCdp } from './rawCdp.js';
 import { FrameWatch } from './frameWatch.js';
@@ -31,16 +33,61 @@ export interface TargetMatch {
 }
 export type TargetResolution = { how: string; found: TargetMatch } | { how: string; ambiguous: TargetMatch[] } | { how: string; candidates: TargetMatch[] };
 
+/** A browser a BrowserSource started: its DevTools endpoints (those of a CdpPipe) and its lifetime. */
+export interface BrowserHandle {
+  devtools: { readonly wsEndpoint: string; pageEndpoint(targetId: string): string };
+  /** Resolves once the browser is gone (exited, or its connection lost). */
+  exited: Promise<void>;
+  /** Ends the browser (idempotent) and resolves once it is gone. */
+  kill(): Promise<void>;
+  /** Why it went away on its own: `exitedAlone`, or it stopped answering and was killed. */
+  goneReason(exitedAlone: boolean): string;
+}
+
+/** Where a box's browser comes from: a Chromium on this machine, or a session of a Selenium Grid. */
+export interface BrowserSource {
+  readonly kind: 'local' | 'grid';
+  start(resolution: Resolution): Promise<BrowserHandle>;
+  /** After closeBrowser: removes what the browser left (a local profile), so the next one starts as new. */
+  cleanUp?(): Promise<void>;
+}
+
+export interface LocalChromiumOptions {
+  executablePath: string;
+  userDataDir: string;
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  identity?: LaunchIdentity;
+}
+
+/** A Chromium process on this machine for each browser of the box, on the box's own profile. */
+export function localChromium(opts: LocalChromiumOptions): BrowserSource {
+  return {
+    kind: 'local',
+    async start(resolution) {
+      const proc = await launchChromium({ executablePath: opts.executablePath, userDataDir: opts.userDataDir, cwd: opts.cwd, ...resolution, ...(opts.env ? { env: opts.env } : {}), ...(opts.identity ?? {}) });
+      return {
+        devtools: proc.devtools,
+        exited: proc.exited,
+        kill: proc.kill,
+        goneReason: (exitedAlone) => (exitedAlone ? `Chromium exited (${proc.child.signalCode ?? `exit code ${proc.child.exitCode}`})` : 'Chromium stopped answering over DevTools and was killed'),
+      };
+    },
+    // A closed browser leaves nothing behind: cookies, storage and cache go with it, so the next
+    // browser (the next flow's) starts as a new box's would. The directory itself stays, with its owner.
+    async cleanUp() {
+      const names = await readdir(opts.userDataDir).catch(() => [] as string[]);
+      await Promise.all(names.map((n) => rm(join(opts.userDataDir, n), { recursive: true, force: true, maxRetries: 3 })));
+    },
+  };
+}
+
 export class LinuxBox {
-  readonly #executablePath: string;
-  readonly #userDataDir: string;
-  readonly #cwd: string;
-  readonly #env: NodeJS.ProcessEnv | undefined;
-  readonly #identity: LaunchIdentity;
+  readonly #source: BrowserSource;
   readonly #cdpTimeoutMs: number;
   #resolution: Resolution;
   #crashed: string | undefined;
-  #proc: ChromiumProcess | undefined;
+  #proc: BrowserHandle | undefined;
   #browser: Browser | undefined;
   #context: BrowserContext | undefined;
   #starting: Promise<void> | undefined;
@@ -54,14 +101,16 @@ export class LinuxBox {
   /** Called once when Chromium went away without closeBrowser: the box is broken from then on. */
   onCrash: ((reason: string) => void) | undefined;
 
-  constructor(opts: { executablePath: string; userDataDir: string; cwd: string; resolution: Resolution; env?: NodeJS.ProcessEnv; identity?: LaunchIdentity; cdpTimeoutMs?: number }) {
-    this.#env = opts.env;
+  /** A local Chromium (LocalChromiumOptions), or the browsers of `source`. */
+  constructor(opts: { resolution: Resolution; cdpTimeoutMs?: number } & (LocalChromiumOptions | { source: BrowserSource })) {
+    this.#source = 'source' in opts ? opts.source : localChromium(opts);
     this.#cdpTimeoutMs = opts.cdpTimeoutMs ?? kCdpTimeoutMs;
-    this.#identity = opts.identity ?? {};
-    this.#executablePath = opts.executablePath;
-    this.#userDataDir = opts.userDataDir;
-    this.#cwd = opts.cwd;
     this.#resolution = { ...opts.resolution };
+  }
+
+  /** Where the box's browser runs: this machine, or a Selenium Grid. */
+  get sourceKind(): 'local' | 'grid' {
+    return this.#source.kind;
   }
 
   get resolution(): Resolution {
@@ -80,7 +129,7 @@ export class LinuxBox {
   }
 
   /** The current Chromium, or BOX_CRASHED when it went away between two awaits. */
-  #running(): ChromiumProcess {
+  #running(): BrowserHandle {
     this.#throwIfCrashed();
     if (!this.#proc) throw new BoxflowError('BOX_CRASHED', "the box's browser is gone: it closed while the request ran");
     return this.#proc;
@@ -101,7 +150,7 @@ export class LinuxBox {
   }
 
   async #start(): Promise<void> {
-    const proc = await launchChromium({ executablePath: this.#executablePath, userDataDir: this.#userDataDir, cwd: this.#cwd, ...this.#resolution, ...(this.#env ? { env: this.#env } : {}), ...this.#identity });
+    const proc = await this.#source.start(this.#resolution);
     let browser: Browser;
     try {
       browser = await chromium.connectOverCDP(proc.devtools.wsEndpoint, { timeout: 30_000 });
@@ -125,8 +174,7 @@ export class LinuxBox {
       void (async () => {
         const exitedAlone = await Promise.race([proc.exited.then(() => true), sleep(2_000).then(() => false)]);
         await proc.kill();
-        const { signalCode, exitCode } = proc.child;
-        this.#crashed = exitedAlone ? `Chromium exited (${signalCode ?? `exit code ${exitCode}`})` : 'Chromium stopped answering over DevTools and was killed';
+        this.#crashed = proc.goneReason(exitedAlone);
         this.onCrash?.(this.#crashed);
       })();
       this.onBrowserGone?.();
@@ -161,18 +209,9 @@ export class LinuxBox {
     if (browser) await this.#bounded('close', browser.close()).catch(() => {});
     if (proc) await proc.kill();
     if (browser || proc) {
-      await this.#clearProfile();
+      await this.#source.cleanUp?.();
       this.onBrowserGone?.();
     }
-  }
-
-  /**
-   * A closed browser leaves nothing behind: cookies, storage and cache go with it, so the next
-   * browser (the next flow's) starts as a new box's would. The directory itself stays, with its owner.
-   */
-  async #clearProfile(): Promise<void> {
-    const names = await readdir(this.#userDataDir).catch(() => [] as string[]);
-    await Promise.all(names.map((n) => rm(join(this.#userDataDir, n), { recursive: true, force: true, maxRetries: 3 })));
   }
 
   #throwIfCrashed(): void {

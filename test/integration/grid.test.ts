@@ -1,0 +1,282 @@
+// `boxflow serve --grid`: Linux boxes as sessions of a real Selenium Grid 4 on loopback (Selenium
+// Server standalone with Debian's chromedriver and chromium; gridSupport.ts). Two boxes at once, a
+// flow run end to end with action ids and images, a full grid answered at once, what a grid box cannot
+// do, and a browser or a whole node killed under a box.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { BoxClient, type BoxApiError } from '../../src/api/client.js';
+import type { Box } from '../../src/api/schemas.js';
+import { parseFlowYaml } from '../../src/flow/index.js';
+import { ReporterHost } from '../../src/runner/reporterHost.js';
+import { runFlows } from '../../src/runner/run.js';
+import { createApiKey, startServer } from '../../src/server/index.js';
+import { decodePng } from '../../src/visual/index.js';
+import { testRunOptions } from '../support/runOptions.js';
+import { gridUnavailable, startGrid, type LocalGrid } from './gridSupport.js';
+
+const skip = gridUnavailable();
+if (skip) process.stderr.write(`grid tests skipped: ${skip}\n`);
+const kSessionTimeoutMs = 3_000;
+
+interface Served {
+  client: BoxClient;
+  logs: Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+async function serve(dir: string, grid: string, extra: { sessionTimeoutMs?: number; chromiumBinary?: string } = {}): Promise<Served> {
+  const secret = randomBytes(16).toString('hex');
+  const logs: Array<Record<string, unknown>> = [];
+  const server = await startServer({ port: 0, dataDir: join(dir, `srv-${randomBytes(3).toString('hex')}`), secret, log: (e) => logs.push(e), grid: { url: grid, chromiumBinary: '/usr/bin/chromium', sessionTimeoutMs: kSessionTimeoutMs, heartbeatMs: 1_000, ...extra } });
+  const client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'grid'), maxRetries: 0 });
+  return {
+    client,
+    logs,
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
+async function failure(work: Promise<unknown>): Promise<BoxApiError> {
+  try {
+    await work;
+  } catch (err) {
+    return err as BoxApiError;
+  }
+  assert.fail('expected the request to fail');
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > until) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Chromium processes this test process started itself (a grid box must start none). */
+function ownChromiums(): number[] {
+  return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      return ppid === process.pid && /chrom/i.test(readFileSync(`/proc/${pid}/comm`, 'utf8'));
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'boxflow-grid-test-'));
+let grid: LocalGrid | undefined;
+let served: Served | undefined;
+before(async () => {
+  if (skip) return;
+  grid = await startGrid({ maxSessions: 2 });
+  served = await serve(dir, grid.url);
+});
+after(async () => {
+  await served?.close();
+  await grid?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('an unreachable grid: creating a Linux box is 503 GRID_UNAVAILABLE at once, naming the grid', async () => {
+  const port = await closedPort();
+  const s = await serve(dir, `http://127.0.0.1:${port}`);
+  try {
+    const started = performance.now();
+    const err = await failure(s.client.createLinuxBox({ wait: true }));
+    assert.equal(err.httpStatus, 503);
+    assert.equal(err.serverCode, 'GRID_UNAVAILABLE');
+    assert.match(err.message, new RegExp(`cannot reach the grid at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\)`));
+    assert.ok(performance.now() - started < 5_000);
+  } finally {
+    await s.close();
+  }
+});
+
+test('two grid boxes at once: each its own grid session, driven through the same paths as a local box; serve starts no Chromium', { skip }, async () => {
+  const { client } = served!;
+  const boxes = await Promise.all([client.createLinuxBox({ wait: true }), client.createLinuxBox({ wait: true })]);
+  try {
+    for (const box of boxes) {
+      assert.equal(box.status, 'running');
+      assert.equal(box.config.labels['boxflow/grid'], grid!.url);
+    }
+    assert.equal((await grid!.sessions()).length, 2, 'one grid session per box');
+    assert.deepEqual(ownChromiums(), [], 'no Chromium runs under serve');
+    await Promise.all(boxes.map((b, i) => client.openTab(b.id, { url: `data:text/html,<title>box ${i}</title><h1>Box number ${i}</h1><input id=i autofocus style="font-size:40px">` })));
+    await Promise.all(boxes.map((b, i) => client.type(b.id, { text: `typed into ${i}` })));
+    for (const [i, b] of boxes.entries()) {
+      const { content } = await client.screenLayout(b.id);
+      assert.match(content, new RegExp(`Box number ${i}`));
+      assert.match(content, new RegExp(`value="typed into ${i}"`));
+    }
+    const shot = await client.screenshot(boxes[0]!.id, { outputFormat: 'base64' });
+    const png = decodePng(Buffer.from(shot.uri.replace(/^data:image\/png;base64,/, ''), 'base64'));
+    assert.deepEqual([png.width, png.height], [1280, 800]);
+    // The tenant's CDP URL goes through serve's pre-signed proxy to the grid session's browser.
+    const cdp = await client.cdpUrl(boxes[1]!.id, {});
+    assert.match(cdp, /^ws:\/\/127\.0\.0\.1:\d+\/cdp\//);
+    const browser = await chromium.connectOverCDP(cdp);
+    try {
+      const page = browser.contexts()[0]!.pages().find((p) => p.url().startsWith('data:'))!;
+      assert.equal(await page.title(), 'box 1');
+      assert.equal(await page.inputValue('#i'), 'typed into 1');
+    } finally {
+      await browser.close();
+    }
+    // Closing the browser ends the session; the next request gets a fresh one (no cookies, no tabs).
+    const before = (await grid!.sessions()).map((s) => s.id).sort();
+    await client.closeBrowser(boxes[0]!.id);
+    const tab = await client.openTab(boxes[0]!.id, { url: 'data:text/html,<h1>again</h1>' });
+    assert.equal(tab.title, '');
+    const afterClose = (await grid!.sessions()).map((s) => s.id).sort();
+    assert.equal(afterClose.length, 2);
+    assert.notDeepEqual(afterClose, before, 'a new session after closeBrowser');
+  } finally {
+    await Promise.all(boxes.map((b) => client.terminateBox(b.id)));
+  }
+  assert.deepEqual(await grid!.sessions(), [], 'terminating a box deletes its session');
+});
+
+test('a full grid: the next box is 503 GRID_UNAVAILABLE within the wait, with the grid\'s occupancy; its queued request never holds a slot', { skip }, async () => {
+  const { client } = served!;
+  const boxes = await Promise.all([client.createLinuxBox({ wait: true }), client.createLinuxBox({ wait: true })]);
+  try {
+    const started = performance.now();
+    const err = await failure(client.createLinuxBox({ wait: true }));
+    const took = performance.now() - started;
+    assert.equal(err.httpStatus, 503);
+    assert.equal(err.serverCode, 'GRID_UNAVAILABLE');
+    assert.match(err.message, /gave no session within 3 s: no free slot \(2 of 2 in use on 1 node that are up\); the request was withdrawn/);
+    assert.ok(took >= kSessionTimeoutMs - 100 && took < kSessionTimeoutMs + 4_000, `answered after ${Math.round(took)} ms`);
+    // The grid keeps the request queued; when a slot frees it starts a session for it, which serve deletes.
+    await client.terminateBox(boxes.pop()!.id);
+    await new Promise((r) => setTimeout(r, 5_000));
+    assert.equal((await grid!.sessions()).length, 1, 'only the remaining box holds a slot');
+    const next = await client.createLinuxBox({ wait: true });
+    boxes.push(next);
+    assert.equal(next.status, 'running', 'the freed slot serves the next box');
+  } finally {
+    await Promise.all(boxes.map((b) => client.terminateBox(b.id)));
+  }
+});
+
+test('a grid that refuses the session: 503 GRID_UNAVAILABLE with the grid\'s own reason', { skip }, async () => {
+  const s = await serve(dir, grid!.url, { chromiumBinary: '/nonexistent/chromium' });
+  try {
+    const err = await failure(s.client.createLinuxBox({ wait: true }));
+    assert.equal(err.httpStatus, 503);
+    assert.equal(err.serverCode, 'GRID_UNAVAILABLE');
+    assert.match(err.message, /refused a session \(HTTP 500, session not created\): .*\/nonexistent\/chromium/);
+  } finally {
+    await s.close();
+  }
+});
+
+test('what needs the box\'s own machine is 501 GRID_UNSUPPORTED on a grid box', { skip }, async () => {
+  const { client } = served!;
+  const envs = await failure(client.createLinuxBox({ wait: true, config: { envs: { A: 'b' } } }));
+  assert.equal(envs.httpStatus, 501);
+  assert.equal(envs.serverCode, 'GRID_UNSUPPORTED');
+  assert.match(envs.message, /\/config\/envs/);
+  const box = await client.createLinuxBox({ wait: true });
+  try {
+    for (const work of [client.webTerminalUrl(box.id, {}), client.renameFile(box.id, { oldPath: '/work/a', newPath: '/work/b' }), client.openTab(box.id, { url: 'file:///etc/passwd' })]) {
+      const err = await failure(work);
+      assert.equal(err.httpStatus, 501, err.message);
+      assert.equal(err.serverCode, 'GRID_UNSUPPORTED');
+      assert.match(err.message, /runs on a Selenium Grid node/);
+    }
+    const other = new BoxClient({ baseUrl: client.baseUrl, apiKey: 'not-a-key', maxRetries: 0 });
+    assert.equal((await failure(other.webTerminalUrl(box.id, {}))).httpStatus, 401, 'auth comes first');
+    await other.close();
+  } finally {
+    await client.terminateBox(box.id);
+  }
+});
+
+test('a flow run end to end on grid boxes: steps with action ids and before/after/trace images', { skip }, async () => {
+  const { client } = served!;
+  const page = 'data:text/html,<h1>Grid flow</h1><input id="i" autofocus style="font-size:30px">';
+  const flows = [1, 2, 3].map((n) => parseFlowYaml(`name: grid flow ${n}\nsteps:\n  - openTab: '${page}'\n  - type: hello ${n}\n  - pressKey: backspace\n  - assertVisible: Grid flow\n`, join(dir, `grid${n}.flow.yaml`)));
+  const out = join(dir, 'run');
+  const options = testRunOptions(dir, { outputDir: out, workers: 2, boxes: { ids: [], createLinux: 2, createAndroid: 0 }, screenshots: { phases: ['before', 'after', 'trace'], delay: '100ms' } });
+  const result = await runFlows(flows, options, { client, reporter: new ReporterHost([]), secrets: [] });
+  for (const flow of result.flows) {
+    assert.equal(flow.status, 'passed', JSON.stringify(flow.error));
+    const steps = flow.attempts[0]!.steps;
+    for (const step of steps.filter((s) => s.command === 'type' || s.command === 'pressKey')) {
+      assert.match(step.actionId ?? '', /^act_/, `${step.label} has an action id`);
+      for (const phase of ['before', 'after', 'trace'] as const) {
+        const rel = step.screenshots?.[phase];
+        assert.ok(rel && existsSync(join(out, rel)), `${flow.name} ${step.label}: ${phase} image`);
+        const png = decodePng(readFileSync(join(out, rel!)));
+        assert.deepEqual([png.width, png.height], [1280, 800]);
+      }
+      assert.notEqual(step.screenshots!.trace, step.screenshots!.after);
+    }
+  }
+  const { data } = await client.listBoxes({ status: ['running'] });
+  assert.equal(data.length, 0, 'the run terminated its boxes');
+  await waitFor('the grid to be empty', async () => ((await grid!.sessions()).length === 0 ? true : undefined));
+});
+
+test('a grid box whose browser is killed goes to error; its actions are 502 BOX_CRASHED; terminate still answers', { skip }, async () => {
+  const { client } = served!;
+  const box = await client.createLinuxBox({ wait: true });
+  await client.openTab(box.id, { url: 'data:text/html,<h1>doomed</h1>' });
+  const [session] = await grid!.sessions();
+  assert.ok(session?.pid, 'the grid names the browser process');
+  process.kill(session.pid, 'SIGKILL');
+  const broken = await waitFor('the box to turn error', async () => {
+    const b = await client.getBox(box.id);
+    return b.status === 'error' ? b : undefined;
+  });
+  assert.match(broken.reason ?? '', /grid session \w+ ended \(its browser or node went away\)/);
+  const err = await failure(client.type(box.id, { text: 'x' }));
+  assert.equal(err.serverCode, 'BOX_CRASHED');
+  await client.terminateBox(box.id);
+  assert.equal((await client.getBox(box.id)).status, 'terminated');
+  await waitFor('the grid to drop the session', async () => ((await grid!.sessions()).length === 0 ? true : undefined));
+});
+
+test('a grid node that dies (the whole grid process killed) puts its boxes in error', { skip }, async () => {
+  const node = await startGrid({ maxSessions: 1 });
+  const s = await serve(dir, node.url);
+  try {
+    const box: Box = await s.client.createLinuxBox({ wait: true });
+    await s.client.openTab(box.id, { url: 'data:text/html,<h1>on a node</h1>' });
+    process.kill(-node.pgid, 'SIGKILL');
+    const broken = await waitFor('the box to turn error', async () => {
+      const b = await s.client.getBox(box.id);
+      return b.status === 'error' ? b : undefined;
+    });
+    assert.match(broken.reason ?? '', /grid (closed the DevTools connection|session \w+ ended)|lost the grid session/);
+    await s.client.terminateBox(box.id);
+  } finally {
+    await s.close();
+    await node.close();
+  }
+});
