@@ -1,4 +1,13 @@
-// Shared helpers for benches: timing statistics and the one-line JSON result.
+// Shared helpers for benches: timing statistics, the one-line JSON result, and the quick mode.
+
+/** `npm run bench -- <name> --quick` (BENCH_QUICK=1): a short run that checks the bench still works (CI). */
+export const kQuick = process.env.BENCH_QUICK === '1';
+
+/** A bench's size: `full`, or `quick` in the quick mode; an explicit environment variable wins. */
+export function benchSize(envName: string | undefined, full: number, quick: number): number {
+  const set = envName ? process.env[envName] : undefined;
+  return set !== undefined && set !== '' ? Number(set) : kQuick ? quick : full;
+}
 export function percentile(samples: number[], p: number): number {
   const s = [...samples].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;

@@ -9,9 +9,9 @@ import { BoxClient } from '../src/api/client.js';
 import { Adb } from '../src/server/adb/adbkit.js';
 import { createApiKey, startServer } from '../src/server/index.js';
 import { FakeAdbServer, packagesFromFixture } from '../test/support/fakeAdbServer.js';
-import { percentile, printResult } from './_report.js';
+import { benchSize, percentile, printResult } from './_report.js';
 
-const kIterations = Number(process.env.BENCH_ITERATIONS ?? 200);
+const kIterations = benchSize('BENCH_ITERATIONS', 200, 5);
 const kWarmup = 20;
 
 const fake = await FakeAdbServer.start();

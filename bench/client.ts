@@ -8,10 +8,10 @@ import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { BoxClient } from '../src/api/client.js';
-import { printResult } from './_report.js';
+import { benchSize, printResult } from './_report.js';
 
-const kCalls = Number(process.env.BENCH_CALLS ?? 10_000);
-const kRounds = 40;
+const kCalls = benchSize('BENCH_CALLS', 10_000, 200);
+const kRounds = benchSize(undefined, 40, 4);
 const kWarmup = 1_000;
 const kKey = 'bench-key-0123456789';
 

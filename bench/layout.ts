@@ -6,12 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { DOMParser } from '@xmldom/xmldom';
 import xpath from 'xpath';
 import { parseLayout, query, cleanAndroidXml } from '../src/layout/index.js';
-import { percentile, printResult } from './_report.js';
+import { benchSize, percentile, printResult } from './_report.js';
 
 const file = fileURLToPath(new URL('../test/fixtures/android/askamo_webview-chat_216nodes_bom_devtty-trailer.xml', import.meta.url));
 const content = readFileSync(file, 'utf8');
-const kRounds = 11;
-const kPerRound = 40;
+const kRounds = benchSize(undefined, 11, 2);
+const kPerRound = benchSize(undefined, 40, 3);
 
 // All matches, visible or not, so both sides return the same nodes.
 const ours = () => query(parseLayout(content), { textContains: 'message', clickable: true }, { visibleOnly: false }).length;

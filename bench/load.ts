@@ -10,9 +10,9 @@ import { createInterface } from 'node:readline';
 import { Agent } from 'undici';
 import { BoxClient } from '../src/api/client.js';
 import { createApiKey, startServer } from '../src/server/index.js';
-import { percentile, printResult } from './_report.js';
+import { benchSize, percentile, printResult } from './_report.js';
 
-const kRequests = Number(process.env.BENCH_LOAD_REQUESTS ?? 500);
+const kRequests = benchSize('BENCH_LOAD_REQUESTS', 500, 20);
 const kBoxes = 4;
 const kSecret = 'bench-load-secret-bench-load-secret';
 

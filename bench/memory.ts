@@ -17,10 +17,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodePng } from '../src/visual/index.js';
-import { printResult } from './_report.js';
+import { benchSize, printResult } from './_report.js';
 
-const kSmall = Number(process.env.BENCH_SMALL ?? 1_000);
-const kLarge = Number(process.env.BENCH_LARGE ?? 10_000);
+const kSmall = benchSize('BENCH_SMALL', 1_000, 50);
+const kLarge = benchSize('BENCH_LARGE', 10_000, 200);
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(join(tmpdir(), 'bench-memory-'));
 

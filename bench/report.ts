@@ -13,14 +13,14 @@ import { ArtifactStore } from '../src/runner/artifacts.js';
 import { computeStats } from '../src/runner/stats.js';
 import type { FlowResult, RunResult, StepRecord } from '../src/runner/types.js';
 import { writeHtmlReport } from '../reporters/html/index.js';
-import { percentile, printResult } from './_report.js';
+import { benchSize, percentile, printResult } from './_report.js';
 
-const kFlows = 40;
-const kStepsPerFlow = 50;
+const kFlows = benchSize(undefined, 40, 3);
+const kStepsPerFlow = benchSize(undefined, 50, 5);
 const kImagesPerStep = 3;
 const kDuplicateShare = 0.4;
-const kRenderRuns = 3;
-const kWriteRounds = 3;
+const kRenderRuns = benchSize(undefined, 3, 1);
+const kWriteRounds = benchSize(undefined, 3, 1);
 
 // A small valid PNG (RGB, 240x150) whose pixels depend on the seed: built by hand to keep
 // generation out of the way (zlib level 1); real browsers decode it.

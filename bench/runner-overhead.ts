@@ -9,10 +9,10 @@ import { runFlows } from '../src/runner/run.js';
 import type { RunOptions } from '../src/runner/options.js';
 import { testRunOptions } from '../test/support/runOptions.js';
 import { localBox } from './_localBox.js';
-import { printResult } from './_report.js';
+import { benchSize, printResult } from './_report.js';
 
-const kSteps = 200;
-const kRounds = 7;
+const kSteps = benchSize(undefined, 200, 10);
+const kRounds = benchSize(undefined, 7, 1);
 const page = 'data:text/html,<input id=i autofocus><script>document.getElementById("i").focus()</script>';
 
 const local = await localBox('bench-runner-');

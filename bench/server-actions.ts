@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { BoxClient } from '../src/api/client.js';
 import { createApiKey, startServer } from '../src/server/index.js';
-import { percentile, printResult } from './_report.js';
+import { benchSize, percentile, printResult } from './_report.js';
 
-const kIterations = Number(process.env.BENCH_ITERATIONS ?? 300);
-const kWarmup = 30;
+const kIterations = benchSize('BENCH_ITERATIONS', 300, 5);
+const kWarmup = benchSize(undefined, 30, 2);
 
 const dataDir = await mkdtemp(join(tmpdir(), 'boxflow-bench-'));
 const secret = 'bench-secret-bench-secret-bench-secret';
@@ -21,9 +21,9 @@ try {
   const page_ = await readFile(new URL('../test/fixtures/pages/box.html', import.meta.url), 'utf8');
   await client.openTab(box.id, { url: `data:text/html;base64,${Buffer.from(page_).toString('base64')}` });
 
-  // Chromium writes its DevTools port into the profile: the baseline connects there directly.
-  const [port, path] = (await readFile(join(dataDir, 'boxes', box.id, 'profile', 'DevToolsActivePort'), 'utf8')).trim().split('\n');
-  const browser = await chromium.connectOverCDP(`ws://127.0.0.1:${port}${path}`);
+  // The box's DevTools is a pipe only the server holds (no port): the baseline connects through the
+  // box's pre-signed CDP URL, the one way in a tenant has (one WebSocket hop more than a direct port).
+  const browser = await chromium.connectOverCDP(await client.cdpUrl(box.id));
   const page = browser.contexts()[0]!.pages().find((p) => p.url().startsWith('data:'))!;
   await page.focus('#name');
 

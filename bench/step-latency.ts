@@ -11,10 +11,10 @@ import type { RunOptions } from '../src/runner/options.js';
 import { resolveConfig } from '../src/cli/config.js';
 import { testRunOptions } from '../test/support/runOptions.js';
 import { localBox } from './_localBox.js';
-import { percentile, printResult } from './_report.js';
+import { benchSize, percentile, printResult } from './_report.js';
 
-const kSteps = Number(process.env.BENCH_STEPS ?? 30);
-const kRounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const kSteps = benchSize('BENCH_STEPS', 30, 4);
+const kRounds = benchSize('BENCH_ROUNDS', 5, 1);
 const kWarmupSteps = 3;
 const page = 'data:text/html,<input id=i autofocus style="font-size:40px"><p>step latency</p><script>document.getElementById("i").focus()</script>';
 

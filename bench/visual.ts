@@ -17,12 +17,12 @@ import { join } from 'node:path';
 import { BoxClient } from '../src/api/client.js';
 import { createApiKey, startServer } from '../src/server/index.js';
 import { closeVisualPool, compareImages, decodePng, encodePng, pngSize, type RgbaImage } from '../src/visual/index.js';
-import { percentile, printResult } from './_report.js';
+import { benchSize, percentile, printResult } from './_report.js';
 
-const kRuns = Number(process.env.BENCH_RUNS ?? 15);
+const kRuns = benchSize('BENCH_RUNS', 15, 1);
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
-const kWarmup = 3;
+const kWarmup = benchSize(undefined, 3, 0);
 
 /**
  * The pairs come from the demo app (flows/app) on a box of `boxflow serve`, its resolution set to

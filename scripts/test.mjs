@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Runs the suite: first the type check of src, tests, benches and scripts (npm run typecheck) and
 // the linter (npm run lint), then node's test runner (via tsx) over test/{unit,integration,e2e}/**/*.test.ts,
-// then @playwright/test for the browser specs (test/e2e/**/*.spec.ts). Pass `unit`,
-// `integration` or `e2e` to run one level; extra args are file filters (and skip the two checks).
+// then @playwright/test for the browser specs (test/e2e/**/*.spec.ts), then every bench in its quick
+// mode (`npm run bench -- all --quick`, so that no bench rots). Pass `unit`, `integration` or `e2e` to
+// run one level; extra args are file filters (and skip the two checks and the benches).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,6 +45,11 @@ if (files.length) {
 const specs = run.includes('e2e') ? walk(join('test', 'e2e'), '.spec.ts') : [];
 if (specs.length) {
   const r = spawnSync('npx', ['playwright', 'test', '--config', 'test/e2e/playwright.config.ts', ...filters], { stdio: 'inherit' });
+  status ||= r.status ?? 1;
+}
+if (!filters.length && !chosen.length) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', 'all', '--quick'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) console.error('npm run bench -- all --quick failed');
   status ||= r.status ?? 1;
 }
 process.exit(status);
