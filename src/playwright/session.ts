@@ -160,7 +160,12 @@ export class BoxSession {
   /** The action's id and images, the step's attachments and its failure evidence, on the Playwright step. */
   async attachRecord(record: StepRecord, info: TestStepInfo | TestInfo, label: string): Promise<void> {
     const file = (rel: string) => this.#rt.artifacts.resolve(rel);
-    const images = Object.entries(record.screenshots ?? {}).filter(([, p]) => p && !/^https?:/.test(p));
+    // Every image a step attaches also lands in the test's gallery and in the terminal's failure
+    // output: a step that passed shows the one image that tells what it did (its trace, drawn where
+    // it acted), a step that failed all of them. boxflow's own report keeps every phase of every step.
+    const stored = Object.entries(record.screenshots ?? {}).filter(([, p]) => p && !/^https?:/.test(p));
+    const telling = ['trace', 'after', 'before'].map((phase) => stored.find(([k]) => k === phase)).find(Boolean);
+    const images = record.status === 'passed' && telling ? [telling] : stored;
     const attachImages = async (to: TestStepInfo | TestInfo) => {
       for (const [phase, path] of images) await to.attach(`${label} · ${phase}`, { path: file(path!), contentType: 'image/png' });
     };
