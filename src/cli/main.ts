@@ -77,7 +77,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', '28080')
     .option('--data-dir <dir>', 'where boxes, objects and the signing secret live', '.boxflow/server')
-    .option('--adb <tcp:HOST:PORT>', 'the adb server for Android boxes (default: ADB_SERVER_SOCKET, else tcp:127.0.0.1:5037)')
+    .option('--adb <tcp:HOST:PORT>', 'the adb server for Android boxes (default: ADB_SERVER_SOCKET, else tcp:127.0.0.1:5037); repeatable: the devices of several adb servers are pooled', collect, [])
     .option('--allow-inner-downloads', 'let installs download APKs from this machine and its private networks (single-user servers only)')
     .option('--max-boxes-per-key <n>', 'live boxes one API key may hold at once (more: 429 TOO_MANY_BOXES)', '32')
     .option('--grid <url>', 'a Selenium Grid 4 (e.g. http://selenium-hub:4444): every Linux box is a session of it, and no Chromium runs here (docs/scaling.md)')
@@ -127,7 +127,7 @@ interface ServeOptions {
   host: string;
   port: string;
   dataDir: string;
-  adb?: string;
+  adb: string[];
   allowInnerDownloads?: boolean;
   maxBoxesPerKey: string;
   grid?: string;
@@ -143,7 +143,7 @@ async function serve(opts: ServeOptions): Promise<number> {
   if (!opts.grid && (opts.gridChromium || opts.gridSessionTimeout !== '30s')) throw new BoxflowError('CONFIG_INVALID', '--grid-chromium and --grid-session-timeout go with --grid <url>');
   const grid = opts.grid ? { url: opts.grid, sessionTimeoutMs: parseDuration(opts.gridSessionTimeout, '--grid-session-timeout'), ...(opts.gridChromium ? { chromiumBinary: opts.gridChromium } : {}) } : undefined;
   const { startServer, resolveSecret, missingFeatures } = await import('../server/index.js');
-  const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir), ...(opts.adb ? { adb: opts.adb } : {}), allowInnerDownloads: opts.allowInnerDownloads === true, maxBoxesPerKey, ...(grid ? { grid } : {}) });
+  const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir), ...(opts.adb.length ? { adb: opts.adb } : {}), allowInnerDownloads: opts.allowInnerDownloads === true, maxBoxesPerKey, ...(grid ? { grid } : {}) });
   process.stdout.write(`${JSON.stringify({ event: 'listening', baseUrl: server.baseUrl })}\n`);
   for (const why of Object.values(await missingFeatures())) process.stderr.write(`warning: ${why}\n`);
   return new Promise<number>((resolve) => {

@@ -9,7 +9,7 @@ import { endpoints, type EndpointName } from '../api/schemas.js';
 import { preview } from '../api/validate.js';
 import multipart from '@fastify/multipart';
 import { kInstallMaxBytes } from '../api/schemas.js';
-import { AdbBackend, adbAddress } from './adb/backend.js';
+import { AdbBackend, adbAddresses } from './adb/backend.js';
 import { kMultipart } from './adb/routes.js';
 import { BoxRegistry } from './boxes.js';
 import { attachCdpProxy } from './cdpProxy.js';
@@ -35,8 +35,11 @@ export interface ServerOptions {
   log?: (entry: Record<string, unknown>) => void;
   /** Longest wait for one browser command before the action fails with BROWSER_TIMEOUT. Default 30 s. */
   cdpTimeoutMs?: number;
-  /** The adb server for Android boxes, `tcp:HOST:PORT`. Default: ADB_SERVER_SOCKET, else 127.0.0.1:5037 (contacted on the first Android box). */
-  adb?: string;
+  /**
+   * The adb server for Android boxes, `tcp:HOST:PORT`, or several whose devices are pooled (a device
+   * farm). Default: ADB_SERVER_SOCKET, else 127.0.0.1:5037 (contacted on the first Android box).
+   */
+  adb?: string | string[];
   /**
    * Let `install` download APKs from this machine and its private networks (loopback, 10/8,
    * 192.168/16, link-local, ...). Default false: a tenant's URL must not reach what only the server can.
@@ -119,7 +122,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const executablePath = opts.chromiumPath ?? (grid ? '' : findChromium(process.env));
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
 
-  const android = new AdbBackend({ address: adbAddress(opts.adb), log });
+  const android = new AdbBackend({ address: adbAddresses(opts.adb), log });
   const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, android, ...(grid ? { grid } : {}), ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}), ...(opts.maxBoxesPerKey ? { maxBoxesPerKey: opts.maxBoxesPerKey } : {}) });
   const store = new ObjectStore(join(opts.dataDir, 'objects'), secret);
   const keys = new KeyVerifier(secret);
