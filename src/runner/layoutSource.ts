@@ -30,13 +30,15 @@ export class LayoutSource {
         if (BoxflowError.is(err) && err.code !== 'BROWSER_ERROR') throw err;
         throw new BoxflowError('GEOMETRY_UNAVAILABLE', `the layout of box ${this.box.id} has no element positions without its browser, and its CDP URL failed: ${(err as Error).message}`, { cause: err });
       });
-      try {
-        return await snapshotTree(session);
-      } catch {
-        // The page went away (navigation, closed browser): look again once.
-        this.#session = undefined;
-        return snapshotTree(await this.#cdp());
-      }
+      return quietly(async () => {
+        try {
+          return await snapshotTree(session);
+        } catch {
+          // The page went away (navigation, closed browser): look again once.
+          this.#session = undefined;
+          return snapshotTree(await this.#cdp());
+        }
+      });
     }
     return parseLayout((await this.client.screenLayout(this.box.id, { signal })).content);
   }
@@ -87,7 +89,11 @@ export class LayoutSource {
     await b?.close().catch(() => {});
   }
 
-  async #cdp(): Promise<{ page: Page; cdp: CDPSession }> {
+  #cdp(): Promise<{ page: Page; cdp: CDPSession }> {
+    return quietly(() => this.#connect());
+  }
+
+  async #connect(): Promise<{ page: Page; cdp: CDPSession }> {
     if (this.#browser && !this.#browser.isConnected()) this.reset();
     if (!this.#browser) {
       const url = await this.client.cdpUrl(this.box.id, {});
@@ -107,6 +113,19 @@ export class LayoutSource {
     }
     return this.#session;
   }
+}
+
+/**
+ * Runs boxflow's own reading of a box's browser as one internal Playwright call: inside a test of
+ * `boxflow/test`, Playwright reports every API call as a step (a "Connect over CDP" with a path into
+ * node_modules, CDP sends); these are boxflow's plumbing, not the user's steps. Playwright has no
+ * public switch for it; its client's `_wrapApiCall(fn, {internal: true})` is what it uses for its
+ * own plumbing. Where that is missing, the calls are made as they are (and show as steps).
+ */
+export function quietly<T>(fn: () => Promise<T>): Promise<T> {
+  // An empty title: errors inside keep their own message (no "apiName: " prefix).
+  const wrap = (chromium as unknown as { _wrapApiCall?: (f: () => Promise<T>, o: { internal: boolean; title: string }) => Promise<T> })._wrapApiCall;
+  return typeof wrap === 'function' ? wrap.call(chromium, fn, { internal: true, title: '' }) : fn();
 }
 
 const kTargetIds = new WeakMap<Page, string>();
