@@ -79,14 +79,14 @@ export class LayoutSource {
     const b = this.#browser;
     this.#browser = undefined;
     this.#session = undefined;
-    void b?.close().catch(() => {});
+    if (b) void quietly(() => b.close()).catch(() => {});
   }
 
   async close(): Promise<void> {
     const b = this.#browser;
     this.#browser = undefined;
     this.#session = undefined;
-    await b?.close().catch(() => {});
+    if (b) await quietly(() => b.close()).catch(() => {});
   }
 
   #cdp(): Promise<{ page: Page; cdp: CDPSession }> {
