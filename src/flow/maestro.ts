@@ -7,6 +7,7 @@ import { LineCounter, isMap, isScalar, isSeq, parseAllDocuments, type Document }
 import type { ErrorCode } from '../errors.js';
 import { combinedError, locatedError } from './located.js';
 import { FlowIssue, FlowIssues, type Path } from './parts.js';
+import { kRandomKinds } from './steps.js';
 import { buildFlow } from './validate.js';
 import { locateIn } from './yaml.js';
 import type { Flow, SourceLocation } from './types.js';
@@ -23,12 +24,20 @@ function parseDocs(text: string) {
   return { lc, docs: Array.isArray(docs) ? docs : [] };
 }
 
-/** True when `text` is a Maestro flow: a config map, `---`, then a command list. */
+/** A line that is `---` (perhaps indented: then not a YAML document marker, but what the author meant). */
+const kSeparatorLine = /^[ \t]*-{3}[ \t\r]*$/gm;
+
+/**
+ * True when `text` is a Maestro flow: a config map, `---`, then a command list. Never throws: a
+ * file that is not valid YAML is judged by its lines, so a folder's discovery goes on and the
+ * file's own load reports its error at its line and column.
+ */
 export function isMaestroFlow(text: string): boolean {
-  if (!/^\s*-{3}\s*$/m.test(text)) return false;
+  const separators = [...text.matchAll(kSeparatorLine)];
+  if (!separators.length) return false;
   const { docs } = parseDocs(text);
-  // A YAML error must be reported, not make the file silently "not a flow": judge by its first lines.
-  if (docs.some((d) => d.errors.length)) return /^(?:appId|url)\s*:/m.test(text.slice(0, [...text.matchAll(/^-{3}\s*$/gm)].at(-1)!.index));
+  // A YAML error must be reported, not make the file silently "not a flow": judge by the lines before the last `---`.
+  if (docs.some((d) => d.errors.length)) return /^(?:appId|url)\s*:/m.test(text.slice(0, separators.at(-1)!.index));
   if (docs.length < 2) return false;
   const config = docs[0]!.contents;
   return isMap(config) && (config.has('appId') || config.has('url')) && isSeq(docs[1]!.contents);
@@ -99,15 +108,8 @@ const kPlatformOnly: Record<string, string> = {
   openBrowser: 'Maestro itself never runs it ("No mapping provided")',
 };
 
-const kRandom: Record<string, string> = {
-  inputRandomText: 'text',
-  inputRandomNumber: 'number',
-  inputRandomEmail: 'email',
-  inputRandomPersonName: 'personName',
-  inputRandomCityName: 'cityName',
-  inputRandomCountryName: 'countryName',
-  inputRandomColorName: 'colorName',
-};
+/** Maestro's inputRandomText, inputRandomPersonName, ...: one for each kind of boxflow's inputRandom. */
+const kRandom: Record<string, (typeof kRandomKinds)[number]> = Object.fromEntries(kRandomKinds.map((k) => [`inputRandom${k[0]!.toUpperCase()}${k.slice(1)}`, k]));
 
 /** Maestro pressKey names (case-insensitive) → boxflow step. */
 const kKeys: Record<string, Raw | string> = {
@@ -170,13 +172,19 @@ function selector(v: unknown, path: Path, command: string): Raw {
   return out;
 }
 
-/** Step options of a Maestro map: label and optional. */
+/** Step options of a Maestro map: label and optional (every Maestro command takes both). */
 function options(v: unknown): Raw {
   if (!isObj(v)) return {};
   const o: Raw = {};
   if (typeof v.label === 'string') o.label = v.label;
   if (v.optional === true) o.optional = true;
   return o;
+}
+
+/** The mapped step with the command's label and optional: kept for every command, never dropped by one mapping. */
+function withOptions(step: Raw | string, o: Raw): Raw | string {
+  if (!Object.keys(o).length) return step;
+  return typeof step === 'string' ? { [step]: null, ...o } : { ...step, ...o };
 }
 
 const ms = (v: unknown) => `${Math.max(0, Math.round(Number(String(v).replace(/_/g, ''))))}ms`;
@@ -211,10 +219,10 @@ function conditions(v: unknown, path: Path, command: string): Raw[] {
 }
 
 /** `step` run only when every condition holds: each is a one-round `repeat` while it holds. */
-function guarded(step: Raw | string, conds: Raw[], o: Raw): Raw {
+function guarded(step: Raw | string, conds: Raw[]): Raw {
   let out = step;
   for (const c of [...conds].reverse()) out = { repeat: { while: c, max: 1, steps: [out] } };
-  return { ...(out as Raw), ...o };
+  return out as Raw;
 }
 
 /** The `env` of inline commands: variables of that block only (a boxflow repeat's env). */
@@ -258,7 +266,13 @@ class Mapper {
     return out as Raw[];
   }
 
+  /** One Maestro command as a boxflow step, with the command's label and optional. */
   command(item: unknown, path: Path): Raw | string {
+    const step = this.mapCommand(item, path);
+    return isObj(item) && Object.keys(item).length === 1 ? withOptions(step, options(Object.values(item)[0])) : step;
+  }
+
+  mapCommand(item: unknown, path: Path): Raw | string {
     let name: string;
     let v: unknown;
     if (typeof item === 'string') {
@@ -276,7 +290,6 @@ class Mapper {
     const at = [...path, ...(typeof item === 'string' ? [] : [name])];
     const why = kPlatformOnly[name];
     if (why) throw new Unsupported(at, name, why);
-    const o = options(v);
     const sel = () => selector(v, at, name);
     switch (name) {
       case 'launchApp': {
@@ -303,11 +316,11 @@ class Mapper {
           if (!isObj(m.arguments)) throw new Unsupported([...at, 'arguments'], name, 'arguments is a map of names to values');
           arg.arguments = Object.fromEntries(Object.entries(m.arguments).map(([k, x]) => [k, String(x)]));
         }
-        return { launchApp: arg, ...o };
+        return { launchApp: arg };
       }
       case 'stopApp':
       case 'clearState':
-        return v === undefined ? name : { [name]: typeof v === 'string' ? v : { ...(isObj(v) && v.appId ? { appId: String(v.appId) } : {}) }, ...o };
+        return v === undefined ? name : { [name]: typeof v === 'string' ? v : { ...(isObj(v) && v.appId ? { appId: String(v.appId) } : {}) } };
       case 'back':
       case 'hideKeyboard':
       case 'pasteText':
@@ -321,13 +334,13 @@ class Mapper {
       case 'eraseText': {
         // Maestro's bare eraseText erases 50 characters.
         const n = v === undefined ? 50 : Number(isObj(v) ? v.charactersToErase : v);
-        return { eraseText: Math.max(1, Math.trunc(n)), ...o };
+        return { eraseText: Math.max(1, Math.trunc(n)) };
       }
       case 'tapOn':
       case 'doubleTapOn':
       case 'longPressOn': {
         const kind = name === 'tapOn' ? 'tap' : name === 'doubleTapOn' ? 'doubleTap' : 'longPress';
-        if (!isObj(v)) return { [kind]: sel(), ...o };
+        if (!isObj(v)) return { [kind]: sel() };
         // Accepted and not needed: boxflow waits for the element and does not re-tap.
         const { retryTapIfNoChange: _r, waitToSettleTimeoutMs: _w, waitUntilVisible: _u, repeat: times, delay, point, ...rest } = v;
         const keys = Object.keys(rest).filter((k) => k !== 'label' && k !== 'optional');
@@ -335,19 +348,19 @@ class Mapper {
         const tap = { [kind]: point !== undefined ? screenPoint(point, [...at, 'point'], name) : selector(rest, at, name) };
         // Maestro: repeat ≤ 1 is one tap; `delay` (default 100 ms) separates the taps.
         const n = Math.trunc(Number(times ?? 1));
-        if (!(n > 1) || kind === 'doubleTap') return { ...tap, ...o };
-        return { repeat: { times: n, steps: [tap, { sleep: ms(delay ?? 100) }] }, ...o };
+        if (!(n > 1) || kind === 'doubleTap') return tap;
+        return { repeat: { times: n, steps: [tap, { sleep: ms(delay ?? 100) }] } };
       }
       case 'assertVisible':
       case 'assertNotVisible':
       case 'copyTextFrom':
-        return { [name]: sel(), ...o };
+        return { [name]: sel() };
       case 'extendedWaitUntil': {
         const m = v as Raw;
         const conds = conditions({ ...(m.visible !== undefined ? { visible: m.visible } : {}), ...(m.notVisible !== undefined ? { notVisible: m.notVisible } : {}) }, at, name);
         if (conds.length > 1) throw new Unsupported(at, name, 'boxflow waits for visible or notVisible, not both at once (write two steps)');
         const [k, s] = Object.entries(conds[0]!)[0]!;
-        return { [k === 'visible' ? 'assertVisible' : 'assertNotVisible']: s, ...(m.timeout !== undefined ? { timeout: ms(m.timeout) } : {}), ...o };
+        return { [k === 'visible' ? 'assertVisible' : 'assertNotVisible']: s, ...(m.timeout !== undefined ? { timeout: ms(m.timeout) } : {}) };
       }
       case 'inputText':
         return { type: String(isObj(v) ? v.text : v) };
@@ -361,12 +374,12 @@ class Mapper {
         // autoVerify and browser are Android-only in Maestro: the web ignores them.
         const android = isObj(v) ? ['autoVerify', 'browser'].find((k) => v[k] === true && !this.web) : undefined;
         if (android) throw new Unsupported([...at, android], name, android === 'browser' ? 'opening a link in the browser rather than the app that claims it has no boxflow form on Android' : 'the Box API cannot accept the app-link verification dialog');
-        return { openLink: String(isObj(v) ? v.link : v), ...o };
+        return { openLink: String(isObj(v) ? v.link : v) };
       }
       case 'waitForAnimationToEnd':
         return isObj(v) && v.timeout !== undefined ? { waitForAnimationToEnd: null, timeout: ms(v.timeout) } : 'waitForAnimationToEnd';
       case 'assertTrue':
-        return { assertTrue: String(isObj(v) ? v.condition : v), ...o };
+        return { assertTrue: String(isObj(v) ? v.condition : v) };
       case 'evalScript': {
         // Maestro runs only the ${...} parts of an evalScript.
         const s = String(isObj(v) ? v.script : v);
@@ -377,7 +390,7 @@ class Mapper {
       case 'runScript': {
         const m = isObj(v) ? v : { file: v };
         const step = { runScript: { file: this.file(m.file, isObj(v) ? [...at, 'file'] : at, name), ...(isObj(m.env) ? { env: m.env } : {}) } };
-        return m.when !== undefined ? guarded(step, conditions(m.when, [...at, 'when'], name), o) : { ...step, ...o };
+        return m.when !== undefined ? guarded(step, conditions(m.when, [...at, 'when'], name)) : step;
       }
       case 'runFlow': {
         const m = isObj(v) ? v : { file: v };
@@ -385,13 +398,13 @@ class Mapper {
         const conds = m.when !== undefined ? conditions(m.when, [...at, 'when'], name) : [];
         if (m.commands !== undefined) {
           const block = { repeat: { times: 1, ...scopeEnv(m.env, [...at, 'env'], name), steps: this.list(m.commands, [...at, 'commands']) } };
-          return conds.length ? guarded(block, conds, o) : { ...block, ...o };
+          return conds.length ? guarded(block, conds) : block;
         }
         const arg: Raw = { file: this.file(m.file, isObj(v) ? [...at, 'file'] : at, name) };
         if (isObj(m.env)) arg.env = m.env;
         // The last condition is the runFlow's own; any others guard it.
         if (conds.length) arg.when = conds.pop();
-        return conds.length ? guarded({ runFlow: arg }, conds, o) : { runFlow: arg, ...o };
+        return conds.length ? guarded({ runFlow: arg }, conds) : { runFlow: arg };
       }
       case 'repeat': {
         const m = v as Raw;
@@ -400,8 +413,8 @@ class Mapper {
         const times = m.times === undefined ? undefined : Math.trunc(Number(m.times));
         if (times !== undefined && Number.isNaN(times)) throw new Unsupported([...at, 'times'], name, `times is a number here (a \${...} count is not supported), not "${String(m.times)}"`);
         // Maestro skips a repeat of zero rounds: a condition that never holds does the same.
-        if (times !== undefined && times < 1) return { repeat: { while: { true: 'false' }, max: 1, steps: arg.steps }, ...o };
-        if (m.while === undefined) return { repeat: { ...arg, times }, ...o };
+        if (times !== undefined && times < 1) return { repeat: { while: { true: 'false' }, max: 1, steps: arg.steps } };
+        if (m.while === undefined) return { repeat: { ...arg, times } };
         // The platform cannot change between rounds: it guards the loop instead of being re-checked.
         const conds = conditions(m.while, [...at, 'while'], name);
         const constant = conds.filter((c) => typeof c.true === 'string' && c.true.startsWith('${maestro.platform'));
@@ -409,7 +422,7 @@ class Mapper {
         if (loop.length !== 1) throw new Unsupported([...at, 'while'], name, 'boxflow repeat checks one of visible / notVisible / true per round');
         // Maestro: while the condition holds and fewer than times rounds ran.
         const step = { repeat: { ...arg, while: loop[0], ...(times !== undefined ? { max: times } : {}) } };
-        return constant.length ? guarded(step, constant, o) : { ...step, ...o };
+        return constant.length ? guarded(step, constant) : step;
       }
       case 'retry': {
         const m = v as Raw;
@@ -429,10 +442,10 @@ class Mapper {
               ? [{ repeat: { times: 1, ...scopeEnv(m.env, [...at, 'env'], name), steps: inline() } }]
               : inline();
         // maxRetries 0: one attempt, no retry (a boxflow retry retries at least once).
-        return n === 0 ? { repeat: { times: 1, steps }, ...o } : { retry: { times: n, steps }, ...o };
+        return n === 0 ? { repeat: { times: 1, steps } } : { retry: { times: n, steps } };
       }
       case 'takeScreenshot':
-        return { screenshot: String(isObj(v) ? v.path : v), ...o };
+        return { screenshot: String(isObj(v) ? v.path : v) };
       case 'scroll':
         return { swipe: 'up' };
       case 'swipe': {
@@ -443,14 +456,14 @@ class Mapper {
         const duration = m.duration !== undefined ? { duration: ms(m.duration) } : {};
         if (m.start !== undefined || m.end !== undefined) {
           if (m.start === undefined || m.end === undefined || m.direction !== undefined || m.from !== undefined) throw new Unsupported(at, name, 'a swipe takes start and end together, without direction or from');
-          return { swipe: { from: screenPoint(m.start, [...at, 'start'], name), to: screenPoint(m.end, [...at, 'end'], name), ...duration }, ...o };
+          return { swipe: { from: screenPoint(m.start, [...at, 'start'], name), to: screenPoint(m.end, [...at, 'end'], name), ...duration } };
         }
         // Maestro accepts UP or up, not Up.
         const direction = String(m.direction ?? '');
         if (!/^(?:up|down|left|right|UP|DOWN|LEFT|RIGHT)$/.test(direction)) throw new Unsupported([...at, 'direction'], name, `direction is UP, DOWN, LEFT or RIGHT (all upper or all lower case), not "${direction}"`);
         // From an element: boxflow swipes across it in that direction.
         const on = m.from !== undefined ? { on: selector(m.from, [...at, 'from'], name) } : {};
-        return { swipe: { direction: direction.toLowerCase(), ...on, ...duration }, ...o };
+        return { swipe: { direction: direction.toLowerCase(), ...on, ...duration } };
       }
       case 'scrollUntilVisible': {
         const m = v as Raw;
@@ -460,11 +473,21 @@ class Mapper {
         // Maestro's direction is the scroll direction; boxflow's the same word, default down.
         // Maestro bounds the search by time (default 20 s), not by a number of swipes.
         const arg = { ...selector(m.element, [...at, 'element'], name), direction: String(m.direction ?? 'down').toLowerCase(), maxSwipes: 100 };
-        return { scrollUntilVisible: arg, timeout: m.timeout !== undefined ? ms(m.timeout) : '20000ms', ...o };
+        return { scrollUntilVisible: arg, timeout: m.timeout !== undefined ? ms(m.timeout) : '20000ms' };
       }
-      default:
-        if (kRandom[name]) return { inputRandom: kRandom[name] };
-        throw new Unsupported(at, name, 'boxflow does not know this command');
+      default: {
+        const kind = Object.hasOwn(kRandom, name) ? kRandom[name] : undefined;
+        if (!kind) throw new Unsupported(at, name, 'boxflow does not know this command');
+        if (v === undefined) return { inputRandom: kind };
+        if (!isObj(v)) throw new Unsupported(at, name, `${name} takes a map of options (length, label, optional), not "${String(v)}"`);
+        const bad = Object.keys(v).find((k) => !['length', 'label', 'optional'].includes(k));
+        if (bad) throw new Unsupported([...at, bad], name, `"${bad}" is not an option of ${name} (length, label, optional)`);
+        if (v.length === undefined) return { inputRandom: kind };
+        // Maestro's length (text and number; default 8): the number of characters typed.
+        const length = Math.trunc(Number(v.length));
+        if (Number.isNaN(length)) throw new Unsupported([...at, 'length'], name, `length is a number here (a \${...} length is not supported), not "${String(v.length)}"`);
+        return { inputRandom: { type: kind, length } };
+      }
     }
   }
 }

@@ -19,7 +19,8 @@ import {
   type JsonSchema,
   type Path,
 } from './parts.js';
-import type { Condition, Rect, Step, StepBody, Target } from './types.js';
+import { baseName, clip, kNoMask, quoted, selectorLabel, targetLabel, type LabelCtx } from './labels.js';
+import type { Condition, Rect, Step, StepBody, StepKind, Target } from './types.js';
 
 export interface NormalizeCtx {
   /** Absolute path of the flow file (relative paths in steps resolve against its folder). */
@@ -31,10 +32,37 @@ export interface NormalizeCtx {
   fail(rel: Path, message: string, options?: IssueOptions): never;
 }
 
-export interface StepDef {
+type StepOf<K extends StepKind> = Extract<Step, { kind: K }>;
+
+/**
+ * How the TypeScript API calls the step: a TS flow's `box` and `expect(box)`, and the `box`
+ * fixture of boxflow/test (tsApi.ts builds both from these entries). Each call becomes the YAML
+ * step `{[name]: arg, ...options}`.
+ */
+export interface TsCall {
+  /** `box.<method>(arg, options)`. */
+  method?: string;
+  /** `expect(box).<matcher>(arg, options)` (`not.<name>`: `expect(box).not.<name>`). */
+  matcher?: string;
+  /** `none`: `box.back(options)`; `optional`: `box.launchApp(arg?, options)`, no arg being the bare step. Default: required. */
+  arg?: 'none' | 'optional';
+  /** Keys of the options object that belong in the step's argument (longPress `duration`, assertScreenshot `mask`, ...). */
+  argKeys?: string[];
+  /** The key a string argument becomes when argKeys join it in a map (`'Login'` + duration: `{text: 'Login', duration}`). */
+  stringKey?: string;
+}
+
+export interface StepDef<K extends StepKind = StepKind> {
   description: string;
   /** A correct example, shown when the step is misused. */
   example: string;
+  /**
+   * The step's title when it has no `label` of its own: in boxflow's reports and, the same, in
+   * Playwright's (runner/label.ts, playwright/titles.ts). It reads like the step: `tap #email`.
+   */
+  label(step: StepOf<K>, ctx: LabelCtx): string;
+  /** The method or matcher of the TS API that runs this step, when it has one (else `box.step({...})`). */
+  ts?: TsCall;
   /** Takes no argument and may be written as a bare string (`- closeAllApps`). */
   bare?: boolean;
   arg: JsonSchema;
@@ -162,12 +190,16 @@ export const stepDefs = {
   tap: {
     description: 'Tap an element, a point or a natural-language target.',
     example: '- tap: Login',
+    label: (s, c) => `tap ${targetLabel(s.target, c)}`,
+    ts: { method: 'tap' },
     arg: ref('target'),
     normalize: (a, ctx) => ({ kind: 'tap', target: toTarget(a, ctx) }),
   },
   longPress: {
     description: 'Press and hold (default 1s). Map forms may add `duration`.',
     example: '- longPress: { text: Photo, duration: 2s }',
+    label: (s, c) => `longPress ${targetLabel(s.target, c)}${s.duration !== 1000 ? ` ${s.duration} ms` : ''}`,
+    ts: { method: 'longPress', argKeys: ['duration'], stringKey: 'text' },
     arg: targetSchema({ duration: duration('How long to hold (default 1s).') }),
     normalize: (a, ctx) => ({
       kind: 'longPress',
@@ -178,18 +210,21 @@ export const stepDefs = {
   doubleTap: {
     description: 'Double-tap an element or a point: on Linux boxes a real double click (dblclick).',
     example: '- doubleTap: { css: ".todo label" }',
+    label: (s, c) => `doubleTap ${targetLabel(s.target, c)}`,
     arg: ref('target'),
     normalize: (a, ctx) => ({ kind: 'doubleTap', target: toTarget(a, ctx) }),
   },
   hover: {
     description: 'Move the mouse over an element or a point and leave it there (Linux boxes).',
     example: '- hover: { text: Products }',
+    label: (s, c) => `hover ${targetLabel(s.target, c)}`,
     arg: ref('target'),
     normalize: (a, ctx) => ({ kind: 'hover', target: toTarget(a, ctx) }),
   },
   selectOption: {
     description: 'Choose the option of a <select> (Linux boxes) by its label (the text shown) or its value.',
     example: '- selectOption: { css: "#country", label: France }',
+    label: (s, c) => `selectOption ${selectorLabel(s.selector, c)} ${s.by === 'value' ? 'value ' : ''}${quoted(c, s.option)}`,
     arg: {
       type: 'object',
       title: 'selector keys with label or value',
@@ -205,6 +240,7 @@ export const stepDefs = {
   fill: {
     description: 'Set the value of an input or textarea as typing would (Linux boxes), including date, time and number inputs.',
     example: '- fill: { css: "#birthday", value: 2024-02-29 }',
+    label: (s, c) => `fill ${selectorLabel(s.selector, c)} ${quoted(c, s.value, 20)}`,
     arg: {
       type: 'object',
       title: 'selector keys with value',
@@ -217,18 +253,21 @@ export const stepDefs = {
   check: {
     description: 'Make a checkbox (or radio, switch) checked: taps it only when it is not, then waits until it is.',
     example: '- check: { id: terms }',
+    label: (s, c) => `check ${selectorLabel(s.selector, c)}`,
     arg: ref('selector'),
     normalize: (a, ctx) => ({ kind: 'check', selector: checkSelector(a, ctx, []) }),
   },
   uncheck: {
     description: 'Make a checkbox (or switch) unchecked: taps it only when it is checked, then waits until it is not.',
     example: '- uncheck: { id: newsletter }',
+    label: (s, c) => `uncheck ${selectorLabel(s.selector, c)}`,
     arg: ref('selector'),
     normalize: (a, ctx) => ({ kind: 'uncheck', selector: checkSelector(a, ctx, []) }),
   },
   uploadFile: {
     description: 'Give files (relative to this flow file) to an <input type=file> (Linux boxes); the page sees a user\'s choice.',
     example: '- uploadFile: { css: "input[type=file]", file: fixtures/avatar.png }',
+    label: (s, c) => `uploadFile ${selectorLabel(s.selector, c)} ${s.files.map((f) => baseName(c, f)).join(', ')}`,
     arg: {
       type: 'object',
       title: 'selector keys with file or files',
@@ -248,6 +287,7 @@ export const stepDefs = {
   assertUrl: {
     description: 'Wait until the active tab\'s URL is this (exact, or /regex/ searched) (Linux boxes).',
     example: '- assertUrl: /\\/welcome$/',
+    label: (s, c) => `assertUrl ${c.mask(s.url)}`,
     arg: str('Exact URL or /regex/flags.'),
     normalize: (a, ctx) => {
       checkRegex(a, ctx, []);
@@ -257,6 +297,7 @@ export const stepDefs = {
   assertTitle: {
     description: 'Wait until the active tab\'s title is this (exact, or /regex/ searched) (Linux boxes).',
     example: '- assertTitle: Welcome',
+    label: (s, c) => `assertTitle ${quoted(c, s.title)}`,
     arg: str('Exact title or /regex/flags.'),
     normalize: (a, ctx) => {
       checkRegex(a, ctx, []);
@@ -266,6 +307,11 @@ export const stepDefs = {
   swipe: {
     description: 'Swipe up/down/left/right across the middle 60% of the screen (or of `on`), or from one target to another.',
     example: '- swipe: up',
+    label: (s, c) =>
+      s.direction
+        ? `swipe ${s.direction}${s.on ? ` on ${selectorLabel(s.on, c)}` : ''}`
+        : `swipe ${s.from ? targetLabel(s.from, c) : '?'} → ${s.to ? targetLabel(s.to, c) : '?'}`,
+    ts: { method: 'swipe' },
     arg: {
       title: 'a direction, {from, to, duration} or {direction, on, duration}',
       anyOf: [
@@ -298,6 +344,8 @@ export const stepDefs = {
   drag: {
     description: 'Drag from one target to another, or along a path of points.',
     example: '- drag: { from: { text: Card }, to: "50%,20%", duration: 1s }',
+    label: (s, c) => (s.path ? `drag along ${s.path.length} points` : `drag ${s.from ? targetLabel(s.from, c) : '?'} → ${s.to ? targetLabel(s.to, c) : '?'}`),
+    ts: { method: 'drag' },
     arg: {
       title: '{from, to, duration} or {path, interval}',
       anyOf: [
@@ -332,6 +380,7 @@ export const stepDefs = {
   scrollUntilVisible: {
     description: 'Swipe until the selector is visible (direction default down, at most maxSwipes, default 10).',
     example: '- scrollUntilVisible: { text: Settings, direction: down, maxSwipes: 5 }',
+    label: (s, c) => `scrollUntilVisible ${selectorLabel(s.selector, c)} (${s.direction})`,
     arg: {
       title: 'a selector, or selector keys with direction and maxSwipes',
       anyOf: [
@@ -357,6 +406,8 @@ export const stepDefs = {
   pressKey: {
     description: 'Press keys: one name, names joined by + (held together), a list (one after another) or {keys, combination}.',
     example: '- pressKey: control+a',
+    label: (s) => `pressKey ${s.keys.join(s.combination ? '+' : ', ')}`,
+    ts: { method: 'pressKey' },
     arg: {
       title: 'a key name, keys joined by +, a list of key names or {keys, combination}',
       anyOf: [
@@ -385,6 +436,8 @@ export const stepDefs = {
   type: {
     description: 'Type text into the focused field.',
     example: '- type: { text: "${USER}", pressEnter: true }',
+    label: (s, c) => `type ${quoted(c, s.text, 12)}${s.pressEnter ? ' ⏎' : ''}`,
+    ts: { method: 'type' },
     arg: {
       title: 'a string or {text, mode, pressEnter}',
       anyOf: [
@@ -412,12 +465,16 @@ export const stepDefs = {
   setScale: {
     description: 'Set the action scale (0.1 to 1); later steps convert coordinates by it.',
     example: '- setScale: 0.5',
+    label: (s) => `setScale ${s.scale}`,
+    ts: { method: 'setScale' },
     arg: { type: 'number', minimum: 0.1, maximum: 1 },
     normalize: (a) => ({ kind: 'setScale', scale: a }),
   },
   setResolution: {
     description: 'Set the screen resolution in pixels.',
     example: '- setResolution: { width: 1280, height: 800 }',
+    label: (s) => `setResolution ${s.width}×${s.height}`,
+    ts: { method: 'setResolution' },
     arg: {
       type: 'object',
       properties: { width: { type: 'integer', minimum: 1 }, height: { type: 'integer', minimum: 1 } },
@@ -429,6 +486,7 @@ export const stepDefs = {
   installApp: {
     description: 'Install an APK from a local path (relative to the flow file) or a URL (Android).',
     example: '- installApp: { apk: ./app.apk, open: true }',
+    label: (s, c) => `installApp ${baseName(c, s.apk)}`,
     arg: {
       title: 'a path, a URL or {apk, open}',
       anyOf: [str('Path (relative to this file) or URL of the APK.'), {
@@ -448,6 +506,7 @@ export const stepDefs = {
   closeAllApps: {
     description: 'Close every running app (Android).',
     example: '- closeAllApps',
+    label: () => 'closeAllApps',
     bare: true,
     arg: noArg,
     normalize: () => ({ kind: 'closeAllApps' }),
@@ -455,6 +514,7 @@ export const stepDefs = {
   assertPackage: {
     description: 'Assert facts about an Android package.',
     example: '- assertPackage: { package: com.example.app, installed: true, running: false }',
+    label: (s, c) => `assertPackage ${c.mask(s.package)}`,
     arg: {
       title: 'a package name or {package, installed, running, type, version, launcher}',
       anyOf: [str('Package name.'), {
@@ -476,6 +536,8 @@ export const stepDefs = {
   openTab: {
     description: 'Open a browser tab (Linux boxes), optionally checking its title / URL. A path (/login) is relative to the config\'s appBaseUrl.',
     example: '- openTab: http://127.0.0.1:4173/login',
+    label: (s, c) => `openTab ${clip(c, s.url, 80)}`,
+    ts: { method: 'openTab' },
     arg: {
       title: 'a URL or {url, expect}',
       anyOf: [str('Absolute URL, or a path relative to appBaseUrl.'), {
@@ -502,6 +564,8 @@ export const stepDefs = {
   closeBrowser: {
     description: 'Close the box browser (Linux boxes).',
     example: '- closeBrowser',
+    label: () => 'closeBrowser',
+    ts: { method: 'closeBrowser', arg: 'none' },
     bare: true,
     arg: noArg,
     normalize: () => ({ kind: 'closeBrowser' }),
@@ -509,6 +573,7 @@ export const stepDefs = {
   renameFile: {
     description: 'Rename a file in the box file system.',
     example: '- renameFile: { from: a.txt, to: b.txt, workingDir: /tmp }',
+    label: (s, c) => `renameFile ${c.mask(s.from)} → ${c.mask(s.to)}`,
     arg: {
       type: 'object',
       properties: { from: str(), to: str(), workingDir: str() },
@@ -520,6 +585,7 @@ export const stepDefs = {
   deleteMedia: {
     description: 'Delete one media item from an album.',
     example: '- deleteMedia: { album: Camera, media: photo.png }',
+    label: (s, c) => `deleteMedia ${c.mask(s.album)}/${c.mask(s.media)}`,
     arg: {
       type: 'object',
       properties: { album: str(), media: str() },
@@ -531,6 +597,7 @@ export const stepDefs = {
   deleteAlbum: {
     description: 'Delete a media album.',
     example: '- deleteAlbum: Camera',
+    label: (s, c) => `deleteAlbum ${c.mask(s.album)}`,
     arg: {
       title: 'an album name or {album}',
       anyOf: [str('Album name.'), { type: 'object', properties: { album: str() }, required: ['album'], additionalProperties: false }],
@@ -540,6 +607,7 @@ export const stepDefs = {
   webTerminal: {
     description: 'Record a pre-signed web-terminal URL in the report.',
     example: '- webTerminal',
+    label: () => 'webTerminal',
     bare: true,
     arg: noArg,
     normalize: () => ({ kind: 'webTerminal' }),
@@ -547,6 +615,7 @@ export const stepDefs = {
   cdpUrl: {
     description: 'Record a pre-signed CDP URL in the report.',
     example: '- cdpUrl',
+    label: () => 'cdpUrl',
     bare: true,
     arg: noArg,
     normalize: () => ({ kind: 'cdpUrl' }),
@@ -554,12 +623,16 @@ export const stepDefs = {
   assertVisible: {
     description: 'Wait until the selector matches a visible element (up to the step timeout, default 5s).',
     example: '- assertVisible: { text: "/Welcome, .+/" }',
+    label: (s, c) => `assertVisible ${selectorLabel(s.selector, c)}`,
+    ts: { matcher: 'toShow' },
     arg: ref('selector'),
     normalize: (a, ctx) => ({ kind: 'assertVisible', selector: checkSelector(a, ctx, []) }),
   },
   assertNotVisible: {
     description: 'Wait until the selector matches no visible element.',
     example: '- assertNotVisible: Loading',
+    label: (s, c) => `assertNotVisible ${selectorLabel(s.selector, c)}`,
+    ts: { matcher: 'not.toShow' },
     arg: ref('selector'),
     normalize: (a, ctx) => ({ kind: 'assertNotVisible', selector: checkSelector(a, ctx, []) }),
   },
@@ -568,6 +641,9 @@ export const stepDefs = {
       'Assert on the elements a selector matches: count, text, attributes. Either selector keys with count/attributes ' +
       '(`text` is then the selector text), or {selector, count, text, attributes} (`text` is then the expected text).',
     example: '- assertLayout: { class: li, count: 3 }',
+    label: (s, c) =>
+      `assertLayout ${selectorLabel(s.selector, c)}${s.count !== undefined ? ` count ${s.count}` : ''}${s.text !== undefined ? ` text ${quoted(c, s.text)}` : ''}`,
+    ts: { matcher: 'toHaveLayout' },
     arg: {
       title: 'a selector, selector keys with count/attributes, or {selector, count, text, attributes}',
       anyOf: [
@@ -613,6 +689,8 @@ export const stepDefs = {
   assertScreenshot: {
     description: 'Compare a screenshot with its baseline.',
     example: '- assertScreenshot: { name: home, maxDiffPixelRatio: 0.01, mask: [{ id: clock }] }',
+    label: (s, c) => `assertScreenshot ${c.mask(s.name)}`,
+    ts: { matcher: 'toMatchScreenshot', argKeys: ['threshold', 'maxDiffPixels', 'maxDiffPixelRatio', 'mask', 'clip'], stringKey: 'name' },
     arg: {
       title: 'a name or {name, threshold, maxDiffPixels, maxDiffPixelRatio, mask, clip}',
       anyOf: [
@@ -644,18 +722,23 @@ export const stepDefs = {
   screenshot: {
     description: 'Attach a screenshot to the report.',
     example: '- screenshot: after-login',
+    label: (s, c) => `screenshot ${c.mask(s.name)}`,
+    ts: { method: 'screenshot' },
     arg: screenshotName,
     normalize: (a, ctx) => ({ kind: 'screenshot', name: checkName(a, ctx, []) }),
   },
   sleep: {
     description: 'Wait a fixed time (prefer assertVisible, which polls).',
     example: '- sleep: 500ms',
+    label: (s) => `sleep ${s.ms} ms`,
+    ts: { method: 'sleep' },
     arg: duration('e.g. 500ms, 2s'),
     normalize: (a) => ({ kind: 'sleep', ms: parseDuration(a) }),
   },
   runFlow: {
     description: 'Run another flow file (relative to this one) as a nested step.',
     example: '- runFlow: { file: login.yaml, env: { USER: bob }, when: { visible: Login } }',
+    label: (s, c) => `runFlow ${baseName(c, s.file)}`,
     arg: {
       title: 'a file or {file, env, when}',
       anyOf: [str('Flow file, relative to this file.'), {
@@ -676,6 +759,13 @@ export const stepDefs = {
   repeat: {
     description: 'Repeat steps `times` times, or while a condition holds (at most `max` rounds); `env` defines variables for these steps only.',
     example: '- repeat: { times: 3, steps: [ { tap: Next } ] }',
+    label: (s, c) => {
+      if (s.times !== undefined) return `repeat ${s.times}×`;
+      const w = s.while!;
+      const cond = w.true !== undefined ? clip(c, w.true, 60) : w.visible !== undefined ? `visible ${selectorLabel(w.visible, c)}` : `not visible ${selectorLabel(w.notVisible!, c)}`;
+      // A one-round loop is how a condition guards steps (Maestro's when on inline commands).
+      return s.max === 1 ? `if ${cond}` : `repeat while ${cond}`;
+    },
     arg: {
       type: 'object',
       description: 'Exactly one of times / while.',
@@ -705,6 +795,7 @@ export const stepDefs = {
   retry: {
     description: 'Run steps; when one fails, run them again, up to `times` more attempts.',
     example: '- retry: { times: 2, steps: [ { tap: Reload } ] }',
+    label: (s) => `retry up to ${s.times}×`,
     arg: {
       type: 'object',
       properties: { times: { type: 'integer', minimum: 1, maximum: 100 }, steps: ref('steps') },
@@ -719,6 +810,8 @@ export const stepDefs = {
       '`stopApp` (default true) stops it first, `clearState` clears its data first; `arguments` are launch arguments ' +
       '(Android: string extras of the launch intent; Linux boxes: query parameters added to the URL).',
     example: '- launchApp: { appId: com.example.app, clearState: true }',
+    label: (s, c) => (s.appId !== undefined ? `launchApp ${clip(c, s.appId, 60)}` : 'launchApp'),
+    ts: { method: 'launchApp', arg: 'optional' },
     bare: true,
     arg: {
       title: 'empty, an app id, or {appId, clearState, stopApp, arguments}',
@@ -753,6 +846,8 @@ export const stepDefs = {
   stopApp: {
     description: 'Stop the app (Android: force-stop `appId`, default the flow\'s appId; Linux boxes: close the browser).',
     example: '- stopApp',
+    label: (s, c) => (s.appId !== undefined ? `stopApp ${clip(c, s.appId, 60)}` : 'stopApp'),
+    ts: { method: 'stopApp', arg: 'optional' },
     bare: true,
     arg: appIdArg,
     normalize: (a) => ({ kind: 'stopApp', ...appIdOf(a) }),
@@ -760,6 +855,8 @@ export const stepDefs = {
   clearState: {
     description: 'Clear the app\'s data (Android: `pm clear` of `appId`, default the flow\'s appId; Linux boxes: cookies, local and session storage of the active tab\'s site).',
     example: '- clearState',
+    label: (s, c) => (s.appId !== undefined ? `clearState ${clip(c, s.appId, 60)}` : 'clearState'),
+    ts: { method: 'clearState', arg: 'optional' },
     bare: true,
     arg: appIdArg,
     normalize: (a) => ({ kind: 'clearState', ...appIdOf(a) }),
@@ -767,6 +864,8 @@ export const stepDefs = {
   back: {
     description: 'Press the back button (Android: hardware back; Linux boxes: the tab\'s history back).',
     example: '- back',
+    label: () => 'back',
+    ts: { method: 'back', arg: 'none' },
     bare: true,
     arg: noArg,
     normalize: () => ({ kind: 'back' }),
@@ -774,6 +873,8 @@ export const stepDefs = {
   home: {
     description: 'Press the home button (Android only: a Linux box has no home button).',
     example: '- home',
+    label: () => 'home',
+    ts: { method: 'home', arg: 'none' },
     bare: true,
     arg: noArg,
     normalize: () => ({ kind: 'home' }),
@@ -781,6 +882,8 @@ export const stepDefs = {
   hideKeyboard: {
     description: 'Close the on-screen keyboard (Linux boxes: take the focus off the focused field, so the page sees blur).',
     example: '- hideKeyboard',
+    label: () => 'hideKeyboard',
+    ts: { method: 'hideKeyboard', arg: 'none' },
     bare: true,
     arg: noArg,
     normalize: () => ({ kind: 'hideKeyboard' }),
@@ -788,6 +891,8 @@ export const stepDefs = {
   eraseText: {
     description: 'Erase characters before the cursor of the focused field: a number of them, or (bare) the whole field.',
     example: '- eraseText: 3',
+    label: (s) => (s.chars !== undefined ? `eraseText ${s.chars}` : 'eraseText all'),
+    ts: { method: 'eraseText', arg: 'optional' },
     bare: true,
     arg: {
       title: 'empty (the whole field) or a number of characters',
@@ -798,6 +903,8 @@ export const stepDefs = {
   openLink: {
     description: 'Open a link (Linux boxes: in a new tab; a path is relative to appBaseUrl).',
     example: '- openLink: https://example.com/welcome',
+    label: (s, c) => `openLink ${clip(c, s.link, 80)}`,
+    ts: { method: 'openLink' },
     arg: {
       title: 'a URL or {link}',
       anyOf: [str('Absolute URL, or a path relative to appBaseUrl.'), { type: 'object', properties: { link: str() }, required: ['link'], additionalProperties: false }],
@@ -807,6 +914,7 @@ export const stepDefs = {
   waitForAnimationToEnd: {
     description: 'Wait until the screen stops changing: two screenshots in a row are the same (within the step timeout).',
     example: '- waitForAnimationToEnd',
+    label: () => 'waitForAnimationToEnd',
     bare: true,
     arg: noArg,
     normalize: () => ({ kind: 'waitForAnimationToEnd' }),
@@ -814,12 +922,14 @@ export const stepDefs = {
   copyTextFrom: {
     description: 'Remember the text of the element the selector finds, for pasteText and ${maestro.copiedText}.',
     example: '- copyTextFrom: { id: order-number }',
+    label: (s, c) => `copyTextFrom ${selectorLabel(s.selector, c)}`,
     arg: ref('selector'),
     normalize: (a, ctx) => ({ kind: 'copyTextFrom', selector: checkSelector(a, ctx, []) }),
   },
   pasteText: {
     description: 'Type the text the last copyTextFrom remembered into the focused field.',
     example: '- pasteText',
+    label: () => 'pasteText',
     bare: true,
     arg: noArg,
     normalize: () => ({ kind: 'pasteText' }),
@@ -827,6 +937,7 @@ export const stepDefs = {
   inputRandom: {
     description: 'Type random text into the focused field: text, number, email, personName, cityName, countryName or colorName (`length` for text and number, default 8).',
     example: '- inputRandom: email',
+    label: (s) => `inputRandom ${s.type}${s.length !== undefined ? ` (length ${s.length})` : ''}`,
     arg: {
       title: 'a kind or {type, length}',
       anyOf: [
@@ -848,18 +959,21 @@ export const stepDefs = {
   assertTrue: {
     description: 'Fail unless the condition, after ${...} is evaluated, is true: blank, "false", "undefined", "null" and 0 are false.',
     example: '- assertTrue: ${output.count > 2}',
+    label: (s, c) => `assertTrue ${clip(c, s.condition, 60)}`,
     arg: { type: ['string', 'number', 'boolean'], description: 'Usually one ${JavaScript expression}.' },
     normalize: (a) => ({ kind: 'assertTrue', condition: String(a) }),
   },
   evalScript: {
     description: 'Run JavaScript in the flow\'s sandbox (`output` is shared by the whole flow, variables are globals, 10s limit). `${expr}` alone is the same as `expr`.',
     example: '- evalScript: output.total = Number(PRICE) * 2',
+    label: (s, c) => `evalScript ${clip(c, s.script.replace(/\s+/g, ' '), 60)}`,
     arg: str('JavaScript.'),
     normalize: (a) => ({ kind: 'evalScript', script: a }),
   },
   runScript: {
     description: 'Run a JavaScript file (relative to this flow file) in the flow\'s sandbox; `env` adds variables for that script only.',
     example: '- runScript: { file: scripts/setup.js, env: { USER: bob } }',
+    label: (s, c) => `runScript ${baseName(c, s.file)}`,
     arg: {
       title: 'a file or {file, env}',
       anyOf: [str('Script file, relative to this file.'), {
@@ -876,10 +990,18 @@ export const stepDefs = {
       return body;
     },
   },
-} satisfies Record<Step['kind'], StepDef>;
+} satisfies { [K in StepKind]: StepDef<K> };
 
 export type StepName = keyof typeof stepDefs;
 export const kStepNames = Object.keys(stepDefs) as StepName[];
 export const kBareStepNames = kStepNames.filter((n) => (stepDefs[n] as StepDef).bare);
 export const stepDef = (name: string): StepDef | undefined =>
   Object.hasOwn(stepDefs, name) ? (stepDefs as Record<string, StepDef>)[name] : undefined;
+
+/**
+ * A step's default label, from its entry in the table: what boxflow's reports and Playwright's
+ * step titles both show when the step has no `label`. `ctx.mask` hides secrets before values are cut.
+ */
+export function stepLabel(step: Step, ctx: LabelCtx = kNoMask): string {
+  return (stepDefs[step.kind] as StepDef).label(step, ctx);
+}

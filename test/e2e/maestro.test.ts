@@ -2,7 +2,7 @@
 // Linux box through `boxflow test`, and `boxflow validate` names each command it cannot run.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult, StepRecord } from '../../src/runner/types.js';
 import { readResults, repoRoot, runCli, startDemoApp } from './helpers.js';
@@ -115,4 +115,49 @@ test('Maestro semantics run as Maestro runs them: env precedence, conditions, lo
   const shape = (r: RunResult) =>
     Object.fromEntries(r.flows.map((f) => [f.name, { status: f.status, steps: f.attempts.at(-1)!.steps.map((s) => `${s.command}:${s.label}:${s.status}`) }]));
   assert.deepEqual(shape(readResults(join(tmp, 'out-conv'))), shape(result));
+});
+
+test('inputText keeps optional and label, inputRandomText its length: when they run and once converted', async () => {
+  const tmp = tempDir('boxflow-maestro-keeps-');
+  const dir = join(project, 'keeps');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'keeps.yaml'),
+    [
+      `url: ${app.url}/login`,
+      '---',
+      '- launchApp',
+      '- tapOn: { id: email }',
+      '- inputRandomText: { length: 12 }',
+      '- copyTextFrom: { id: email }',
+      '- assertTrue: ${maestro.copiedText.length == 12}',
+      // Fails when it runs (nope is not defined): optional, it is a warning and the flow goes on.
+      '- inputText: { text: "${nope()}", optional: true, label: "L" }',
+      '- assertVisible: Sign in',
+      '',
+    ].join('\n'),
+  );
+  const check = (r: RunResult, how: string) => {
+    const f = r.flows[0]!;
+    const steps = f.attempts.at(-1)!.steps;
+    assert.equal(f.status, 'passed', `${how}: ${f.error?.code} ${f.error?.message}`);
+    const typed = steps.find((s) => s.label === 'L');
+    assert.equal(typed?.command, 'type', `${how}: the label titles the step`);
+    assert.equal(typed?.status, 'warned', `${how}: the optional step failed as a warning`);
+    assert.equal(steps.find((s) => s.command === 'inputRandom')?.label, 'inputRandom text (length 12)', how);
+    assert.equal(steps.at(-1)!.status, 'passed', `${how}: the flow went on`);
+  };
+  const run = await runCli(['test', 'keeps', '-c', 'no-images.config.json', '--reporter', 'json', '-o', join(tmp, 'out')], { cwd: project });
+  assert.equal(run.code, 0, run.stderr);
+  check(readResults(join(tmp, 'out')), 'Maestro file');
+
+  const conv = await runCli(['convert', 'maestro', 'keeps', '--out', join(tmp, 'flows')], { cwd: project });
+  assert.equal(conv.code, 0, conv.stderr);
+  const converted = readdirSync(join(tmp, 'flows')).find((f) => f.endsWith('.yaml'))!;
+  const text = readFileSync(join(tmp, 'flows', converted), 'utf8');
+  assert.match(text, /length: 12/);
+  assert.match(text, /optional: true/);
+  const again = await runCli(['test', join(tmp, 'flows'), '-c', 'no-images.config.json', '--reporter', 'json', '-o', join(tmp, 'out-conv')], { cwd: project });
+  assert.equal(again.code, 0, again.stderr);
+  check(readResults(join(tmp, 'out-conv')), 'converted flow');
 });

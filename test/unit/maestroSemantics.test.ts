@@ -190,7 +190,7 @@ test('a runFlow, retry or runScript file that does not exist is a load-time erro
 
 test('a condition that guards steps is titled "if …" in reports; a while loop "repeat while …"', () => {
   const f = read(flow('- runFlow: { when: { platform: Web }, commands: [back] }', '- repeat: { while: { true: "${output.more}" }, commands: [back] }'));
-  assert.deepEqual(f.steps.map(stepLabel), ["if ${maestro.platform === 'web'}", 'repeat while ${output.more}']);
+  assert.deepEqual(f.steps.map((s) => stepLabel(s)), ["if ${maestro.platform === 'web'}", 'repeat while ${output.more}']);
 });
 
 test('maxRetries 0 is one attempt without retry; repeat times 0 runs nothing, as in Maestro', () => {
