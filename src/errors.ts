@@ -49,6 +49,7 @@ export const errorCodes = {
   WEB_TERMINAL_UNAVAILABLE: { status: 422, exit: 3, summary: 'This server cannot offer a web terminal for the box (boxflow serve: node-pty or @xterm/xterm is not installed or failed to load, and the message names the `npm install` to run; or not a Linux box).' },
   PACKAGE_UNAVAILABLE: { status: 501, exit: 3, summary: 'boxflow serve lacks an npm package a feature needs (@napi-rs/canvas, a dependency, for scaled or clipped Android screenshots, should its binary fail to load; a trace is then left out, the action still acts); the message names the `npm install` to run.' },
   BOX_NOT_RUNNING: { status: 409, exit: 3, summary: 'The box is terminated or not running.' },
+  RECORDING_UNAVAILABLE: { status: 501, exit: 3, summary: 'This server cannot record the box\'s screen: boxflow serve finds no ffmpeg (Debian\'s `ffmpeg`; BOXFLOW_FFMPEG names another), which Linux recordings and joined Android ones need.' },
   PRESIGN_INVALID: { status: 403, exit: 3, summary: 'A pre-signed URL has a bad or tampered signature.' },
   PRESIGN_EXPIRED: { status: 403, exit: 3, summary: 'A pre-signed URL has expired.' },
   FILE_NOT_FOUND: { status: 404, exit: 1, summary: 'A file-system path does not exist in the box.' },

@@ -253,6 +253,17 @@ export class BoxClient {
     return this.#call('terminateBox', { pathParams: { boxId }, json: body }, opts);
   }
 
+  // ------------------------------------------------------------------ recording (gbox-api-full.md §6.10-6.11)
+
+  /** Starts recording the box's screen; one that is already running is thrown away. No body, as the SDK sends it. */
+  startRecording(boxId: string, opts?: RequestOptions) {
+    return this.#call('startRecording', { pathParams: { boxId } }, opts);
+  }
+  /** Stops the recording: `{presignedUrl, storageKey}` of the video (boxflow serve adds contentType, durationMs, size, truncated). A body only when given (boxflow's `presignedExpiresIn`). */
+  stopRecording(boxId: string, body?: Body<'stopRecording'>, opts?: RequestOptions) {
+    return this.#call('stopRecording', { pathParams: { boxId }, ...(body ? { json: body } : {}) }, opts);
+  }
+
   /** Downloads a stored object (a screenshot's pre-signed URL). Pre-signed URLs carry no API key. */
   async fetchObject(url: string, opts: RequestOptions = {}): Promise<Buffer> {
     const body = await this.streamObject(url, opts);

@@ -334,6 +334,27 @@ export const TerminateBody = Type.Object({ wait: Type.Optional(Type.Boolean()) }
 export const ErrorBody = Type.Object({ code: Type.String(), message: Type.String(), details: Type.Optional(Type.Unknown()) });
 export type ErrorBody = Static<typeof ErrorBody>;
 
+// ---------------------------------------------------------------- recording (gbox-api-full.md §6.10-6.11)
+
+/** A recording's bounds on `boxflow serve`: it ends by itself at the length, the file at the size. */
+export const kRecordingLimits = { maxDurationMs: 10 * 60_000, maxBytes: 200 * 1024 * 1024 } as const;
+/** GBOX's stop takes no body; boxflow's extension: how long the video's URL works (as a screenshot's; 6 h at most, as GBOX's presigned-url). */
+export const RecordingStopBody = Type.Object({ presignedExpiresIn: Type.Optional(Duration({ default: '30m', maxDuration: '6h' })) });
+export type RecordingStopBody = Static<typeof RecordingStopBody>;
+/** GBOX's `{presignedUrl, storageKey}`; the rest is boxflow's (optional: other services send only those two). */
+export const RecordingResult = Type.Object({
+  presignedUrl: Type.String(),
+  storageKey: Type.String(),
+  /** `video/webm` (Linux boxes) or `video/mp4` (Android boxes). */
+  contentType: Type.Optional(Type.String()),
+  durationMs: Type.Optional(Type.Number()),
+  size: Type.Optional(Type.Number()),
+  /** The video ends before the stop: at the length bound (`duration`) or the size bound (`size`). */
+  truncated: Type.Optional(Type.String()),
+  limits: Type.Optional(Type.Object({ maxDurationMs: Type.Number(), maxBytes: Type.Number() })),
+});
+export type RecordingResult = Static<typeof RecordingResult>;
+
 // ---------------------------------------------------------------- the endpoint table
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -394,6 +415,9 @@ export const endpoints = {
   restartApp: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/restart', body: AppActivityBody, status: 204, spec: false }),
   closeApp: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/close', status: 204, spec: false }),
   clearAppData: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/clear', status: 204, spec: false }),
+  // extra: recording (src/server/recording.ts)
+  startRecording: ep({ method: 'POST', path: '/boxes/{boxId}/actions/recording/start', status: 204, spec: false }),
+  stopRecording: ep({ method: 'POST', path: '/boxes/{boxId}/actions/recording/stop', body: RecordingStopBody, response: RecordingResult, status: 200, spec: false }),
 } as const;
 
 export type EndpointName = keyof typeof endpoints;

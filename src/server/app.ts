@@ -17,6 +17,7 @@ import { findChromium } from './chromium/findChromium.js';
 import { GridClient, type GridOptions } from './grid/client.js';
 import { guardGridBoxes, isGridBox } from './grid/guard.js';
 import { createHandlers, kActionEndpoints, kForeignBody, newActionId, type Answer, type Call } from './routes.js';
+import { storedContentType } from './recording.js';
 import { KeyVerifier, resolveSecret } from './secret.js';
 import { kStoragePrefix, ObjectStore } from './storage.js';
 import { attachWebTerminal, kTerminalPrefix } from './terminal.js';
@@ -251,7 +252,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   app.get(`${kStoragePrefix}*`, async (req, reply) => {
     const url = new URL(req.url, 'http://localhost');
     const png = await store.get(url.pathname, url.searchParams);
-    return reply.type('image/png').header('cache-control', 'private, max-age=60').send(png);
+    return reply.type(storedContentType(url.pathname)).header('cache-control', 'private, max-age=60').send(png);
   });
 
   const terminal = attachWebTerminal(app, { secret, lookup: (id) => (isGridBox(registry.find(id)) ? undefined : registry.find(id)), log });

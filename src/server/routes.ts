@@ -10,6 +10,7 @@ import type { BoxEntry } from './boxEntry.js';
 import type { BoxRegistry } from './boxes.js';
 import { createAndroidHandlers, type AndroidEntry } from './adb/routes.js';
 import { renameInBox } from './boxFs.js';
+import { createRecordingHandlers } from './recording.js';
 import { planDrag, resolveTextTarget, typeMessage, typeTraceLabel } from './dragPlan.js';
 import { screenshotAnswer, screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
 import { presign } from './secret.js';
@@ -300,6 +301,7 @@ export function createHandlers(deps: RouteDeps) {
         const body = validated(endpoints.renameFile.body, call.body) as RenameBody;
         return { status: 200, body: await renameInBox(entry.dir, entry.record.config.workingDir!, body, entry.user) };
       }),
+    ...createRecordingHandlers({ registry, store: deps.store }),
   };
   return handlers;
 }

@@ -135,6 +135,11 @@ const cases: Record<Exclude<EndpointName, 'installPackage'>, Case> = {
     response: { ...box, type: 'android', config: { ...box.config, os: { version: '13' }, deviceType: 'virtual' } },
   },
   terminateBox: { call: (c) => c.terminateBox('box-1', { wait: true }), method: 'POST', path: '/boxes/box-1/terminate', body: { wait: true }, status: 204, result: undefined },
+  startRecording: { call: (c) => c.startRecording('b1'), method: 'POST', path: '/boxes/b1/actions/recording/start', status: 204, result: undefined },
+  stopRecording: {
+    call: (c) => c.stopRecording('b1'), method: 'POST', path: '/boxes/b1/actions/recording/stop', status: 200,
+    response: { presignedUrl: 'https://store.example/v.mp4?sig=x', storageKey: 'storage://a/b/c' },
+  },
 };
 
 test('every endpoint of the contract has a wire case here', () => {

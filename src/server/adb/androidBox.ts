@@ -601,6 +601,13 @@ export class AndroidBox {
     }
   }
 
+  /** A device file's bytes over sync (RECV), with its size first: undefined when it does not exist (a recording, src/server/recordingAndroid.ts). */
+  async pullFile(path: string, timeoutMs = kCommandTimeoutMs): Promise<{ size: number; data: () => Promise<Buffer> } | undefined> {
+    const st = await this.#stat(path);
+    if (!st || st.mode === 0 || (st.mode & S_IFMT) === S_IFDIR) return undefined;
+    return { size: st.size, data: () => this.#call(`pull ${path}`, () => this.#timed(`pull ${path}`, timeoutMs, async (track) => Adb.util.readAll(track(await this.#device.pull(path))))) };
+  }
+
   async rename(oldPath: string, newPath: string, workingDir: string | undefined): Promise<FsEntry> {
     const base = posix.resolve(this.workDir, workingDir ?? '.');
     const inside = (p: string, field: string) => {

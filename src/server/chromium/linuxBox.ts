@@ -240,6 +240,20 @@ export class LinuxBox {
     return this.#active;
   }
 
+  /** The active page as it is now, without starting a browser: undefined while the box has none (src/server/recordingLinux.ts). */
+  get currentPage(): Page | undefined {
+    const page = this.#active;
+    return this.#browser && page && !page.isClosed() ? page : undefined;
+  }
+
+  /** A new CDP connection of its own to `page` (a recording's screencast runs on it, apart from input); it closes with the page. */
+  async recordingConnection(page: Page): Promise<RawCdp> {
+    const devtools = this.#running().devtools;
+    const cdp = await RawCdp.connect(devtools.pageEndpoint(await this.#targetId(page)), this.#cdpTimeoutMs);
+    page.once('close', () => cdp.close());
+    return cdp;
+  }
+
   #session(page: Page): Promise<CDPSession> {
     let s = this.#sessions.get(page);
     if (!s) {
