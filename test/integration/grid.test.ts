@@ -262,12 +262,15 @@ test('a grid box whose browser is killed goes to error; its actions are 502 BOX_
   await waitFor('the grid to drop the session', async () => ((await grid!.sessions()).length === 0 ? true : undefined));
 });
 
-test('a grid node that dies (the whole grid process killed) puts its boxes in error', { skip }, async () => {
-  const node = await startGrid({ maxSessions: 1 });
-  const s = await serve(dir, node.url);
+test('a grid behind basic auth (credentials in --grid\'s URL); a grid node that dies (the whole grid process killed) puts its boxes in error', { skip }, async () => {
+  const node = await startGrid({ maxSessions: 1, basicAuth: { username: 'boxflow', password: 's3cret' } });
+  assert.equal((await fetch(`${node.url}/status`)).status, 401, 'the grid refuses requests without credentials');
+  const s = await serve(dir, node.url.replace('http://', 'http://boxflow:s3cret@'));
   try {
     const box: Box = await s.client.createLinuxBox({ wait: true });
+    assert.equal(box.config.labels['boxflow/grid'], node.url, 'no credentials in the record');
     await s.client.openTab(box.id, { url: 'data:text/html,<h1>on a node</h1>' });
+    assert.match((await s.client.screenLayout(box.id)).content, /on a node/);
     process.kill(-node.pgid, 'SIGKILL');
     const broken = await waitFor('the box to turn error', async () => {
       const b = await s.client.getBox(box.id);

@@ -55,17 +55,18 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts Selenium Server standalone on a free loopback port with `maxSessions` Chrome slots; resolves once it is ready. */
-export async function startGrid(opts: { maxSessions?: number; sessionTimeoutS?: number } = {}): Promise<LocalGrid> {
+export async function startGrid(opts: { maxSessions?: number; sessionTimeoutS?: number; basicAuth?: { username: string; password: string } } = {}): Promise<LocalGrid> {
   const why = gridUnavailable();
   if (why) throw new Error(why);
   const port = await freePort();
   // Its own TMPDIR: chromedriver's profiles (and a killed Chromium's leftovers) go there and are removed with it.
   const tmp = mkdtempSync(join(tmpdir(), 'boxflow-grid-'));
-  const args = ['-Xmx512m', `-Djava.io.tmpdir=${tmp}`, '-jar', jarPath!, 'standalone', '--host', '127.0.0.1', '--port', String(port), '--selenium-manager', 'false', '--detect-drivers', 'true', '--max-sessions', String(opts.maxSessions ?? 2), '--session-timeout', String(opts.sessionTimeoutS ?? 300)];
+  const args = ['-Xmx512m', `-Djava.io.tmpdir=${tmp}`, '-jar', jarPath!, 'standalone', '--host', '127.0.0.1', '--port', String(port), '--selenium-manager', 'false', '--detect-drivers', 'true', '--max-sessions', String(opts.maxSessions ?? 2), '--session-timeout', String(opts.sessionTimeoutS ?? 300), ...(opts.basicAuth ? ['--username', opts.basicAuth.username, '--password', opts.basicAuth.password] : [])];
   const child: ChildProcess = spawn('java', args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
   let tail = '';
   child.stderr!.on('data', (c: Buffer) => (tail = (tail + c.toString('utf8')).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
+  const headers: Record<string, string> = opts.basicAuth ? { authorization: `Basic ${Buffer.from(`${opts.basicAuth.username}:${opts.basicAuth.password}`).toString('base64')}` } : {};
   const pgid = child.pid!;
   const kill = () => {
     try {
@@ -78,7 +79,7 @@ export async function startGrid(opts: { maxSessions?: number; sessionTimeoutS?: 
   const until = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Selenium Server exited (${child.exitCode}): ${tail}`);
-    const ready = await fetch(`${url}/status`).then((r) => r.json() as Promise<{ value?: { ready?: boolean } }>).then((b) => b.value?.ready === true, () => false);
+    const ready = await fetch(`${url}/status`, { headers }).then((r) => r.json() as Promise<{ value?: { ready?: boolean } }>).then((b) => b.value?.ready === true, () => false);
     if (ready) break;
     if (Date.now() > until) {
       kill();
@@ -90,7 +91,7 @@ export async function startGrid(opts: { maxSessions?: number; sessionTimeoutS?: 
     url,
     pgid,
     async sessions() {
-      const body = (await (await fetch(`${url}/status`)).json()) as { value: { nodes: Array<{ slots: Array<{ session: { sessionId: string; capabilities?: Record<string, unknown> } | null }> }> } };
+      const body = (await (await fetch(`${url}/status`, { headers })).json()) as { value: { nodes: Array<{ slots: Array<{ session: { sessionId: string; capabilities?: Record<string, unknown> } | null }> }> } };
       return body.value.nodes.flatMap((n) => n.slots).flatMap((s) => (s.session ? [{ id: s.session.sessionId, pid: s.session.capabilities?.['goog:processID'] as number | undefined }] : []));
     },
     async close() {

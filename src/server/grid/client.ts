@@ -6,7 +6,7 @@ import type { Resolution } from '../../api/schemas.js';
 import { kChromiumFlags } from '../chromium/process.js';
 
 export interface GridOptions {
-  /** The grid's URL, as WebDriver clients use it: e.g. http://selenium-hub:4444 (a sub-path such as /wd/hub is kept). */
+  /** The grid's URL, as WebDriver clients use it: e.g. http://selenium-hub:4444 (a sub-path such as /wd/hub is kept; user:password@ for basic auth). */
   url: string;
   /** `goog:chromeOptions.binary` on the nodes (e.g. /usr/bin/chromium); default: none, the node's own Chrome. */
   chromiumBinary?: string;
@@ -69,6 +69,8 @@ export function parseGridUrl(text: string, where = '--grid'): URL {
 
 export class GridClient {
   readonly #base: URL;
+  /** `Authorization` for a grid behind basic auth (credentials in its URL); sent to its WebSockets too. */
+  readonly headers: Record<string, string>;
   readonly #binary: string | undefined;
   readonly sessionTimeoutMs: number;
   readonly heartbeatMs: number;
@@ -77,6 +79,11 @@ export class GridClient {
 
   constructor(opts: GridOptions, log: (entry: Record<string, unknown>) => void = () => {}) {
     this.#base = parseGridUrl(opts.url);
+    // fetch refuses URLs with credentials: they travel as a header instead.
+    const user = decodeURIComponent(this.#base.username);
+    this.headers = user ? { authorization: `Basic ${Buffer.from(`${user}:${decodeURIComponent(this.#base.password)}`).toString('base64')}` } : {};
+    this.#base.username = '';
+    this.#base.password = '';
     this.#binary = opts.chromiumBinary;
     this.sessionTimeoutMs = opts.sessionTimeoutMs ?? kDefaultSessionTimeoutMs;
     this.heartbeatMs = opts.heartbeatMs ?? kDefaultHeartbeatMs;
@@ -85,10 +92,7 @@ export class GridClient {
 
   /** The grid's URL as logs and messages show it (no credentials). */
   get where(): string {
-    const u = new URL(this.#base);
-    u.username = '';
-    u.password = '';
-    return u.href.replace(/\/$/, '');
+    return this.#base.href.replace(/\/$/, '');
   }
 
   #url(path: string): URL {
@@ -117,7 +121,7 @@ export class GridClient {
   }
 
   async #request(method: string, path: string, body: unknown, signal: AbortSignal): Promise<WireAnswer> {
-    const res = await fetch(this.#url(path), { method, signal, ...(body === undefined ? {} : { headers: kJson, body: JSON.stringify(body) }) });
+    const res = await fetch(this.#url(path), { method, signal, headers: { ...this.headers, ...(body === undefined ? {} : kJson) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
     const text = await res.text();
     let value: Record<string, unknown> | undefined;
     try {

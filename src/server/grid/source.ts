@@ -37,7 +37,7 @@ async function startOnGrid(grid: GridClient, resolution: Resolution, opts: GridS
   const session = await grid.newSession(resolution, opts.name);
   let ws: WebSocket;
   try {
-    ws = await connectCdp(session);
+    ws = await connectCdp(session, grid.headers);
   } catch (err) {
     await grid.deleteSession(session.id);
     throw err;
@@ -75,10 +75,12 @@ async function startOnGrid(grid: GridClient, resolution: Resolution, opts: GridS
     if (!killed) {
       killed = true;
       clearTimeout(heartbeat);
+      const lost = ws.readyState !== WebSocket.OPEN;
       ws.terminate();
       devtools.close();
-      await grid.deleteSession(session.id);
-      log({ level: 'info', msg: 'grid session ended', grid: grid.where, session: session.id });
+      const deleted = grid.deleteSession(session.id).then(() => log({ level: 'info', msg: 'grid session ended', grid: grid.where, session: session.id }));
+      // A session that is already lost is deleted in the background: an unreachable grid must not hold the box's `error` back.
+      if (!lost) await deleted;
     }
     await exited;
   };
@@ -101,13 +103,13 @@ async function startOnGrid(grid: GridClient, resolution: Resolution, opts: GridS
 }
 
 /** The session's DevTools endpoint: `se:cdp` as the grid gave it, else the same path on the grid's own URL. */
-async function connectCdp(session: GridSession): Promise<WebSocket> {
+async function connectCdp(session: GridSession, headers: Record<string, string>): Promise<WebSocket> {
   try {
-    return await openWebSocket(session.cdp);
+    return await openWebSocket(session.cdp, headers);
   } catch (first) {
     if (session.cdpViaGrid === session.cdp) throw cannotConnect(session, first);
     try {
-      return await openWebSocket(session.cdpViaGrid);
+      return await openWebSocket(session.cdpViaGrid, headers);
     } catch {
       throw cannotConnect(session, first);
     }
@@ -118,9 +120,9 @@ function cannotConnect(session: GridSession, err: unknown): BoxflowError {
   return new BoxflowError('GRID_UNAVAILABLE', `cannot open the DevTools endpoint of grid session ${session.id} (se:cdp ${session.cdp}, or ${session.cdpViaGrid}): ${(err as Error).message}`, { cause: err });
 }
 
-function openWebSocket(url: string): Promise<WebSocket> {
+function openWebSocket(url: string, headers: Record<string, string>): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: kMaxPayload, handshakeTimeout: kConnectTimeoutMs });
+    const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: kMaxPayload, handshakeTimeout: kConnectTimeoutMs, headers });
     ws.once('open', () => {
       ws.removeAllListeners('error');
       ws.on('error', () => ws.terminate());
