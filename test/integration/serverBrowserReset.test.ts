@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,6 +40,36 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/**
+ * Until the box's browser has written the page's localStorage entry (k = kept) into its profile on
+ * disk, where Chromium puts it a few seconds after the change: what a next browser on the same
+ * profile would read back.
+ */
+async function storageOnDisk(boxId: string): Promise<void> {
+  const dir = join(dataDir, 'boxes', boxId, 'profile', 'Default', 'Local Storage', 'leveldb');
+  // LevelDB's record of the entry: the key "_<origin>\0" + "\x01k" (Latin-1), then the value "\x01kept".
+  const origin = new URL(siteUrl).origin;
+  const key = Buffer.from(`_${origin}\x00\x01k`, 'latin1');
+  const value = Buffer.from('\x01kept', 'latin1');
+  const until = performance.now() + 60_000;
+  for (;;) {
+    const files = existsSync(dir) ? readdirSync(dir).filter((n) => /\.(log|ldb)$/.test(n)) : [];
+    for (const name of files) {
+      const bytes = (() => {
+        try {
+          return readFileSync(join(dir, name));
+        } catch {
+          return Buffer.alloc(0); // compacted away meanwhile
+        }
+      })();
+      const at = bytes.indexOf(key);
+      if (at >= 0 && bytes.indexOf(value, at + key.length) >= 0) return;
+    }
+    if (performance.now() > until) assert.fail(`the browser never wrote localStorage of ${origin} to ${dir}`);
+    await sleep(100);
+  }
+}
+
 async function seen(boxId: string): Promise<string> {
   await client.openTab(boxId, { url: siteUrl });
   const m = /storage=[^\s<]+ cookie=[^\s<]+/.exec((await client.screenLayout(boxId)).content);
@@ -54,7 +84,7 @@ test('a closed browser comes back without the cookies and storage of the last on
     assert.equal(await seen(box.id), 'storage=kept cookie=c=kept', 'within one browser, state is kept');
     // Chromium writes storage to the profile a few seconds after a change; before the fix the next
     // browser read it back from there.
-    await sleep(12_000);
+    await storageOnDisk(box.id);
     await client.closeBrowser(box.id);
     assert.equal(await seen(box.id), 'storage=none cookie=none');
     assert.equal((await client.getBox(box.id)).status, 'running');

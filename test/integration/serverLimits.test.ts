@@ -3,9 +3,13 @@
 // work whose client left is cancelled, and every refusal is a `{code, message}` 4xx.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { request } from 'undici';
 import { BoxApiError, BoxClient } from '../../src/api/client.js';
 import type { Box } from '../../src/api/schemas.js';
@@ -23,6 +27,11 @@ let server: Awaited<ReturnType<typeof startServer>>;
 let key: string;
 let client: BoxClient;
 let box: Box;
+/** What the server logged (one entry per action it answered), and who waits for an entry. */
+const logged: Record<string, unknown>[] = [];
+const logWaiters = new Set<() => void>();
+/** The box's browser, over its CDP URL: how a test sees what the page saw while the box is busy. */
+let browser: Browser | undefined;
 
 // Input value and pointer events show in the layout the server returns.
 const kPage = `data:text/html,${encodeURIComponent(`<!DOCTYPE html><html><body style="margin:0">
@@ -34,7 +43,11 @@ const kPage = `data:text/html,${encodeURIComponent(`<!DOCTYPE html><html><body s
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'boxflow-limits-'));
-  server = await startServer({ port: 0, dataDir, secret: kSecret, log: () => {}, cdpTimeoutMs: 3_000 });
+  const log = (entry: Record<string, unknown>) => {
+    logged.push(entry);
+    for (const wake of logWaiters) wake();
+  };
+  server = await startServer({ port: 0, dataDir, secret: kSecret, log, cdpTimeoutMs: 3_000 });
   key = await createApiKey(kSecret, 'limits');
   client = new BoxClient({ baseUrl: server.baseUrl, apiKey: key, maxRetries: 0, timeoutMs: kHang });
   box = await client.createLinuxBox();
@@ -42,6 +55,7 @@ before(async () => {
 });
 
 after(async () => {
+  await browser?.close().catch(() => {});
   await client?.close();
   await server?.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -80,6 +94,70 @@ function refused(r: Reply, status: number, code: string, what: string): void {
 }
 
 const layout = async () => (await client.screenLayout(box.id)).content;
+
+/** The server's log entry that `match` picks, once the server has logged it. */
+async function serverLogged(what: string, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  const deadline = performance.now() + kHang;
+  for (;;) {
+    const entry = logged.find(match);
+    if (entry) return entry;
+    if (performance.now() >= deadline) assert.fail(`the server never logged ${what}`);
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        logWaiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, deadline - performance.now());
+      logWaiters.add(wake);
+    });
+  }
+}
+
+/**
+ * Resolves once this process's HTTP server has read the whole of a request for `path` (its headers
+ * and its body) and handed it on: from then on the request is the server's, queued or running.
+ * Call it before sending the request.
+ */
+function serverReceives(method: string, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      unsubscribe('http.server.request.start', onStart);
+      reject(new Error(`the server never received ${method} ${path}`));
+    }, kHang);
+    const onStart = (message: unknown) => {
+      const req = (message as { request: IncomingMessage }).request;
+      if (req.method !== method || req.url?.split('?')[0] !== path) return;
+      unsubscribe('http.server.request.start', onStart);
+      // Published before the server's own 'request' listeners run: ours on 'end' runs before the
+      // server's, so wait one turn of the loop for the server to take the body and start the handler.
+      const handedOn = () => {
+        clearTimeout(timer);
+        void nextTurn().then(() => resolve());
+      };
+      if (req.readableEnded) handedOn();
+      else req.once('end', handedOn);
+    };
+    subscribe('http.server.request.start', onStart);
+  });
+}
+
+/** The page of this tab (a CDP target id) as seen over the box's CDP URL, which no queued action holds up. */
+async function pageOf(tabId: string): Promise<Page> {
+  browser ??= await chromium.connectOverCDP(await client.cdpUrl(box.id));
+  for (const started = performance.now(); performance.now() - started < kHang; await new Promise((r) => setTimeout(r, 50))) {
+    for (const page of browser.contexts()[0]?.pages() ?? []) {
+      const session = await page.context().newCDPSession(page);
+      const { targetInfo } = (await session.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
+      await session.detach();
+      if (targetInfo.targetId === tabId) return page;
+    }
+  }
+  assert.fail(`no page for tab ${tabId}`);
+}
+
+/** Until the page's event line shows a pointerdown: the box is inside the drag, holding the pointer. */
+const pointerIsDown = (page: Page) => page.waitForFunction(() => /pointerdown/.test(document.getElementById('ev')!.textContent!), undefined, { timeout: kHang });
 
 // ------------------------------------------------------------------ sizes
 
@@ -175,10 +253,13 @@ test('a page stuck in a loop gives 504 BROWSER_TIMEOUT, not a hang; the server g
 // ------------------------------------------------------------------ cancellation
 
 test('work queued behind a long action never starts when its client went away', async () => {
-  await client.type(box.id, { text: '', mode: 'replace' });
+  const page = await pageOf((await client.openTab(box.id, { url: kPage })).id);
+  const since = logged.length;
   // Held on the input, so that it keeps the focus.
   const hold = client.drag(box.id, { start: { x: 20, y: 12 }, end: { x: 20, y: 12 }, duration: '4s' });
-  await new Promise((r) => setTimeout(r, 300));
+  await pointerIsDown(page);
+  // The box is busy with the hold: a request now waits behind it. Cancelled only once the server has it.
+  const received = serverReceives('POST', `${new URL(server.baseUrl).pathname}/boxes/${box.id}/actions/type`);
   const gone = new AbortController();
   const late = request(`${server.baseUrl}/boxes/${box.id}/actions/type`, {
     method: 'POST',
@@ -186,10 +267,13 @@ test('work queued behind a long action never starts when its client went away', 
     body: JSON.stringify({ text: 'LATE' }),
     signal: gone.signal,
   }).catch((err: unknown) => err);
-  await new Promise((r) => setTimeout(r, 500));
+  await received;
   gone.abort();
   await late;
   await hold;
+  // The server had the request and answered it as cancelled (not ran it, not missed it).
+  const entry = await serverLogged('the late type', (e) => logged.indexOf(e) >= since && e.route === 'POST /boxes/{boxId}/actions/type' && e.boxId === box.id);
+  assert.equal(entry.code, 'REQUEST_CANCELLED', `the server's answer to the late type: ${JSON.stringify(entry)}`);
   const html = await layout();
   assert.ok(!html.includes('LATE'), 'the cancelled type ran after the drag');
   await client.type(box.id, { text: 'ON TIME' });
@@ -197,12 +281,12 @@ test('work queued behind a long action never starts when its client went away', 
 });
 
 test('a long drag stops (and releases the pointer) when its client goes away', async () => {
-  await client.openTab(box.id, { url: kPage });
+  const page = await pageOf((await client.openTab(box.id, { url: kPage })).id);
   const gone = new AbortController();
   const long = client
     .drag(box.id, { path: [{ x: 100, y: 300 }, { x: 300, y: 300 }, { x: 500, y: 300 }], duration: '30s' }, { signal: gone.signal })
     .catch((err: unknown) => err);
-  await new Promise((r) => setTimeout(r, 800));
+  await pointerIsDown(page);
   gone.abort();
   assert.ok(((await long) as BoxApiError).code === 'ABORTED');
   // Answered long before the 60 s the drag would have taken.

@@ -1,6 +1,6 @@
 // boxflow serve's action screenshots on a real Chromium: `settle: 'frames'` takes the after-shot
 // once the screen is still instead of waiting the whole delay, and a stored trace (drawn after the
-// answer) can be fetched at once and is the after image with the operation drawn on it.
+// answer) can be fetched at once and is the before image with the operation drawn on it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -31,6 +31,19 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Until the page's markup (the box's screen layout: the DOM, read without a screenshot, so it
+ * leaves what the server knows of the screen alone) matches `pattern`: how a test waits for the
+ * page to have done something by itself.
+ */
+async function pageShows(boxId: string, pattern: RegExp, ms = 10_000): Promise<void> {
+  const until = performance.now() + ms;
+  while (!pattern.test((await local.client.screenLayout(boxId)).content)) {
+    if (performance.now() > until) assert.fail(`the page never showed ${pattern} within ${ms / 1000} s`);
+    await sleep(25);
+  }
+}
+
 test("settle: 'frames' answers once the screen is still, long before a 30 s delay", async () => {
   const { client } = local;
   const box = await boxOnce();
@@ -52,7 +65,7 @@ test("settle: 'frames' on a screen that never stops moving still answers, after 
   assert.equal(decodePng(inline(result.screenshot!.after!.uri)).width, 1280);
 });
 
-test('a stored trace can be fetched as soon as the action answered: the after image with the keys drawn on it', async () => {
+test('a stored trace can be fetched as soon as the action answered: the before image (where the action happened) with the keys drawn on it', async () => {
   const { client } = local;
   const box = await boxOnce();
   await client.openTab(box.id, { url: page });
@@ -61,9 +74,9 @@ test('a stored trace can be fetched as soon as the action answered: the after im
     const result = await client.pressKey(box.id, { keys: ['a'], options });
     const shots = result.screenshot as Record<'before' | 'after' | 'trace', { uri: string; presignedUrl?: string }>;
     assert.match(shots.trace.uri, /\/trace\.png$/);
-    const [afterImage, trace] = await Promise.all([client.fetchObject(shots.after.presignedUrl!), client.fetchObject(shots.trace.presignedUrl!)]);
-    const expected = await drawTrace(afterImage, { kind: 'label', text: 'keys: a' });
-    assert.ok(pixels(trace).equals(pixels(expected)), `settle ${settle ?? 'delay'}: the trace is the after image with "keys: a"`);
+    const [beforeImage, trace] = await Promise.all([client.fetchObject(shots.before.presignedUrl!), client.fetchObject(shots.trace.presignedUrl!)]);
+    const expected = await drawTrace(beforeImage, { kind: 'label', text: 'keys: a' });
+    assert.ok(pixels(trace).equals(pixels(expected)), `settle ${settle ?? 'delay'}: the trace is the before image with "keys: a"`);
   }
 });
 
@@ -89,11 +102,13 @@ test("settle: 'frames': the before-image is the screen as it is, also when it ch
 test("settle: 'frames': a change the page makes by itself after an action is in the next before-image", async () => {
   const { client } = local;
   const box = await boxOnce();
-  // A key press schedules a change 400 ms later: long after the after-shot settled.
-  await client.openTab(box.id, { url: 'data:text/html,<h1 id="h" style="font-size:80px">one</h1><script>addEventListener("keydown",()=>setTimeout(()=>{h.textContent="two"},400))</script>' });
+  // A key press schedules a change 400 ms later: long after the after-shot settled. Once a frame
+  // showing it was drawn (two animation frames later), the page marks its body.
+  const changes = 'addEventListener("keydown",()=>setTimeout(()=>{h.textContent="two";requestAnimationFrame(()=>requestAnimationFrame(()=>{document.body.dataset.drawn="two"}))},400))';
+  await client.openTab(box.id, { url: `data:text/html,<h1 id="h" style="font-size:80px">one</h1><script>${changes}</script>` });
   const options = { screenshot: { phases: ['before', 'after'], delay: '2s', settle: 'frames' } } as Options;
   const first = await client.pressKey(box.id, { keys: ['shift'], options });
-  await sleep(900);
+  await pageShows(box.id, /data-drawn="two"/);
   const second = await client.pressKey(box.id, { keys: ['shift'], options });
   const now = pixels(inline((await client.screenshot(box.id)).uri));
   const before = pixels(inline(second.screenshot!.before!.uri));
@@ -105,10 +120,11 @@ test("settle: 'frames': the after-image is the end of the app's answer, a transi
   const { client } = local;
   const box = await boxOnce();
   const options = { screenshot: { phases: ['after'], delay: '5s', settle: 'frames' } } as Options;
-  const app = 'data:text/html,<div id="d" style="width:80px;height:80px;background:teal;transition:margin-left 300ms linear"></div><script>addEventListener("keydown",()=>{d.style.marginLeft="400px"})</script>';
+  // The page marks its body when the transition has ended.
+  const app = 'data:text/html,<div id="d" style="width:80px;height:80px;background:teal;transition:margin-left 300ms linear"></div><script>addEventListener("keydown",()=>{d.style.marginLeft="400px"});d.addEventListener("transitionend",()=>{document.body.dataset.moved="done"})</script>';
   await client.openTab(box.id, { url: app });
   const result = await client.pressKey(box.id, { keys: ['shift'], options });
-  await sleep(500);
+  await pageShows(box.id, /data-moved="done"/);
   const final = pixels(inline((await client.screenshot(box.id)).uri));
   assert.ok(pixels(inline(result.screenshot!.after!.uri)).equals(final), 'the after-image shows the box at its end');
 });
