@@ -7,8 +7,10 @@ import { decodeDataUri } from '../../api/dataUri.js';
 import { BoxflowError } from '../../errors.js';
 import type { Rect } from '../../flow/types.js';
 import { query, describeSelector } from '../../layout/index.js';
-import type { Selector } from '../../layout/types.js';
+import type { LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
 import { compareImages, decideBaseline, pngSize, resolveBaselinePath, stableCapture, writeBaseline, writeFailureImages, type BaselineWritten } from '../../visual/index.js';
+import { pollUntil } from '../poll.js';
+import { attachEvidence } from './target.js';
 import type { StepHandler, StepRun } from './types.js';
 
 const kCaptureMode = new WeakMap<object, 'screenshot' | 'type'>();
@@ -36,23 +38,44 @@ function isRect(v: Selector | Rect): v is Rect {
   return typeof v === 'object' && 'width' in v && 'height' in v && 'x' in v && 'y' in v;
 }
 
-/** Selectors become rectangles from the layout, in the screenshot's (scaled) pixels. */
+/**
+ * Selectors become rectangles from the layout, in the screenshot's (scaled) pixels. Like every
+ * selector, they wait for their elements: the layout is polled until each selector matches (all in
+ * the same look), within the step's timeout; else ELEMENT_NOT_FOUND naming the one that never did.
+ */
 async function toRects(run: StepRun, items: (Selector | Rect)[]): Promise<Rect[]> {
   const s = run.rt.state.scale;
+  const scaled = (r: Rect): Rect => ({ x: r.x * s, y: r.y * s, width: r.width * s, height: r.height * s });
+  const selectors = items.filter((item): item is Selector => !isRect(item)).map((item) => run.resolve(item));
+  let matches: LayoutNode[][] = [];
+  if (selectors.length) {
+    let last: LayoutTree | undefined;
+    let missing: Selector | undefined;
+    const found = await pollUntil(async () => {
+      last = await run.rt.layout.tree(run.signal);
+      run.rt.layout.requireGeometry(last, `mask/clip ${describeSelector(selectors[0]!)}`);
+      const each = selectors.map((selector) => query(last!, selector));
+      missing = selectors.find((_, i) => !each[i]!.length);
+      return missing === undefined ? each : undefined;
+    }, run.deadline, run.signal);
+    if (!found.value) {
+      if (BoxflowError.is(found.lastError) && found.lastError.code !== 'ELEMENT_NOT_FOUND') throw found.lastError;
+      const selector = missing ?? selectors[0]!;
+      await attachEvidence(run, selector, last);
+      throw new BoxflowError('ELEMENT_NOT_FOUND', `mask/clip ${describeSelector(selector)} matches no visible element after ${run.timeoutMs} ms`);
+    }
+    matches = found.value;
+  }
   const out: Rect[] = [];
-  let tree;
+  let k = 0;
   for (const item of items) {
     if (isRect(item)) {
-      out.push({ x: item.x * s, y: item.y * s, width: item.width * s, height: item.height * s });
+      out.push(scaled(item));
       continue;
     }
-    tree ??= await run.rt.layout.tree(run.signal);
-    run.rt.layout.requireGeometry(tree, `mask/clip ${describeSelector(item)}`);
-    const nodes = query(tree, run.resolve(item));
-    if (!nodes.length) throw new BoxflowError('ELEMENT_NOT_FOUND', `mask/clip ${describeSelector(item)} matches no visible element`);
-    for (const n of nodes) {
+    for (const n of matches[k++]!) {
       const b = n.bounds!;
-      out.push({ x: b.left * s, y: b.top * s, width: (b.right - b.left) * s, height: (b.bottom - b.top) * s });
+      out.push(scaled({ x: b.left, y: b.top, width: b.right - b.left, height: b.bottom - b.top }));
     }
   }
   return out;
