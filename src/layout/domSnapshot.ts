@@ -71,6 +71,18 @@ export function domRef(node: LayoutNode): DomRef | undefined {
   return kDomRefs.get(node);
 }
 
+const kOverflow = new WeakMap<LayoutNode, string>();
+
+/**
+ * The computed `overflow` of a node of a `fromDomSnapshot` tree that clips its content (`hidden`,
+ * `auto`, `scroll`, `clip`, or two of them: "x y"); undefined when it does not (`visible`) and for
+ * other trees. Such a node (but `html` and `body`, the page's own scrolling) is what `visible` calls
+ * an ancestor that scrolls or hides its overflow.
+ */
+export function overflowOf(node: LayoutNode): string | undefined {
+  return kOverflow.get(node);
+}
+
 /** One document of a snapshot, indexed for the walk. */
 class Doc {
   readonly box: (Bounds | undefined)[];
@@ -209,6 +221,7 @@ export function fromDomSnapshot(snapshot: DomSnapshot, viewport: Viewport, frame
         cssHidden[node.order] = st !== undefined && (doc.s(st[0]) === 'none' || doc.s(st[1]) === 'hidden' || doc.s(st[1]) === 'collapse');
         clipOf[node.order] = top.clip;
         const overflow = st?.[8] !== undefined ? doc.s(st[8]) : 'visible';
+        if (overflow !== 'visible' && overflow !== '') kOverflow.set(node, overflow);
         const bx = doc.box[c];
         const clip = bx && overflow !== 'visible' && node.tag !== 'html' && node.tag !== 'body' ? (top.clip ? intersect(top.clip, bx) : bx) : top.clip;
         stack.push({ doc, i: c, child: 0, order: node.order, clip });

@@ -4,7 +4,7 @@ export { kSelectorKeys, kSelectorKeyKinds, kNestedKeys, kPatternKeys, kPositiona
 export { parseLayout, detectFormat, type ParseOptions } from './parse.js';
 export { parseAndroid, parseBounds, cleanAndroidXml } from './android.js';
 export { parseHtml } from './html.js';
-export { fromDomSnapshot, domRef, kSnapshotStyles, type DomSnapshot, type DomRef, type FrameSnapshot, type Viewport } from './domSnapshot.js';
+export { fromDomSnapshot, domRef, overflowOf, kSnapshotStyles, type DomSnapshot, type DomRef, type FrameSnapshot, type Viewport } from './domSnapshot.js';
 export { query, centre, describeSelector, describeNode, nearMatches, toSelectorObject, selectorKeys, type QueryOptions } from './query.js';
 export { parseRegexLiteral, normaliseText, matchText, textMatcher, containsMatcher, type TextMatcher } from './text.js';
 export { serializeTree, type SerializedTree, type SerializedNode } from './serialize.js';

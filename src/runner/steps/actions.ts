@@ -1,11 +1,12 @@
 // UI, browser and utility steps: each is one Box API call (waits only where a target is looked up).
 import { formatDuration } from '../../api/duration.js';
 import { BoxflowError } from '../../errors.js';
-import { describeSelector, matchText, query } from '../../layout/index.js';
+import { describeSelector, matchText, overflowOf, query } from '../../layout/index.js';
+import type { Bounds, LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
 import type { StepHandler, StepRun } from './types.js';
 import { pngSize } from '../../visual/index.js';
 import { delay } from '../poll.js';
-import { resolveTarget, screenSize, toAction, type ApiTarget, findVisible } from './target.js';
+import { attachEvidence, resolveTarget, screenSize, toAction, type ApiTarget, findVisible } from './target.js';
 import { captureOnce } from './visual.js';
 
 const kTapMs = 50;
@@ -121,13 +122,29 @@ export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step
   const selector = run.resolve(step.selector);
   // Scrolling down means the finger moves up.
   const finger = ({ down: 'up', up: 'down', left: 'right', right: 'left' } as const)[step.direction];
-  for (let swipes = 0; ; swipes++) {
-    const tree = await run.rt.layout.tree(run.signal);
+  let swipes = 0;
+  let tree: LayoutTree;
+  let hiddenBy: { container: LayoutNode; end: boolean } | undefined;
+  const scrolled = new Set<string>();
+  for (; ; swipes++) {
+    tree = await run.rt.layout.tree(run.signal);
     if (query(tree, selector).length) {
-      run.record.message = `visible after ${swipes} swipe${swipes === 1 ? '' : 's'}`;
+      run.record.message = `visible after ${swipes} swipe${swipes === 1 ? '' : 's'}${scrolled.size ? ` (scrolled ${[...scrolled].join(', ')})` : ''}`;
       return;
     }
+    // The element is there but an inner scroll container clips it away: that container scrolls,
+    // not the page (a desktop browser scrolls what is under the mouse wheel).
+    const container = scrollContainerHiding(tree, selector);
+    hiddenBy = container && { container, end: false };
     if (swipes >= step.maxSwipes) break;
+    if (hiddenBy && hiddenBy.container.visible && tree.screen) {
+      if (!(await wheelIn(run, hiddenBy.container.bounds!, tree.screen, step.direction))) {
+        hiddenBy.end = true;
+        break;
+      }
+      scrolled.add(describeContainer(run, hiddenBy.container));
+      continue;
+    }
     if (run.rt.box.type === 'linux') {
       // A desktop browser does not scroll on a mouse drag: scroll with the keys a user would press.
       const key = ({ down: 'pageDown', up: 'pageUp', right: 'arrowRight', left: 'arrowLeft' } as const)[step.direction];
@@ -139,10 +156,82 @@ export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step
     }
     await delay(150, run.signal);
   }
+  const after = `after ${swipes} swipe${swipes === 1 ? '' : 's'} ${step.direction}`;
+  if (hiddenBy) {
+    await attachEvidence(run, selector, tree);
+    const end = hiddenBy.end ? `, which scrolls no further ${step.direction}` : '';
+    throw new BoxflowError('ELEMENT_NOT_FOUND', `${describeSelector(selector)} is hidden by its scroll container ${describeContainer(run, hiddenBy.container)}${end} (${after})`);
+  }
   await findVisible(run, selector, {}).catch((err: unknown) => {
-    throw new BoxflowError('ELEMENT_NOT_FOUND', `${(err as Error).message} (after ${step.maxSwipes} swipes ${step.direction})`);
+    throw new BoxflowError('ELEMENT_NOT_FOUND', `${(err as Error).message} (${after})`);
   });
 };
+
+/**
+ * The nearest ancestor that scrolls or hides its overflow (`overflowOf`, Linux boxes' layouts)
+ * and, with the containers inside it, clips a match of `selector` away entirely: what hides an
+ * element that is there. Undefined when no such container hides any match (the element
+ * is missing, off the page's own screen, or hidden by its style).
+ */
+function scrollContainerHiding(tree: LayoutTree, selector: Selector): LayoutNode | undefined {
+  if (!tree.hasGeometry) return undefined;
+  for (const node of query(tree, selector, { visibleOnly: false })) {
+    let seen = node.bounds;
+    if (!seen || seen.right <= seen.left || seen.bottom <= seen.top) continue;
+    for (let a = node.parent; a?.parent; a = a.parent) {
+      if (!a.bounds || overflowOf(a) === undefined || a.tag === 'html' || a.tag === 'body') continue;
+      const b: Bounds = a.bounds;
+      seen = { left: Math.max(seen.left, b.left), top: Math.max(seen.top, b.top), right: Math.min(seen.right, b.right), bottom: Math.min(seen.bottom, b.bottom) };
+      if (seen.right <= seen.left || seen.bottom <= seen.top) return a;
+    }
+  }
+  return undefined;
+}
+
+/** `div#list.inbox [8,60][308,260]`: a container as its markup names it, and where it is. */
+function describeContainer(run: StepRun, node: LayoutNode): string {
+  const classes = (node.attributes.class ?? '').split(/\s+/).filter(Boolean).map((c) => `.${c}`).join('');
+  const b = node.bounds!;
+  const r = Math.round;
+  return run.rt.masker.text(`${node.tag}${node.id ? `#${node.id}` : ''}${classes} [${r(b.left)},${r(b.top)}][${r(b.right)},${r(b.bottom)}]`);
+}
+
+/**
+ * Turns the mouse wheel over the middle of the part of `bounds` on the screen, by 80% of that
+ * part (as Page Down scrolls a page), and waits until the scroll offsets there settle; false when
+ * nothing moved (the container is at its end that way, or cannot be scrolled by a user).
+ */
+async function wheelIn(run: StepRun, bounds: Bounds, screen: { width: number; height: number }, direction: 'up' | 'down' | 'left' | 'right'): Promise<boolean> {
+  const left = Math.max(bounds.left, 0);
+  const top = Math.max(bounds.top, 0);
+  const right = Math.min(bounds.right, screen.width);
+  const bottom = Math.min(bounds.bottom, screen.height);
+  const x = (left + right) / 2;
+  const y = (top + bottom) / 2;
+  const dx = (right - left) * 0.8;
+  const dy = (bottom - top) * 0.8;
+  const delta = { down: [0, dy], up: [0, -dy], right: [dx, 0], left: [-dx, 0] }[direction] as [number, number];
+  const page = await run.rt.layout.page();
+  const offsets = () =>
+    page.evaluate(({ x, y }) => {
+      const out: string[] = [];
+      for (let el = document.elementFromPoint(x, y); el; el = el.parentElement) out.push(`${el.scrollLeft},${el.scrollTop}`);
+      out.push(`${window.scrollX},${window.scrollY}`);
+      return out.join(';');
+    }, { x, y });
+  const before = await offsets();
+  await page.mouse.move(x, y);
+  await page.mouse.wheel(delta[0], delta[1]);
+  // The wheel scrolls asynchronously (and may animate): wait until the offsets settle.
+  let after = before;
+  for (let i = 0; i < 20; i++) {
+    await delay(50, run.signal);
+    const now = await offsets();
+    if (now === after && now !== before) break;
+    after = now;
+  }
+  return after !== before;
+}
 
 export const pressKey: StepHandler<'pressKey'> = async (step, run) => {
   const result = await run.rt.client.pressKey(
