@@ -61,9 +61,24 @@ if (process.argv.includes('--grid')) {
   process.exit(0);
 }
 
+// npm deps as package-lock.json pins them, never writing a tracked file: `npm install` rewrites the
+// lock whenever its npm is not the one that wrote it (Node 20's npm 10 drops the `libc` fields npm 11
+// writes), so a fresh clone would end with a modified package-lock.json. `npm ci` does not write it;
+// when it refuses (package.json edited and not installed yet), `npm install --no-save` writes neither.
 if (!existsSync('node_modules/.package-lock.json')) {
-  log('installing npm dependencies');
-  sh('npm install --no-audit --no-fund');
+  const install = 'npm install --no-save --no-audit --no-fund';
+  if (existsSync('package-lock.json')) {
+    log('installing npm dependencies (npm ci, as package-lock.json pins them)');
+    try {
+      sh('npm ci --no-audit --no-fund');
+    } catch {
+      log(`npm ci failed (package.json and package-lock.json disagree?): ${install}`);
+      sh(install);
+    }
+  } else {
+    log('installing npm dependencies');
+    sh(install);
+  }
 }
 
 const chromiumCandidates = [process.env.BOXFLOW_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
