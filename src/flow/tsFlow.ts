@@ -3,7 +3,6 @@
 import { dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FlowFn, SourceLocation } from './types.js';
-import { originalFile } from './importTs.js';
 
 const kFlowDefinition = Symbol.for('boxflow.flowDefinition');
 
@@ -75,7 +74,7 @@ export function stackLocations(stack: string): SourceLocation[] {
         continue;
       }
     }
-    out.push({ file: originalFile(file), line: Number(m[2]), column: Number(m[3]) });
+    out.push({ file, line: Number(m[2]), column: Number(m[3]) });
   }
   return out;
 }
