@@ -13,7 +13,7 @@ export interface FlowApiHost {
   /** Runs one step; rejects when it failed, so the flow function stops there. */
   runStep(step: Step): Promise<void>;
   info: FlowBox['info'];
-  page: FlowBox['browser']['page'];
+  page: FlowBox['page'];
 }
 
 type Raw = Record<string, unknown>;
@@ -85,6 +85,8 @@ export function flowApi(host: FlowApiHost): { box: FlowBox; expect: FlowExpect }
   const box = {
     ...methods,
     step: (raw: Raw) => run(() => raw, callerLocation()),
+    page: host.page,
+    // The old spelling, kept working: `box.page()` is the one API of TS flows and boxflow/test.
     browser: { page: host.page },
     info: host.info,
   } as unknown as FlowBox;

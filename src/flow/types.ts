@@ -149,7 +149,9 @@ export interface FlowBox {
   openLink(url: string, opts?: Partial<StepCommon>): Promise<void>;
   /** Runs any YAML-shaped step, e.g. `{ renameFile: { from, to } }`. */
   step(raw: Record<string, unknown>): Promise<void>;
-  /** Playwright Page of the active tab over the pre-signed CDP URL (Linux boxes). */
+  /** The box's active tab as a Playwright Page, over the box's pre-signed CDP URL (Linux boxes); as boxflow/test's `box.page()`. */
+  page(): Promise<import('playwright-core').Page>;
+  /** @deprecated Use `box.page()`, as boxflow/test has it; this is the same Page. */
   browser: { page(): Promise<import('playwright-core').Page> };
   /** The box this flow runs on. */
   readonly info: { id: string; type: 'linux' | 'android' };
