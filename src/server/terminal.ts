@@ -13,6 +13,7 @@ import type { IPty } from 'node-pty';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { BoxflowError } from '../errors.js';
 import type { BoxEntry } from './boxEntry.js';
+import { findAdbClient, kAdbClientMissing } from './adb/androidBox.js';
 import { hidePaths } from './boxFs.js';
 import { firstLine, optionalPackage } from './optionalPackages.js';
 import { boxEnv, isolatedShell } from './boxUser.js';
@@ -140,6 +141,11 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     const cwd = adb ? tmpdir() : entry.workDir;
     const env = adb ? adb.env : boxEnv(entry.dir, entry.record.config.envs, { TERM: 'xterm-256color', COLORTERM: 'truecolor', PWD: cwd });
     const shell = adb ? adb.file : pickShell(env);
+    // node-pty does not fail on a missing program (its child prints execvp's error and exits): look first.
+    if (adb && !findAdbClient({ PATH: adb.env.PATH, BOXFLOW_ADB: adb.file })) {
+      ws.close(1011, closeReason(`adb shell: ${kAdbClientMissing}`));
+      return;
+    }
     let pty: IPty;
     try {
       const isolated = !adb && entry.user ? isolatedShell(entry.user, env, [shell]) : undefined;

@@ -1,7 +1,8 @@
 // One Android box: a claimed device, driven with stock shell commands over adbkit. Every command
 // line sent here is listed in docs/server.md ("Android backend"); their sources are in
 // shared/design/android-adb.md §2.
-import { posix } from 'node:path';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join, posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BoxflowError } from '../../errors.js';
@@ -19,6 +20,34 @@ import { activityClass, checkPackageName, isPackageName } from './names.js';
 import { sh } from './shellQuote.js';
 
 export const kAdbKeyboardIme = 'com.android.adbkeyboard/.AdbIME';
+
+/** Said when the adb client (the web terminal runs it; `adb start-server` needs it) is not there. */
+export const kAdbClientMissing = 'the adb client is not installed (apt-get install adb) or BOXFLOW_ADB names a missing file';
+
+/** The adb client's path: the file BOXFLOW_ADB names, else `adb` on PATH; undefined when there is none. */
+export function findAdbClient(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const name = env.BOXFLOW_ADB || 'adb';
+  const candidates = name.includes('/') ? [name] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, name));
+  return candidates.find((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * An adbkit error's first line, for a message. adbkit answers a refused connection by starting an adb
+ * server with its `bin`, which boxflow never lets it do (it names a file that does not exist): the
+ * `spawn <that file> ENOENT` it then reports means the connection was refused.
+ */
+export function adbErrorText(err: unknown): string {
+  const text = String((err as Error)?.message ?? err).split('\n')[0]!;
+  return /^spawn \S+ ENOENT$/.test(text) ? 'connect ECONNREFUSED' : text;
+}
+
 const kPngMagic = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 /** Longest wait for one device command (a uiautomator dump on an animating screen takes ~10 s). */
 const kCommandTimeoutMs = 60_000;
@@ -93,7 +122,7 @@ export class AndroidBox {
     } catch (err) {
       if (BoxflowError.is(err)) throw err;
       this.#requireOnline();
-      const text = String((err as Error)?.message ?? err).split('\n')[0]!;
+      const text = adbErrorText(err);
       if (/device (?:offline|'.*' not found|unauthorized)|ECONNREFUSED|ECONNRESET|Premature end|closed/i.test(text)) {
         throw new BoxflowError('DEVICE_OFFLINE', `device ${this.info.serial} is not reachable (${what}): ${text}`, { cause: err });
       }

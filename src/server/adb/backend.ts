@@ -2,7 +2,7 @@
 // devices tracked live with host:track-devices and pooled, each claimed by at most one box at a time.
 import { BoxflowError } from '../../errors.js';
 import { Adb, type Client } from './adbkit.js';
-import { AndroidBox, type DeviceInfo } from './androidBox.js';
+import { adbErrorText, AndroidBox, findAdbClient, kAdbClientMissing, type DeviceInfo } from './androidBox.js';
 
 export interface AdbAddress {
   host: string;
@@ -124,10 +124,10 @@ export class AdbBackend {
         for (const d of await server.client.listDevices()) server.states.set(d.id, d.type);
       } catch (err) {
         server.tracking = undefined;
-        const why = String((err as Error)?.message ?? err).split('\n')[0];
+        const client = findAdbClient() ? '' : `. Note: ${kAdbClientMissing}`;
         throw new BoxflowError(
           'ANDROID_UNAVAILABLE',
-          `no adb server answers at ${server.where} (${why}). Start one with \`adb start-server\` (or \`adb -a nodaemon server start\` for a remote one), or point boxflow serve at yours with --adb tcp:HOST:PORT or ADB_SERVER_SOCKET`,
+          `no adb server answers at ${server.where} (${adbErrorText(err)}). Start one with \`adb start-server\` (or \`adb -a nodaemon server start\` for a remote one), or point boxflow serve at yours with --adb tcp:HOST:PORT or ADB_SERVER_SOCKET${client}`,
         );
       }
     })());
