@@ -311,17 +311,18 @@ export class BoxClient {
     if (opts.signal?.aborted) throw this.#error('ABORTED', 'aborted by the caller', where, undefined, undefined, opts.signal.reason);
 
     const attempt = { answered: false, waiting: false };
-    const retry: RetryFn = (err, { state }, next) => {
+    // The retry bookkeeping of attempts after the first: `first` of them already went (see below).
+    const retryAfterFirst = (first: number): RetryFn => (err, { state }, next) => {
       const status = (err as { statusCode?: number }).statusCode;
       const headers = (err as { headers?: Dispatcher.ResponseData['headers'] }).headers ?? {};
       const again = status === undefined ? !attempt.answered && retryableError(ep.method, err) : retryable(ep.method, status, headers);
-      if (!again || state.counter > maxRetries || opts.signal?.aborted) return next(err);
+      if (!again || state.counter + first > maxRetries || opts.signal?.aborted) return next(err);
       attempt.waiting = true;
       const timer = setTimeout(() => {
         attempt.waiting = false;
         opts.signal?.removeEventListener('abort', onAbort);
         next(null);
-      }, (status === undefined ? undefined : retryAfterMs(headers)) ?? this.#backoff(state.counter - 1));
+      }, (status === undefined ? undefined : retryAfterMs(headers)) ?? this.#backoff(state.counter - 1 + first));
       // An abort while waiting after a refused answer rejects the request through its signal;
       // after a failed connection there is no request in flight, so the wait itself gives up.
       const onAbort = () => {
@@ -330,19 +331,51 @@ export class BoxClient {
       };
       opts.signal?.addEventListener('abort', onAbort, { once: true });
     };
-
-    let res: Dispatcher.ResponseData<unknown>;
-    try {
-      res = await request(url, {
+    const send = (dispatcher: Dispatcher, retry?: RetryFn, retries = maxRetries) =>
+      request(url, {
         method: ep.method,
         headers,
         body,
         signal: opts.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        dispatcher: this.#retrying,
-        retryOptions: { maxRetries, retry },
+        dispatcher,
+        ...(retry ? { retryOptions: { maxRetries: retries, retry } } : {}),
       } as Parameters<typeof request>[1]);
+
+    let res: Dispatcher.ResponseData<unknown>;
+    try {
+      if (maxRetries === 0 || (typeof body !== 'string' && body !== undefined)) {
+        // No retries, or a form (a stream cannot be sent twice): undici's retry handler as it is.
+        res = await send(maxRetries === 0 ? this.#dispatcher : this.#retrying, maxRetries === 0 ? undefined : retryAfterFirst(0));
+      } else {
+        // The common case, a request that succeeds, pays nothing for retries it does not make: the
+        // first attempt goes straight to the pool; only a retryable failure goes on through undici's
+        // retry handler, for the attempts left.
+        let refused: Dispatcher.ResponseData['headers'] | undefined;
+        let failed: unknown;
+        try {
+          const first = await send(this.#dispatcher);
+          if (retryable(ep.method, first.statusCode, first.headers)) {
+            refused = first.headers;
+            await first.body.dump().catch(() => {});
+          } else res = first;
+        } catch (err) {
+          if (!retryableError(ep.method, err) || opts.signal?.aborted) throw err;
+          failed = err;
+        }
+        if (!res!) {
+          // Wait as the retry policy says (Retry-After, else the first backoff), then the attempts left.
+          attempt.waiting = true;
+          try {
+            await wait((refused ? retryAfterMs(refused) : undefined) ?? this.#backoff(0), opts.signal);
+          } catch {
+            throw opts.signal?.reason ?? failed;
+          }
+          attempt.waiting = false;
+          res = await send(this.#retrying, retryAfterFirst(1), maxRetries - 1);
+        }
+      }
     } catch (cause) {
       throw this.#transportError(cause, opts.signal, timeoutMs, where, attempt.waiting);
     }
@@ -464,6 +497,22 @@ export function encodeQuery(query: Record<string, unknown> | undefined): string 
     parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(text)}`);
   }
   return parts.length ? `?${parts.join('&')}` : '';
+}
+
+/** Resolves after `ms` (the global timer, so that a test's fake clock drives it); rejects on abort. */
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function retryable(method: string, status: number, headers: Dispatcher.ResponseData['headers']): boolean {
