@@ -74,7 +74,7 @@ export class Executor {
   async #runStep(step: Step, id: string, index: number, vars: Record<string, string>, flowFile: string): Promise<StepRecord> {
     const { rt } = this;
     const command = step.kind;
-    const label = rt.masker.text(step.label ?? defaultLabel(step));
+    const label = rt.masker.text(step.label ?? defaultLabel(step, rt.masker));
     rt.hooks.stepBegin({ id, label, command });
     const started = performance.now();
     const record: StepRecord = {
@@ -176,7 +176,7 @@ export class Executor {
     const record: StepRecord = {
       id,
       index,
-      label: step.label ?? defaultLabel(step),
+      label: step.label ?? defaultLabel(step, this.rt.masker),
       command: step.kind,
       args: stepArgs(step),
       source: relativeSource(step.source, this.rt.options.rootDir),
@@ -253,8 +253,9 @@ export function stepArgs(step: Step): unknown {
   return args;
 }
 
-function defaultLabel(step: Step): string {
-  return stepLabel(step);
+/** The step's label, its values masked before anything is cut short (a cut secret would show its start). */
+function defaultLabel(step: Step, masker: Masker): string {
+  return stepLabel(step, { mask: (t) => masker.text(t) });
 }
 
 /**

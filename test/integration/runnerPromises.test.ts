@@ -131,3 +131,14 @@ test('a Linux box whose CDP URL fails: a step that needs positions fails with th
     await fake.close();
   }
 });
+
+test("a TS flow's step label masks a secret before it is cut short: no start of the secret shows", async () => {
+  const secret = 'hunter2-hunter2-hunter2';
+  const file = join(dir, 'typed-secret.flow.ts');
+  writeFileSync(file, `import { flow } from ${JSON.stringify(flowModule)};\nexport default flow('typed secret', { box: 'linux', env: { PW: ${JSON.stringify(secret)} }, secrets: ['PW'] }, async ({ box, env }) => {\n  await box.openTab(${JSON.stringify(page)});\n  await box.type(env.PW);\n});\n`);
+  const result = await run([await loadFlowFile(file)]);
+  const labels = result.flows[0]!.attempts[0]!.steps.map((s) => s.label);
+  assert.equal(result.flows[0]!.status, 'passed', JSON.stringify(result.flows[0]!.error));
+  assert.ok(labels.includes('type "***"'), labels.join(' | '));
+  assert.ok(!labels.some((l) => l.includes('hunter2')), labels.join(' | '));
+});
