@@ -158,6 +158,43 @@ export class BoxClient {
   screenshot(boxId: string, body: Body<'screenshot'> = {}, opts?: RequestOptions) {
     return this.#call('screenshot', { pathParams: { boxId }, json: body }, opts);
   }
+  /** `button` (default left) and `double` (default false) come back in `actual`, as the service applied them. */
+  click(boxId: string, body: Body<'click'>, opts?: RequestOptions) {
+    return this.#call('click', { pathParams: { boxId }, json: body }, opts);
+  }
+  tap(boxId: string, body: Body<'tap'>, opts?: RequestOptions) {
+    return this.#call('tap', { pathParams: { boxId }, json: body }, opts);
+  }
+  /** Held for `duration` (default 1s). */
+  longPress(boxId: string, body: Body<'longPress'>, opts?: RequestOptions) {
+    return this.#call('longPress', { pathParams: { boxId }, json: body }, opts);
+  }
+  /** The pointer to (x, y) without a click: hover. */
+  move(boxId: string, body: Body<'move'>, opts?: RequestOptions) {
+    return this.#call('move', { pathParams: { boxId }, json: body }, opts);
+  }
+  /** `{scrollX, scrollY, x, y}` (positive reveals what is below / right) or `{direction, distance?, duration?, location?}`. */
+  scroll(boxId: string, body: Body<'scroll'>, opts?: RequestOptions) {
+    return this.#call('scroll', { pathParams: { boxId }, json: body }, opts);
+  }
+  /** `{direction, distance?, duration?, location?}` (the finger's direction from the screen's centre) or `{start, end, duration?}`. */
+  swipe(boxId: string, body: Body<'swipe'>, opts?: RequestOptions) {
+    return this.#call('swipe', { pathParams: { boxId }, json: body }, opts);
+  }
+  /** One entry of `points` per finger, each a start and its moves and waits. */
+  touch(boxId: string, body: Body<'touch'>, opts?: RequestOptions) {
+    return this.#call('touch', { pathParams: { boxId }, json: body }, opts);
+  }
+  screenRotation(boxId: string, body: Body<'screenRotation'>, opts?: RequestOptions) {
+    return this.#call('screenRotation', { pathParams: { boxId }, json: body }, opts);
+  }
+  getClipboard(boxId: string, opts?: RequestOptions) {
+    return this.#call('getClipboard', { pathParams: { boxId } }, opts);
+  }
+  /** A bare string is sent as `{content}`, as the reference SDK's wrapper does. */
+  setClipboard(boxId: string, body: Body<'setClipboard'> | string, opts?: RequestOptions) {
+    return this.#call('setClipboard', { pathParams: { boxId }, json: typeof body === 'string' ? { content: body } : body }, opts);
+  }
 
   // ------------------------------------------------------------------ Android
   listPackages(boxId: string, query: Query<'listPackages'> = {}, opts?: RequestOptions) {
@@ -220,6 +257,24 @@ export class BoxClient {
   cdpUrl(boxId: string, body: Body<'cdpUrl'> = {}, opts?: RequestOptions) {
     return this.#call('cdpUrl', { pathParams: { boxId }, json: body }, opts);
   }
+  /** Starts the box's browser if it is closed; `{cdpUrl}`. */
+  openBrowser(boxId: string, body: Body<'openBrowser'> = {}, opts?: RequestOptions) {
+    return this.#call('openBrowser', { pathParams: { boxId }, json: body }, opts);
+  }
+  listTabs(boxId: string, opts?: RequestOptions) {
+    return this.#call('listTabs', { pathParams: { boxId } }, opts);
+  }
+  /** Navigates the tab to `url` (waits for DOMContentLoaded). */
+  updateTab(boxId: string, tabId: string, body: Body<'updateTab'>, opts?: RequestOptions) {
+    return this.#call('updateTab', { pathParams: { boxId, tabId }, json: body }, opts);
+  }
+  /** Makes the tab the active one: the screen the actions see. */
+  switchTab(boxId: string, tabId: string, opts?: RequestOptions) {
+    return this.#call('switchTab', { pathParams: { boxId, tabId } }, opts);
+  }
+  closeTab(boxId: string, tabId: string, opts?: RequestOptions) {
+    return this.#call('closeTab', { pathParams: { boxId, tabId } }, opts);
+  }
   setResolution(boxId: string, body: Body<'setResolution'>, opts?: RequestOptions) {
     return this.#call('setResolution', { pathParams: { boxId }, json: body }, opts);
   }
@@ -251,6 +306,13 @@ export class BoxClient {
   }
   terminateBox(boxId: string, body: Body<'terminateBox'> = {}, opts?: RequestOptions) {
     return this.#call('terminateBox', { pathParams: { boxId }, json: body }, opts);
+  }
+  startBox(boxId: string, body: Body<'startBox'> = {}, opts?: RequestOptions) {
+    return this.#call('startBox', { pathParams: { boxId }, json: body }, opts);
+  }
+  /** `{orientation, resolution}` of the box's screen. */
+  getDisplay(boxId: string, opts?: RequestOptions) {
+    return this.#call('getDisplay', { pathParams: { boxId } }, opts);
   }
 
   // ------------------------------------------------------------------ recording (gbox-api-full.md §6.10-6.11)

@@ -2,7 +2,7 @@
 // TypeScript types come from the same source. The server validates requests with these, the
 // client validates responses with them. Unknown fields pass through (additionalProperties is
 // left open) so a newer service does not break an older client.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
 import { kDurationLimits, kDurationPattern } from './duration.js';
 
 // Every duration has a maximum (kDurationLimits.max unless the field sets a lower one).
@@ -34,8 +34,14 @@ export const kLimits = {
   mapValue: 4_096,
   /** Any other free string (deviceType, ...). */
   shortString: 256,
-  /** Items of a small list (phases, status and type filters). */
+  /** Items of a small list (phases, status and type filters, a click's modifierKeys). */
   listItems: 16,
+  /** Fingers of one `touch`. */
+  fingers: 10,
+  /** Moves and waits of one finger of a `touch`. */
+  touchActions: 100,
+  /** The tallest `scrollCapture` screenshot, in pixels (Chromium draws no taller image in one piece). */
+  captureHeight: 16_384,
 } as const;
 
 // ---------------------------------------------------------------- shared pieces
@@ -172,6 +178,13 @@ export type ActionSettings = Static<typeof ActionSettings>;
 
 export const ScreenshotBody = Type.Object({
   outputFormat: Type.Optional(outputFormat({ default: 'base64' })),
+  /** Save the screenshot to the device's screenshot album (GBOX); boxflow serve answers 422 for it. */
+  saveToAlbum: Type.Optional(Type.Boolean()),
+  /** A tall capture of the page from its top, `maxHeight` pixels at most (default 4000). */
+  scrollCapture: Type.Optional(Type.Object({
+    maxHeight: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: kLimits.captureHeight, default: 4000 })),
+    scrollBack: Type.Optional(Type.Boolean()),
+  })),
   presignedExpiresIn: Type.Optional(Duration({ default: '30m' })),
   clip: Type.Optional(
     Type.Object({
@@ -185,6 +198,105 @@ export const ScreenshotBody = Type.Object({
 export type ScreenshotBody = Static<typeof ScreenshotBody>;
 export const ScreenshotResult = Type.Object({ uri: Type.String(), presignedUrl: Type.Optional(Type.String()) });
 export type ScreenshotResult = Static<typeof ScreenshotResult>;
+
+// ---------------------------------------------------------------- UI actions of the full GBOX vocabulary (gbox-api-full.md §1)
+
+/** An element of `POST /actions/elements/detect`; a click, tap or long press at it acts at its centre. */
+export const DetectedElement = Type.Object({
+  id: Type.String({ maxLength: kLimits.shortString }),
+  x: Coordinate,
+  y: Coordinate,
+  width: Type.Number({ minimum: 0, maximum: kLimits.coordinate }),
+  height: Type.Number({ minimum: 0, maximum: kLimits.coordinate }),
+  centerX: Coordinate,
+  centerY: Coordinate,
+  label: Type.String({ maxLength: kLimits.target }),
+  path: Type.String({ maxLength: kLimits.path }),
+  source: Type.String({ maxLength: kLimits.shortString }),
+  type: Type.String({ maxLength: kLimits.shortString }),
+});
+export type DetectedElement = Static<typeof DetectedElement>;
+const TargetText = Type.String({ minLength: 1, maxLength: kLimits.target });
+
+/** `{x, y}`, `{target: "text"}` or `{target: DetectedElement}`, each with the endpoint's own fields. */
+const pointed = <P extends TProperties>(fields: P) =>
+  Type.Union([
+    Type.Object({ x: Coordinate, y: Coordinate, ...fields, ...ActionBase }),
+    Type.Object({ target: Type.Union([TargetText, DetectedElement]), ...fields, ...ActionBase }),
+  ]);
+const withActual = <T extends TSchema>(actual: T) => Type.Intersect([ActionResult, Type.Object({ actual })]);
+
+export const kMouseButtons = ['left', 'right', 'middle'] as const;
+const MouseButton = Type.Union(kMouseButtons.map((b) => Type.Literal(b)));
+export const ClickBody = pointed({
+  button: Type.Optional(Type.Union(kMouseButtons.map((b) => Type.Literal(b)), { default: 'left' })),
+  double: Type.Optional(Type.Boolean({ default: false })),
+  modifierKeys: Type.Optional(Type.Array(KeyNameSchema, { maxItems: kLimits.listItems })),
+});
+export type ClickBody = Static<typeof ClickBody>;
+export const ClickResult = withActual(Type.Object({ button: MouseButton, double: Type.Boolean(), x: Type.Number(), y: Type.Number(), modifierKeys: Type.Optional(Type.Array(Type.String())) }));
+
+export const TapBody = pointed({});
+export type TapBody = Static<typeof TapBody>;
+export const TapResult = withActual(Point);
+
+export const LongPressBody = pointed({ duration: Type.Optional(Duration({ default: '1s', maxDuration: kDurationLimits.dragMax })) });
+export type LongPressBody = Static<typeof LongPressBody>;
+export const LongPressResult = withActual(Type.Object({ duration: Duration(), x: Type.Number(), y: Type.Number() }));
+
+export const MoveBody = Type.Object({ x: Coordinate, y: Coordinate, ...ActionBase });
+export type MoveBody = Static<typeof MoveBody>;
+
+/** Pixels, or a preset share of the screen (boxflow's: tiny 10 %, short 30 %, medium 50 %, long 80 %). */
+export const kDistancePresets = { tiny: 0.1, short: 0.3, medium: 0.5, long: 0.8 } as const;
+export type DistancePreset = keyof typeof kDistancePresets;
+const Distance = Type.Union([Type.Number({ minimum: 0, maximum: kLimits.coordinate }), ...(Object.keys(kDistancePresets) as DistancePreset[]).map((d) => Type.Literal(d))]);
+const GestureDuration = Duration({ default: '500ms', maxDuration: kDurationLimits.dragMax });
+export const kScrollDirections = ['up', 'down', 'left', 'right'] as const;
+export const kSwipeDirections = [...kScrollDirections, 'upLeft', 'upRight', 'downLeft', 'downRight'] as const;
+export type SwipeDirection = (typeof kSwipeDirections)[number];
+const directional = <D extends string>(directions: readonly D[]) => ({
+  direction: Type.Union(directions.map((d) => Type.Literal(d))),
+  distance: Type.Optional(Distance),
+  duration: Type.Optional(GestureDuration),
+  location: Type.Optional(TargetText),
+  ...ActionBase,
+});
+
+export const ScrollAdvancedBody = Type.Object({ scrollX: Coordinate, scrollY: Coordinate, x: Coordinate, y: Coordinate, ...ActionBase });
+export const ScrollSimpleBody = Type.Object(directional(kScrollDirections));
+export const ScrollBody = Type.Union([ScrollAdvancedBody, ScrollSimpleBody]);
+export type ScrollBody = Static<typeof ScrollBody>;
+export const ScrollResult = withActual(Type.Object({ scrollX: Type.Number(), scrollY: Type.Number(), x: Type.Number(), y: Type.Number() }));
+
+export const SwipeSimpleBody = Type.Object(directional(kSwipeDirections));
+export const SwipeAdvancedBody = Type.Object({ start: Target, end: Target, duration: Type.Optional(GestureDuration), ...ActionBase });
+export const SwipeBody = Type.Union([SwipeSimpleBody, SwipeAdvancedBody]);
+export type SwipeBody = Static<typeof SwipeBody>;
+export const SwipeResult = withActual(Type.Object({ duration: Duration(), start: Point, end: Point }));
+
+/** One step of a finger: `{type: 'move', x, y, duration = 200ms}` or `{type: 'wait', duration = 500ms}`. */
+export const TouchAction = Type.Object({
+  type: Type.String({ minLength: 1, maxLength: 32 }),
+  x: Type.Optional(Coordinate),
+  y: Type.Optional(Coordinate),
+  duration: Type.Optional(Duration({ maxDuration: kDurationLimits.dragMax })),
+});
+export const TouchPoint = Type.Object({ start: RequestPoint, actions: Type.Optional(Type.Array(TouchAction, { maxItems: kLimits.touchActions })) });
+export type TouchPoint = Static<typeof TouchPoint>;
+export const TouchBody = Type.Object({ points: Type.Array(TouchPoint, { minItems: 1, maxItems: kLimits.fingers }), ...ActionBase });
+export type TouchBody = Static<typeof TouchBody>;
+export const TouchResult = withActual(Type.Object({ points: Type.Array(TouchPoint) }));
+
+export const kOrientations = ['portrait', 'landscapeLeft', 'portraitUpsideDown', 'landscapeRight'] as const;
+export const Orientation = Type.Union(kOrientations.map((o) => Type.Literal(o)));
+export type Orientation = Static<typeof Orientation>;
+export const ScreenRotationBody = Type.Object({ orientation: Orientation, ...ActionBase });
+export type ScreenRotationBody = Static<typeof ScreenRotationBody>;
+
+export const ClipboardBody = Type.Object({ content: Type.String({ maxLength: kLimits.text }) });
+export type ClipboardBody = Static<typeof ClipboardBody>;
+export const ClipboardResult = Type.String();
 
 // ---------------------------------------------------------------- Android
 
@@ -248,6 +360,17 @@ export const Tab = Type.Object({
 export type Tab = Static<typeof Tab>;
 export const CdpUrlBody = Type.Object({ expiresIn: Type.Optional(Duration({ default: '120m' })) });
 export const CdpUrlResult = Type.String();
+/** `size` is "<width>x<height>"; `maximize` wins over it. */
+export const OpenBrowserBody = Type.Object({
+  maximize: Type.Optional(Type.Boolean()),
+  showControls: Type.Optional(Type.Boolean({ default: true })),
+  size: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}x[0-9]{1,5}$' })),
+});
+export type OpenBrowserBody = Static<typeof OpenBrowserBody>;
+export const OpenBrowserResult = Type.Object({ cdpUrl: Type.String() });
+export const ListTabsResult = Type.Object({ data: Type.Array(Tab) });
+export const UpdateTabBody = OpenTabBody;
+export const CloseTabResult = Type.Object({ message: Type.Optional(Type.String()) });
 
 export const Resolution = Type.Object({
   width: Type.Integer({ minimum: 100, maximum: 7680 }),
@@ -330,6 +453,9 @@ export const CreateBoxBody = Type.Object({
 });
 export type CreateBoxBody = Static<typeof CreateBoxBody>;
 export const TerminateBody = Type.Object({ wait: Type.Optional(Type.Boolean()) });
+export const StartBoxBody = Type.Object({ wait: Type.Optional(Type.Boolean()) });
+export const Display = Type.Object({ orientation: Orientation, resolution: Type.Object({ width: Type.Number(), height: Type.Number() }) });
+export type Display = Static<typeof Display>;
 
 export const ErrorBody = Type.Object({ code: Type.String(), message: Type.String(), details: Type.Optional(Type.Unknown()) });
 export type ErrorBody = Static<typeof ErrorBody>;
@@ -415,6 +541,24 @@ export const endpoints = {
   restartApp: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/restart', body: AppActivityBody, status: 204, spec: false }),
   closeApp: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/close', status: 204, spec: false }),
   clearAppData: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/clear', status: 204, spec: false }),
+  // extra: the rest of the GBOX vocabulary (gbox-api-full.md) that boxflow serve answers
+  click: ep({ method: 'POST', path: '/boxes/{boxId}/actions/click', body: ClickBody, response: ClickResult, status: 200, spec: false }),
+  tap: ep({ method: 'POST', path: '/boxes/{boxId}/actions/tap', body: TapBody, response: TapResult, status: 200, spec: false }),
+  longPress: ep({ method: 'POST', path: '/boxes/{boxId}/actions/long-press', body: LongPressBody, response: LongPressResult, status: 200, spec: false }),
+  move: ep({ method: 'POST', path: '/boxes/{boxId}/actions/move', body: MoveBody, response: ActionResult, status: 200, spec: false }),
+  scroll: ep({ method: 'POST', path: '/boxes/{boxId}/actions/scroll', body: ScrollBody, response: ScrollResult, status: 200, spec: false }),
+  swipe: ep({ method: 'POST', path: '/boxes/{boxId}/actions/swipe', body: SwipeBody, response: SwipeResult, status: 200, spec: false }),
+  touch: ep({ method: 'POST', path: '/boxes/{boxId}/actions/touch', body: TouchBody, response: TouchResult, status: 200, spec: false }),
+  screenRotation: ep({ method: 'POST', path: '/boxes/{boxId}/actions/screen-rotation', body: ScreenRotationBody, response: ActionResult, status: 200, spec: false }),
+  getClipboard: ep({ method: 'GET', path: '/boxes/{boxId}/actions/clipboard', response: ClipboardResult, status: 200, spec: false }),
+  setClipboard: ep({ method: 'POST', path: '/boxes/{boxId}/actions/clipboard', body: ClipboardBody, status: 204, spec: false }),
+  openBrowser: ep({ method: 'POST', path: '/boxes/{boxId}/browser/open', body: OpenBrowserBody, response: OpenBrowserResult, status: 200, spec: false }),
+  listTabs: ep({ method: 'GET', path: '/boxes/{boxId}/browser/tabs', response: ListTabsResult, status: 200, spec: false }),
+  updateTab: ep({ method: 'PUT', path: '/boxes/{boxId}/browser/tabs/{tabId}', body: UpdateTabBody, response: Tab, status: 200, spec: false }),
+  switchTab: ep({ method: 'POST', path: '/boxes/{boxId}/browser/tabs/{tabId}/switch', response: Tab, status: 200, spec: false }),
+  closeTab: ep({ method: 'DELETE', path: '/boxes/{boxId}/browser/tabs/{tabId}', response: CloseTabResult, status: 200, spec: false }),
+  startBox: ep({ method: 'POST', path: '/boxes/{boxId}/start', body: StartBoxBody, response: Box, status: 200, spec: false }),
+  getDisplay: ep({ method: 'GET', path: '/boxes/{boxId}/display', response: Display, status: 200, spec: false }),
   // extra: recording (src/server/recording.ts)
   startRecording: ep({ method: 'POST', path: '/boxes/{boxId}/actions/recording/start', status: 204, spec: false }),
   stopRecording: ep({ method: 'POST', path: '/boxes/{boxId}/actions/recording/stop', body: RecordingStopBody, response: RecordingResult, status: 200, spec: false }),

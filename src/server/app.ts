@@ -16,6 +16,7 @@ import { attachCdpProxy } from './cdpProxy.js';
 import { findChromium } from './chromium/findChromium.js';
 import { GridClient, type GridOptions } from './grid/client.js';
 import { guardGridBoxes, isGridBox } from './grid/guard.js';
+import { kNotOffered, notOffered } from './gbox/notOffered.js';
 import { createHandlers, kActionEndpoints, kForeignBody, newActionId, type Answer, type Call } from './routes.js';
 import { storedContentType } from './recording.js';
 import { KeyVerifier, resolveSecret } from './secret.js';
@@ -208,12 +209,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const origin = (req: FastifyRequest) => `http://${req.headers.host ?? `${hostForUrl(host)}:${port}`}`;
 
-  for (const [name, ep] of Object.entries(endpoints) as Array<[EndpointName, (typeof endpoints)[EndpointName]]>) {
-    const handler = handlers[name];
-    const isAction = kActionEndpoints.has(name);
+  // The contract's endpoints, then the GBOX endpoints this server answers with 501 NOT_OFFERED_LOCALLY.
+  const routes = [
+    ...(Object.entries(endpoints) as Array<[EndpointName, (typeof endpoints)[EndpointName]]>).map(([name, ep]) => ({ name, method: ep.method, path: ep.path, handler: handlers[name], isAction: kActionEndpoints.has(name) })),
+    ...kNotOffered.map((r) => ({ name: r.name, method: r.method, path: r.path, handler: async (call: Call): Promise<Answer> => notOffered(r, call.params, (id) => registry.get(call.tenant, id)), isAction: false })),
+  ];
+  for (const { name, method, path, handler, isAction } of routes) {
+    const route = `${method} ${path}`;
     app.route({
-      method: ep.method,
-      url: kApiPrefix + ep.path.replace(/\{(\w+)\}/g, ':$1'),
+      method,
+      url: kApiPrefix + path.replace(/\{(\w+)\}/g, ':$1'),
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const started = performance.now();
         const actionId = isAction ? newActionId() : undefined;
@@ -235,11 +240,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           answer = await handler(call);
         } catch (err) {
           failure = scrub(errorReply(err));
-          if (failure.status >= 500) log({ level: 'error', msg: 'request failed', actionId, tenant, boxId: params.boxId, route: `${ep.method} ${ep.path}`, error: (err as Error)?.stack ?? String(err) });
+          if (failure.status >= 500 && failure.body.code !== 'NOT_OFFERED_LOCALLY') log({ level: 'error', msg: 'request failed', actionId, tenant, boxId: params.boxId, route, error: (err as Error)?.stack ?? String(err) });
         }
         const status = failure?.status ?? answer!.status;
         if (actionId || name === 'createLinuxBox' || name === 'createAndroidBox' || name === 'terminateBox') {
-          log({ level: 'info', msg: 'action', actionId, tenant, boxId: params.boxId ?? (answer?.body as { id?: string } | undefined)?.id, route: `${ep.method} ${ep.path}`, status, durationMs: Math.round((performance.now() - started) * 10) / 10, ...(failure ? { code: failure.body.code } : {}) });
+          log({ level: 'info', msg: 'action', actionId, tenant, boxId: params.boxId ?? (answer?.body as { id?: string } | undefined)?.id, route, status, durationMs: Math.round((performance.now() - started) * 10) / 10, ...(failure ? { code: failure.body.code } : {}) });
         }
         if (failure) return reply.code(failure.status).send(failure.body);
         reply.code(answer!.status);

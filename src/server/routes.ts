@@ -10,8 +10,10 @@ import type { BoxEntry } from './boxEntry.js';
 import type { BoxRegistry } from './boxes.js';
 import { createAndroidHandlers, type AndroidEntry } from './adb/routes.js';
 import { renameInBox } from './boxFs.js';
-import { createRecordingHandlers } from './recording.js';
 import { planDrag, resolveTextTarget, typeMessage, typeTraceLabel } from './dragPlan.js';
+import { createGboxHandlers, kGboxAndroid, type Prepared } from './gbox/handlers.js';
+import { tallScreenshot } from './gbox/linux.js';
+import { createRecordingHandlers } from './recording.js';
 import { screenshotAnswer, screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
 import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
@@ -45,7 +47,9 @@ export interface Answer {
   jsonString?: boolean;
 }
 
-export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot', 'pressButton']);
+export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot', 'pressButton', 'click', 'tap', 'longPress', 'move', 'scroll', 'swipe', 'touch', 'screenRotation', 'setClipboard']);
+/** Endpoints whose handler here serves Android boxes itself; any other goes to src/server/adb/routes.ts. */
+const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot']);
 const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum', 'openApp', 'restartApp', 'closeApp', 'clearAppData']);
 
 /** A foreign (non-JSON) body: kept apart so a JSON route can refuse it clearly. */
@@ -107,7 +111,7 @@ export function createHandlers(deps: RouteDeps) {
       call.signal?.throwIfAborted();
       refuse();
       try {
-        return entry.android ? ((await onAndroid(name, entry, call)) as T) : await work(entry);
+        return entry.android && !kOwnAndroid.has(name) ? ((await onAndroid(name, entry, call)) as T) : await work(entry);
       } catch (err) {
         if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was terminated during the request`, { cause: err });
         if (call.signal?.aborted) throw call.signal.reason;
@@ -123,16 +127,42 @@ export function createHandlers(deps: RouteDeps) {
     const plan = screenshotPlan(body);
     if (!plan) return null;
     const scale = entry.scale;
+    const android = entry.android;
     return {
       plan,
-      capture: () => entry.linux.screenshot(scale),
-      screen: () => entry.linux.screen(scale),
-      settle: (maxMs, signal, onStill) => entry.linux.settledScreen(scale, maxMs, signal, onStill),
+      ...(android
+        ? { capture: () => android.screenshot(scale) }
+        : {
+            capture: () => entry.linux.screenshot(scale),
+            screen: () => entry.linux.screen(scale),
+            settle: (maxMs: number, signal: AbortSignal | undefined, onStill: ((png: Buffer) => unknown) | undefined) => entry.linux.settledScreen(scale, maxMs, signal, onStill),
+          }),
       store: deps.store,
       origin: call.origin,
       keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}`,
       ...(call.signal ? { signal: call.signal } : {}),
     };
+  }
+
+  /**
+   * An action (an ActionResult answer with its actionId): the body checked, `prepare` reads it
+   * (targets, limits: a refusal comes before any image), `act` runs between the before and after
+   * images the options ask for.
+   */
+  function action<S extends TSchema>(name: EndpointName, call: Call, prepare: (entry: BoxEntry, body: Static<S>) => Promise<Prepared>): Promise<Answer> {
+    return boxCall(name, call, async (entry) => {
+      const body = validated((endpoints[name] as { body?: S }).body, call.body);
+      const p = await prepare(entry, body);
+      const { value, screenshot } = await withScreenshots(shots(entry, call, body as Parameters<typeof screenshotPlan>[0]), async () => ({ value: await p.act(), trace: p.trace }));
+      return { status: 200, body: { actionId: call.actionId, message: value ?? p.message, ...(p.actual !== undefined ? { actual: p.actual } : {}), ...(screenshot ? { screenshot } : {}) } };
+    });
+  }
+
+  /** The pre-signed URL of the box's DevTools (docs/server.md): no API key in it. */
+  function cdpUrl(entry: BoxEntry, origin: string, expiresIn = '120m'): string {
+    const expiresAt = Date.now() + parseDuration(expiresIn, '/expiresIn');
+    const path = `/cdp/${entry.record.id}`;
+    return `${origin.replace(/^http/, 'ws')}${path}?${presign(deps.secret, path, expiresAt)}`;
   }
 
 
@@ -172,42 +202,30 @@ export function createHandlers(deps: RouteDeps) {
 
     // ------------------------------------------------------------ UI actions
     drag: (call) =>
-      boxCall('drag', call, async (entry) => {
-        const body = validated(endpoints.drag.body, call.body) as DragBody;
+      action<typeof endpoints.drag.body>('drag', call, async (entry, body: DragBody) => {
         const scale = entry.scale;
         // Points off the screen (or far off it) are moved to its edge.
         const { width, height } = entry.linux.resolution;
         const clamp = (v: number, max: number) => round(Math.min(Math.max(v, 0), max));
         const plan = await planDrag(body, (t, field) => resolveTextTarget(t, field, entry.scale, (text) => entry.linux.resolveTarget(text)), (p) => ({ x: clamp(p.x, width * scale), y: clamp(p.y, height * scale) }));
-        const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
-          await entry.linux.drag(plan.points.map((p) => ({ x: p.x / scale, y: p.y / scale })), plan.segments, call.signal);
-          return { value: undefined, trace: plan.trace };
-        });
-        return { status: 200, body: { actionId: call.actionId, message: plan.message, actual: plan.actual, ...(screenshot ? { screenshot } : {}) } };
+        const act = () => entry.linux.drag(plan.points.map((p) => ({ x: p.x / scale, y: p.y / scale })), plan.segments, call.signal);
+        return { message: plan.message, trace: plan.trace, actual: plan.actual, act };
       }),
     pressKey: (call) =>
-      boxCall('pressKey', call, async (entry) => {
-        const body = validated(endpoints.pressKey.body, call.body) as PressKeyBody;
+      action<typeof endpoints.pressKey.body>('pressKey', call, async (entry, body: PressKeyBody) => {
         const combination = body.combination ?? false;
         const label = body.keys.join(combination ? '+' : ', ');
-        const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
-          await entry.linux.pressKeys(body.keys, combination, call.signal);
-          return { value: undefined, trace: { kind: 'label', text: `keys: ${label}` } };
-        });
-        return { status: 200, body: { actionId: call.actionId, message: `pressed ${label}`, ...(screenshot ? { screenshot } : {}) } };
+        return { message: `pressed ${label}`, trace: { kind: 'label', text: `keys: ${label}` }, act: () => entry.linux.pressKeys(body.keys, combination, call.signal) };
       }),
     type: (call) =>
-      boxCall('type', call, async (entry) => {
-        const body = validated(endpoints.type.body, call.body) as TypeBody;
-        const replace = body.mode === 'replace';
-        const { value: focus, screenshot } = await withScreenshots(shots(entry, call, body), async () => {
-          const focus = await entry.linux.type(body.text, replace);
+      action<typeof endpoints.type.body>('type', call, async (entry, body: TypeBody) => {
+        const message = typeMessage(body);
+        const act = async () => {
+          const focus = await entry.linux.type(body.text, body.mode === 'replace');
           if (body.pressEnter) await entry.linux.pressKeys(['enter'], false);
-          return { value: focus, trace: { kind: 'label', text: typeTraceLabel(body) } };
-        });
-        let message = typeMessage(body);
-        if (focus === 'none' || focus === 'other') message += ' (no editable element has focus)';
-        return { status: 200, body: { actionId: call.actionId, message, ...(screenshot ? { screenshot } : {}) } };
+          return focus === 'none' || focus === 'other' ? `${message} (no editable element has focus)` : undefined;
+        };
+        return { message, trace: { kind: 'label', text: typeTraceLabel(body) }, act };
       }),
     screenLayout: (call) => boxCall('screenLayout', call, async (entry) => ({ status: 200, body: { content: await entry.linux.layout() } })),
     updateSettings: (call) =>
@@ -225,7 +243,17 @@ export function createHandlers(deps: RouteDeps) {
     screenshot: (call) =>
       boxCall('screenshot', call, async (entry) => {
         const body = validated(endpoints.screenshot.body, call.body) as ScreenshotBody;
+        if (body.saveToAlbum) throw new BoxflowError('UNPROCESSABLE', `/saveToAlbum: boxflow serve keeps no screenshot album on ${entry.record.type} boxes; store the image with outputFormat: storageKey instead`);
+        if (body.scrollCapture && body.clip) throw new BoxflowError('INVALID_REQUEST', '/scrollCapture and /clip cannot be combined: a scroll capture is the page from its top');
+        if (entry.android) {
+          if (body.scrollCapture) throw new BoxflowError('UNPROCESSABLE', '/scrollCapture is not offered on Android boxes: it would need swipes and stitching');
+          return onAndroid('screenshot', entry, call);
+        }
         const scale = entry.scale;
+        if (body.scrollCapture) {
+          const png = await tallScreenshot(entry.linux, scale, body.scrollCapture.maxHeight ?? 4000);
+          return screenshotAnswer(png, body, { store: deps.store, origin: call.origin, boxId: entry.record.id, actionId: call.actionId });
+        }
         const screen = entry.linux.resolution;
         if (body.clip && (body.clip.x + body.clip.width > screen.width * scale + 0.5 || body.clip.y + body.clip.height > screen.height * scale + 0.5)) {
           throw new BoxflowError('INVALID_REQUEST', `/clip reaches outside the screen, which is ${round(screen.width * scale)}×${round(screen.height * scale)} at scale ${scale}`);
@@ -247,16 +275,14 @@ export function createHandlers(deps: RouteDeps) {
     clearAppData: (call) => boxCall('clearAppData', call, unreachable),
     // A Linux box has one hardware-like button: back, the active tab's history back.
     pressButton: (call) =>
-      boxCall('pressButton', call, async (entry) => {
-        const body = validated(endpoints.pressButton.body, call.body) as PressButtonBody;
+      action<typeof endpoints.pressButton.body>('pressButton', call, async (entry, body: PressButtonBody) => {
         const other = body.buttons.find((b) => b !== 'back');
         if (other) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `/buttons: a Linux box has no "${other}" button (only back, the tab's history back)`);
-        const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
+        const act = async () => {
           const page = await entry.linux.activePage();
           for (let i = 0; i < body.buttons.length; i++) await page.goBack({ waitUntil: 'commit', timeout: 10_000 }).catch(() => {}); // a same-document (SPA) back fires no load event
-          return { value: undefined, trace: { kind: 'label', text: 'buttons: back' } };
-        });
-        return { status: 200, body: { actionId: call.actionId, message: `pressed ${body.buttons.join(', ')}`, ...(screenshot ? { screenshot } : {}) } };
+        };
+        return { message: `pressed ${body.buttons.join(', ')}`, trace: { kind: 'label', text: 'buttons: back' }, act };
       }),
     deleteMedia: (call) => boxCall('deleteMedia', call, unreachable),
     deleteAlbum: (call) => boxCall('deleteAlbum', call, unreachable),
@@ -275,10 +301,7 @@ export function createHandlers(deps: RouteDeps) {
     cdpUrl: (call) =>
       boxCall('cdpUrl', call, async (entry) => {
         const body = validated(endpoints.cdpUrl.body, call.body) as { expiresIn?: string };
-        const expiresAt = Date.now() + parseDuration(body.expiresIn ?? '120m', '/expiresIn');
-        const path = `/cdp/${entry.record.id}`;
-        const url = `${call.origin.replace(/^http/, 'ws')}${path}?${presign(deps.secret, path, expiresAt)}`;
-        return { status: 200, body: url, jsonString: true };
+        return { status: 200, body: cdpUrl(entry, call.origin, body.expiresIn), jsonString: true };
       }),
 
     // ------------------------------------------------------------ utilities
@@ -301,6 +324,9 @@ export function createHandlers(deps: RouteDeps) {
         const body = validated(endpoints.renameFile.body, call.body) as RenameBody;
         return { status: 200, body: await renameInBox(entry.dir, entry.record.config.workingDir!, body, entry.user) };
       }),
+
+    // ------------------------------------------------------------ the rest of the GBOX vocabulary (src/server/gbox)
+    ...createGboxHandlers({ boxCall, action, validated, cdpUrl }),
     ...createRecordingHandlers({ registry, store: deps.store }),
   };
   return handlers;

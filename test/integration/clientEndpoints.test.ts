@@ -135,6 +135,41 @@ const cases: Record<Exclude<EndpointName, 'installPackage'>, Case> = {
     response: { ...box, type: 'android', config: { ...box.config, os: { version: '13' }, deviceType: 'virtual' } },
   },
   terminateBox: { call: (c) => c.terminateBox('box-1', { wait: true }), method: 'POST', path: '/boxes/box-1/terminate', body: { wait: true }, status: 204, result: undefined },
+  // the rest of the GBOX vocabulary, with the bodies the reference SDK sends
+  click: {
+    call: (c) => c.click('b1', { x: 10, y: 20, double: true, button: 'right', modifierKeys: ['shift'] }),
+    method: 'POST', path: '/boxes/b1/actions/click', body: { x: 10, y: 20, double: true, button: 'right', modifierKeys: ['shift'] }, status: 200,
+    response: { ...actionResult, actual: { button: 'right', double: true, x: 10, y: 20, modifierKeys: ['shift'] } },
+  },
+  tap: { call: (c) => c.tap('b1', { target: 'Sign in' }), method: 'POST', path: '/boxes/b1/actions/tap', body: { target: 'Sign in' }, status: 200, response: { ...actionResult, actual: { x: 5, y: 6 } } },
+  longPress: {
+    call: (c) => c.longPress('b1', { x: 1, y: 2, duration: '2s' }), method: 'POST', path: '/boxes/b1/actions/long-press', body: { x: 1, y: 2, duration: '2s' }, status: 200,
+    response: { ...actionResult, actual: { duration: '2s', x: 1, y: 2 } },
+  },
+  move: { call: (c) => c.move('b1', { x: 3, y: 4 }), method: 'POST', path: '/boxes/b1/actions/move', body: { x: 3, y: 4 }, status: 200, response: actionResult },
+  scroll: {
+    call: (c) => c.scroll('b1', { direction: 'up', distance: 'short' }), method: 'POST', path: '/boxes/b1/actions/scroll', body: { direction: 'up', distance: 'short' }, status: 200,
+    response: { ...actionResult, actual: { scrollX: 0, scrollY: 240, x: 640, y: 400 } },
+  },
+  swipe: {
+    call: (c) => c.swipe('b1', { start: { x: 1, y: 2 }, end: 'Inbox', duration: '300ms' }), method: 'POST', path: '/boxes/b1/actions/swipe', body: { start: { x: 1, y: 2 }, end: 'Inbox', duration: '300ms' }, status: 200,
+    response: { ...actionResult, actual: { duration: '300ms', start: { x: 1, y: 2 }, end: { x: 50, y: 60 } } },
+  },
+  touch: {
+    call: (c) => c.touch('b1', { points: [{ start: { x: 1, y: 2 }, actions: [{ type: 'move', x: 5, y: 6, duration: '200ms' }, { type: 'wait', duration: '100ms' }] }] }),
+    method: 'POST', path: '/boxes/b1/actions/touch', body: { points: [{ start: { x: 1, y: 2 }, actions: [{ type: 'move', x: 5, y: 6, duration: '200ms' }, { type: 'wait', duration: '100ms' }] }] }, status: 200,
+    response: { ...actionResult, actual: { points: [{ start: { x: 1, y: 2 }, actions: [{ type: 'move', x: 5, y: 6, duration: '200ms' }, { type: 'wait', duration: '100ms' }] }] } },
+  },
+  screenRotation: { call: (c) => c.screenRotation('b1', { orientation: 'landscapeLeft' }), method: 'POST', path: '/boxes/b1/actions/screen-rotation', body: { orientation: 'landscapeLeft' }, status: 200, response: actionResult },
+  getClipboard: { call: (c) => c.getClipboard('b1'), method: 'GET', path: '/boxes/b1/actions/clipboard', status: 200, response: 'copied text' },
+  setClipboard: { call: (c) => c.setClipboard('b1', 'to paste'), method: 'POST', path: '/boxes/b1/actions/clipboard', body: { content: 'to paste' }, status: 204, result: undefined },
+  openBrowser: { call: (c) => c.openBrowser('b1'), method: 'POST', path: '/boxes/b1/browser/open', body: {}, status: 200, response: { cdpUrl: 'ws://h/cdp/b1?sig=1' } },
+  listTabs: { call: (c) => c.listTabs('b1'), method: 'GET', path: '/boxes/b1/browser/tabs', status: 200, response: { data: [tab] } },
+  updateTab: { call: (c) => c.updateTab('b1', 't1', { url: 'https://example.com/' }), method: 'PUT', path: '/boxes/b1/browser/tabs/t1', body: { url: 'https://example.com/' }, status: 200, response: tab },
+  switchTab: { call: (c) => c.switchTab('b1', 't1'), method: 'POST', path: '/boxes/b1/browser/tabs/t1/switch', status: 200, response: tab },
+  closeTab: { call: (c) => c.closeTab('b1', 't1'), method: 'DELETE', path: '/boxes/b1/browser/tabs/t1', status: 200, response: { message: 'closed' } },
+  startBox: { call: (c) => c.startBox('box-1'), method: 'POST', path: '/boxes/box-1/start', body: {}, status: 200, response: box },
+  getDisplay: { call: (c) => c.getDisplay('b1'), method: 'GET', path: '/boxes/b1/display', status: 200, response: { orientation: 'portrait', resolution: { width: 1080, height: 2400 } } },
   startRecording: { call: (c) => c.startRecording('b1'), method: 'POST', path: '/boxes/b1/actions/recording/start', status: 204, result: undefined },
   stopRecording: {
     call: (c) => c.stopRecording('b1'), method: 'POST', path: '/boxes/b1/actions/recording/stop', status: 200,

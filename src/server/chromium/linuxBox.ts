@@ -524,6 +524,34 @@ export class LinuxBox {
     const info = (await this.#bounded('read the tab', page.evaluate(call(kTabInfo)))) as { title: string; favicon: string; readyState: string };
     return { id, title: info.title, url: page.url(), favicon: info.favicon, active: page === this.#active, loading: info.readyState !== 'complete' };
   }
+
+  // ---------------------------------------------------------------- the rest of the GBOX vocabulary (src/server/gbox/linux.ts)
+
+  /** The raw CDP connection of the active tab (gestures, the clipboard); each command is bounded by the CDP timeout. */
+  pageCdp(): Promise<RawCdp> {
+    return this.#input();
+  }
+
+  /** A tab's id: its CDP target id. */
+  tabId(page: Page): Promise<string> {
+    return this.#targetId(page);
+  }
+
+  /** Makes `page` the active tab, the screen actions see, and brings it to the front. */
+  async activate(page: Page): Promise<void> {
+    this.#active = page;
+    await this.#bounded('bring the tab to front', page.bringToFront());
+  }
+
+  /** Closes a tab; the active one's place goes to the last tab left. */
+  async closePage(page: Page): Promise<void> {
+    await this.#bounded('close the tab', page.close());
+  }
+
+  /** Stops a tab's load (a request that went away), best effort. */
+  stopLoading(page: Page): void {
+    void this.#session(page).then((s) => s.send('Page.stopLoading')).catch(() => {});
+  }
 }
 
 async function sleepUntil(deadline: number, signal?: AbortSignal): Promise<void> {

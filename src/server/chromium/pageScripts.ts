@@ -85,3 +85,28 @@ export const kTabInfo = String.raw`() => {
 }`;
 
 export const call = (fn: string, arg?: unknown) => `(${fn})(${arg === undefined ? '' : JSON.stringify(arg)})`;
+
+/**
+ * Puts `text` on the browser's clipboard from the page: a copy command whose event carries the text
+ * (works in any page, secure or not, given the user gesture the caller's evaluate declares). True
+ * once the text was set.
+ */
+export const kClipboardWrite = String.raw`(text) => {
+  let done = false;
+  const onCopy = (e) => { e.clipboardData.setData('text/plain', text); e.preventDefault(); e.stopImmediatePropagation(); done = true; };
+  addEventListener('copy', onCopy, true);
+  try { document.execCommand('copy'); } finally { removeEventListener('copy', onCopy, true); }
+  return done;
+}`;
+
+/**
+ * Catches the next paste event before the page sees it: `text` holds what it carried (null until it
+ * came); `stop()` removes the catcher.
+ */
+export const kClipboardCatch = String.raw`() => {
+  const box = { text: null, stop: null };
+  const onPaste = (e) => { box.text = e.clipboardData ? e.clipboardData.getData('text/plain') : ''; e.preventDefault(); e.stopImmediatePropagation(); };
+  addEventListener('paste', onPaste, true);
+  box.stop = () => removeEventListener('paste', onPaste, true);
+  return box;
+}`;

@@ -1,0 +1,39 @@
+// Endpoints of the GBOX API that a local server has no use for: features of the cloud account
+// (snapshots, its device fleet, the box proxy, the hosted model) and what needs a model or could
+// only be pretended (stopping a box). Each answers 501 NOT_OFFERED_LOCALLY, after the key and, for
+// a box's route, the box (another tenant's box is 404 as everywhere), so a client learns at once
+// that asking again will not help.
+import { BoxflowError } from '../../errors.js';
+
+export interface NotOffered {
+  /** A name for the log line. */
+  name: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Relative to /api/v1; `{boxId}` is checked against the caller's boxes first. */
+  path: string;
+  what: string;
+}
+
+const cloud = 'a feature of the GBOX cloud account';
+
+export const kNotOffered: readonly NotOffered[] = [
+  { name: 'stopBox', method: 'POST', path: '/boxes/{boxId}/stop', what: 'stopping a box (a local box runs until it is terminated; POST /boxes/{boxId}/terminate ends it)' },
+  { name: 'extract', method: 'POST', path: '/boxes/{boxId}/actions/extract', what: 'extracting data with a model (it needs an LLM, which this server does not have)' },
+  { name: 'getBoxProxy', method: 'GET', path: '/boxes/{boxId}/proxy', what: `the box proxy, ${cloud}` },
+  { name: 'setBoxProxy', method: 'POST', path: '/boxes/{boxId}/proxy', what: `the box proxy, ${cloud}` },
+  { name: 'clearBoxProxy', method: 'DELETE', path: '/boxes/{boxId}/proxy', what: `the box proxy, ${cloud}` },
+  { name: 'createSnapshot', method: 'POST', path: '/snapshots/{boxId}', what: `snapshots, ${cloud}` },
+  { name: 'listSnapshots', method: 'GET', path: '/snapshots', what: `snapshots, ${cloud}` },
+  { name: 'getSnapshot', method: 'GET', path: '/snapshots/{snapshotName}', what: `snapshots, ${cloud}` },
+  { name: 'deleteSnapshot', method: 'DELETE', path: '/snapshots/{snapshotName}', what: `snapshots, ${cloud}` },
+  { name: 'listDevices', method: 'GET', path: '/devices', what: `the device fleet, ${cloud} (Android boxes here come from the adb server: POST /boxes/android)` },
+  { name: 'getDevice', method: 'GET', path: '/devices/{deviceId}', what: `the device fleet, ${cloud}` },
+  { name: 'deviceBox', method: 'POST', path: '/devices/{deviceId}/box', what: `the device fleet, ${cloud} (claim a device with POST /boxes/android and config.deviceSerial)` },
+  { name: 'callModel', method: 'POST', path: '/model', what: `the hosted model, ${cloud}` },
+];
+
+/** The refusal of one of them; `checkBox` answers 404 for a box id that is not the caller's. */
+export function notOffered(route: NotOffered, params: Record<string, string>, checkBox: (boxId: string) => void): never {
+  if (params.boxId !== undefined) checkBox(params.boxId);
+  throw new BoxflowError('NOT_OFFERED_LOCALLY', `${route.method} ${route.path}: ${route.what}; boxflow serve does not offer it`);
+}
