@@ -256,6 +256,12 @@ test('screenshot: scrollCapture is the page from its top as tall as maxHeight; s
   const half = await local.client.screenshot(box.id, { scrollCapture: {} });
   const small = PNG.sync.read(Buffer.from(half.uri.split(',')[1]!, 'base64'));
   assert.deepEqual([small.width, small.height], [640, 3000], 'the whole 6000 px page at half scale');
+  // A small scale does not make Chromium render more than 16384 pixels of the page.
+  await local.client.openTab(box.id, { url: `data:text/html,${encodeURIComponent('<body style="margin:0;height:40000px">')}` });
+  await local.client.updateSettings(box.id, { scale: 0.1 });
+  const capped = await local.client.screenshot(box.id, { scrollCapture: { maxHeight: 16_384 } });
+  const tiny = PNG.sync.read(Buffer.from(capped.uri.split(',')[1]!, 'base64'));
+  assert.deepEqual([tiny.width, tiny.height], [128, 1638]);
   await local.client.resetSettings(box.id);
   // The SDK's wrapper sends its own `path` key along: ignored.
   const plain = await local.client.screenshot(box.id, { outputFormat: 'base64', path: '/tmp/x.png' } as never);

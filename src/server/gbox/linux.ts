@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { BoxflowError } from '../../errors.js';
-import { kOrientations, type Display, type Orientation, type Point, type Tab } from '../../api/schemas.js';
+import { kLimits, kOrientations, type Display, type Orientation, type Point, type Tab } from '../../api/schemas.js';
 import type { LinuxBox } from '../chromium/linuxBox.js';
 import { keyDef, keyEvent, kModControl, type KeyEvent } from '../chromium/keys.js';
 import { call, kClipboardCatch, kClipboardWrite } from '../chromium/pageScripts.js';
@@ -247,12 +247,16 @@ export async function navigateTab(box: LinuxBox, id: string, url: string, signal
 
 // ---------------------------------------------------------------- screenshots
 
-/** The page from its top, as tall as its content (at least the viewport), `maxHeight` pixels at most (in the action scale). */
+/**
+ * The page from its top, as tall as its content (at least the viewport), `maxHeight` pixels at most
+ * (in the action scale). Chromium renders it at full size first, so the page itself is cut at
+ * kLimits.captureHeight pixels too (a small scale would otherwise ask for ten times that).
+ */
 export async function tallScreenshot(box: LinuxBox, scale: number, maxHeight: number): Promise<Buffer> {
   const cdp = await box.pageCdp();
   const { width, height: viewport } = box.resolution;
   const { cssContentSize } = await cdp.send<{ cssContentSize: { height: number } }>('Page.getLayoutMetrics');
-  const height = Math.max(1, Math.floor(Math.min(Math.max(cssContentSize.height, viewport), maxHeight / scale)));
+  const height = Math.max(1, Math.floor(Math.min(Math.max(cssContentSize.height, viewport), maxHeight / scale, kLimits.captureHeight)));
   const { data } = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png', clip: { x: 0, y: 0, width, height, scale }, captureBeyondViewport: true, optimizeForSpeed: true });
   return Buffer.from(data, 'base64');
 }
