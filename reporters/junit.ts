@@ -120,6 +120,8 @@ function systemOut(a: FlowAttempt | undefined, attach: (rel: string) => string):
       lines.push(`[[ATTACHMENT|${attach(img.path)}]]`);
     }
   }
+  // The attempt's video (config `video`), and its chapters (a cue per step) as WebVTT.
+  if (a.video) lines.push(`video: ${attach(a.video.path)} (chapters: ${attach(a.video.vtt)})`, `[[ATTACHMENT|${attach(a.video.path)}]]`);
   return lines.join('\n');
 }
 

@@ -106,6 +106,22 @@ if (!(process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'ad
   }
 }
 
+// Video (issue 24): boxflow serve records Linux boxes with Debian's ffmpeg (and joins Android segments
+// with it); installed like chromium. Without it recording answers 501 RECORDING_UNAVAILABLE and the
+// video tests are skipped.
+if (!(process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'ffmpeg')))) {
+  if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
+    log('installing Debian ffmpeg (boxflow serve records Linux boxes with it)');
+    try {
+      sh('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg');
+    } catch {
+      log('installing ffmpeg failed: recording will answer RECORDING_UNAVAILABLE and the video tests will be skipped');
+    }
+  } else {
+    log('no ffmpeg found: recording will answer RECORDING_UNAVAILABLE (install Debian\'s ffmpeg)');
+  }
+}
+
 setUpGrid();
 
 function newest(dir) {

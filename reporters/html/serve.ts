@@ -18,6 +18,9 @@ const kTypes: Record<string, string> = {
   '.webp': 'image/webp',
   '.gif': 'image/gif',
   '.svg': 'image/svg+xml',
+  '.webm': 'video/webm',
+  '.mp4': 'video/mp4',
+  '.vtt': 'text/vtt; charset=utf-8',
 };
 
 export async function serveReport(dir: string, options: { host?: string; port?: number } = {}): Promise<{ url: string; close: () => Promise<void> }> {
@@ -49,12 +52,31 @@ export async function serveReport(dir: string, options: { host?: string; port?: 
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': kTypes[extname(file).toLowerCase()] ?? 'application/octet-stream', 'content-length': size, 'cache-control': 'no-cache' });
+    const type = kTypes[extname(file).toLowerCase()] ?? 'application/octet-stream';
+    // One byte range (a video's player asks for them to seek); anything else gets the whole file.
+    const range = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
+    let start = 0;
+    let end = size - 1;
+    if (range && (range[1] || range[2])) {
+      start = range[1] ? Number(range[1]) : Math.max(0, size - Number(range[2]));
+      end = range[1] && range[2] ? Math.min(Number(range[2]), size - 1) : size - 1;
+      if (start > end || start >= size) {
+        res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
+        return;
+      }
+      res.writeHead(206, { 'content-type': type, 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${size}`, 'accept-ranges': 'bytes', 'cache-control': 'no-cache' });
+    } else {
+      res.writeHead(200, { 'content-type': type, 'content-length': size, 'accept-ranges': 'bytes', 'cache-control': 'no-cache' });
+    }
     if (req.method === 'HEAD') {
       res.end();
       return;
     }
-    createReadStream(file).on('error', () => res.destroy()).pipe(res);
+    if (size === 0) {
+      res.end();
+      return;
+    }
+    createReadStream(file, { start, end }).on('error', () => res.destroy()).pipe(res);
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((ok, fail) => {

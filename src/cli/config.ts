@@ -11,6 +11,7 @@ import { importTs } from '../flow/index.js';
 import type { RunOptions, UpdateBaselines } from '../runner/options.js';
 import { parseReporterFlag, type ReporterSpec } from '../runner/reporterHost.js';
 import { kDefaultBaselineTemplate, kUpdateModes } from '../visual/index.js';
+import { kVideoModes, type VideoMode } from '../runner/video.js';
 import { checkConfig } from './configSchema.js';
 
 export interface Config {
@@ -37,6 +38,11 @@ export interface Config {
   reporters?: ReporterSpec[];
   webServer?: { command: string; url: string; timeout?: string; reuseExistingServer?: boolean; cwd?: string };
   baselines?: { pathTemplate?: string; update?: UpdateBaselines };
+  /**
+   * Video of each flow attempt, as Playwright's `video`: `off` (default), `on`, or `retain-on-failure`
+   * (recorded always, kept only for failed attempts). Needs a service that records (boxflow serve does).
+   */
+  video?: VideoMode;
 }
 
 export function defineConfig(config: Config): Config {
@@ -60,6 +66,8 @@ export interface CliFlags {
   updateSnapshots?: string | boolean;
   /** `-e KEY=VALUE`, repeatable. */
   env?: string[];
+  /** off, on or retain-on-failure (over the config's `video`). */
+  video?: string;
 }
 
 export interface Resolved {
@@ -156,6 +164,9 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
   if (flag !== undefined) update = flag === true ? 'changed' : (flag as UpdateBaselines);
   if (!kUpdateModes.includes(update) && update !== 'default') throw new BoxflowError('CONFIG_INVALID', `--update-snapshots must be one of ${kUpdateModes.join(', ')}, got "${update}"`);
 
+  const video = (flags.video ?? config.video ?? 'off') as VideoMode;
+  if (!kVideoModes.includes(video)) throw new BoxflowError('CONFIG_INVALID', `${flags.video !== undefined ? '--video' : 'video'} must be one of ${kVideoModes.join(', ')}, got ${JSON.stringify(video)}`);
+
   const shots = config.screenshots;
   const phases: Phase[] = shots === false ? [] : shots === true || shots === undefined ? [...kPhases] : Array.isArray(shots) ? shots : (shots.phases ?? [...kPhases]);
   const delay = (typeof shots === 'object' && !Array.isArray(shots) && shots.delay) || '100ms';
@@ -203,6 +214,7 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
       screenshots: { phases, delay },
       baselines: { pathTemplate: config.baselines?.pathTemplate ?? kDefaultBaselineTemplate, update },
       boxes: { ids, createLinux: boxCfg.linux ?? workers, createAndroid: boxCfg.android ?? 0 },
+      ...(video !== 'off' ? { video } : {}),
     },
   };
 }

@@ -7,6 +7,7 @@ import { sharedAjv } from '../api/validate.js';
 import { BoxflowError } from '../errors.js';
 import { explain, formatPath } from '../flow/index.js';
 import { kUpdateModes } from '../visual/index.js';
+import { kVideoModes } from '../runner/video.js';
 
 type JsonSchema = Record<string, unknown>;
 const str: JsonSchema = { type: 'string', minLength: 1 };
@@ -38,6 +39,7 @@ export const configSchema: JsonSchema = obj({
   },
   webServer: obj({ command: str, url: str, timeout: duration, reuseExistingServer: { type: 'boolean' }, cwd: str }, ['command', 'url']),
   baselines: obj({ pathTemplate: str, update: { type: 'string', enum: [...kUpdateModes] } }),
+  video: { type: 'string', enum: [...kVideoModes], description: 'Video of each flow attempt: off, on, retain-on-failure.' },
 });
 
 export const kConfigKeys = Object.keys((configSchema as { properties: object }).properties);

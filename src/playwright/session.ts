@@ -16,6 +16,7 @@ import { Executor, StepFailure, type FlowRuntime } from '../runner/executor.js';
 import { createFlowRuntime } from '../runner/runtime.js';
 import type { RunOptions, UpdateBaselines } from '../runner/options.js';
 import type { StepRecord } from '../runner/types.js';
+import { startAttemptVideo, type AttemptVideo } from '../runner/video.js';
 import type { BoxService, BoxWant } from './service.js';
 import { stepTitle } from './titles.js';
 
@@ -101,12 +102,15 @@ export class BoxSession {
   /** Fires when the test ends (passed, failed or timed out): every step still running is stopped. */
   readonly #ended = new AbortController();
   #expects = 0;
+  /** The box's recording of this test (config `video`), attached to the test on close. */
+  readonly #video: { recording: AttemptVideo; testInfo: TestInfo } | undefined;
 
-  private constructor(lease: Lease, pool: BoxPool, rt: FlowRuntime, rootDir: string, baseURL: string | undefined) {
+  private constructor(lease: Lease, pool: BoxPool, rt: FlowRuntime, rootDir: string, baseURL: string | undefined, video?: { recording: AttemptVideo; testInfo: TestInfo }) {
     this.#lease = lease;
     this.#pool = pool;
     this.#rt = rt;
     this.#rootDir = rootDir;
+    this.#video = video;
     this.#exec = new PlaywrightExecutor(rt, this.#ended.signal, this);
     const { box: flowBox } = this.#exec.flowBox({});
     this.box = this.#wrap(flowBox, baseURL);
@@ -132,7 +136,9 @@ export class BoxSession {
       const masker = new Masker([...service.secrets, ...(opts.secrets ?? [])]);
       const hooks = { stepBegin: () => {}, stepEnd: () => {}, baselineWritten: () => {} };
       const rt = await createFlowRuntime({ client: service.client, box: lease.box, boxState: lease.state, flow, info, options, artifacts: new ArtifactStore(options.outputDir), masker, hooks });
-      return new BoxSession(lease, pool, rt, opts.rootDir, opts.baseURL);
+      // Config `video`: the box records the test (a service that does not record is warned about once per worker).
+      const recording = await startAttemptVideo(lease.box, { client: service.client, artifacts: rt.artifacts, options: service.options });
+      return new BoxSession(lease, pool, rt, opts.rootDir, opts.baseURL, recording ? { recording, testInfo } : undefined);
     } catch (err) {
       lease.release('ok');
       throw err;
@@ -153,8 +159,22 @@ export class BoxSession {
     this.#ended.abort(new BoxflowError('FLOW_TIMEOUT', 'the test ended while this step ran (it timed out, or a call was not awaited)'));
     const settled = await this.#exec.settled(kSettleMs);
     await this.#rt.layout.close();
+    await this.#attachVideo(failed).catch((err: unknown) => void process.stderr.write(`warning: video: the box's video could not be attached: ${(err as Error).message}\n`));
     const dead = !settled || (failed && (await this.#pool.isDead(this.#lease.box)));
     this.#lease.release(dead ? 'dead' : 'ok');
+  }
+
+  /**
+   * The test's video as Playwright attaches its own (`video`, a video/* type its HTML report plays),
+   * with the steps' chapters as WebVTT beside it; `retain-on-failure` keeps a failed test's only.
+   */
+  async #attachVideo(failed: boolean): Promise<void> {
+    if (!this.#video) return;
+    const video = await this.#video.recording.finish(this.#exec.records, failed);
+    if (!video) return;
+    const { testInfo } = this.#video;
+    await testInfo.attach('video', { path: this.#rt.artifacts.resolve(video.path), contentType: video.contentType });
+    await testInfo.attach('video chapters', { path: this.#rt.artifacts.resolve(video.vtt), contentType: 'text/vtt' });
   }
 
   /** The action's id and images, the step's attachments and its failure evidence, on the Playwright step. */

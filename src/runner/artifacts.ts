@@ -26,6 +26,9 @@ const kMimeExt: Record<string, string> = {
   'text/html': 'html',
   'application/json': 'json',
   'text/plain': 'txt',
+  'video/webm': 'webm',
+  'video/mp4': 'mp4',
+  'text/vtt': 'vtt',
 };
 
 export const kDataDir = 'data';

@@ -1,6 +1,7 @@
 // What the runner needs, fully resolved (the CLI decides precedence in one place: cli/config.ts).
 import type { Phase } from '../api/schemas.js';
 import type { UpdateMode } from '../visual/index.js';
+import type { VideoMode } from './video.js';
 
 export type UpdateBaselines = UpdateMode;
 
@@ -26,4 +27,6 @@ export interface RunOptions {
   baselines: { pathTemplate: string; update: UpdateBaselines };
   /** Box ids to use as they are; else `create` linux boxes are created (and terminated after). */
   boxes: { ids: string[]; createLinux: number; createAndroid: number };
+  /** Video of each flow attempt (Playwright's modes); default off. */
+  video?: VideoMode;
 }

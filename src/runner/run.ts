@@ -16,6 +16,7 @@ import { stepLabel } from './label.js';
 import { cachedFlowLoader, createFlowRuntime } from './runtime.js';
 import { computeStats } from './stats.js';
 import { defineVariables } from './script.js';
+import { startAttemptVideo } from './video.js';
 import type { RunOptions } from './options.js';
 import type { ErrorInfo, FlowAttempt, FlowInfo, FlowResult, Reporter, RunResult, StepRecord } from './types.js';
 
@@ -173,6 +174,8 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
   const steps: StepRecord[] = [];
   let rt: FlowRuntime | undefined;
   let exec: Executor | undefined;
+  // Config `video`: the box records the attempt, from here to its end (src/runner/video.ts).
+  const recording = await startAttemptVideo(box, { client: deps.client, artifacts: deps.artifacts, options: deps.options }, deadline.signal);
   try {
     rt = await createFlowRuntime({ client: deps.client, box, boxState: lease.state, flow, info, options: deps.options, artifacts: deps.artifacts, masker, hooks, loadFlow: deps.loadFlow }, deadline.signal);
     const runtime = rt;
@@ -219,14 +222,17 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
   const failedStep = findFailed(steps);
   if (!error && failedStep) error = failedStep.error;
   if (error) error = maskError(error, masker);
+  const durationMs = Math.round(performance.now() - started);
+  const video = await recording?.finish(steps, error !== undefined);
   return {
     attempt,
     status: error ? 'failed' : 'passed',
     startedAt,
-    durationMs: Math.round(performance.now() - started),
+    durationMs,
     box,
     steps,
     error,
+    ...(video ? { video } : {}),
     ...(settled ? {} : { boxBusy: true }),
   };
 }

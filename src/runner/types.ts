@@ -92,6 +92,29 @@ export interface BoxInfo {
   type: 'linux' | 'android';
 }
 
+/** A step's moment in its attempt's video. */
+export interface VideoChapter {
+  stepId: string;
+  label: string;
+  actionId?: string;
+  /** From the recording's start (the video's 0). */
+  startMs: number;
+  durationMs?: number;
+}
+
+/** The video of one attempt (config `video`); paths are relative to the output dir. */
+export interface VideoRecord {
+  /** `data/<sha1>.webm` (Linux boxes on boxflow serve) or `.mp4`. */
+  path: string;
+  contentType: string;
+  /** The same chapters as WebVTT (`data/<sha1>.vtt`), for a `<track kind="chapters">`. */
+  vtt: string;
+  chapters: VideoChapter[];
+  durationMs?: number;
+  /** The service ended the video early: at its length bound (`duration`) or its size bound (`size`). */
+  truncated?: string;
+}
+
 export interface FlowAttempt {
   attempt: number;
   status: 'passed' | 'failed' | 'skipped';
@@ -100,6 +123,8 @@ export interface FlowAttempt {
   box?: BoxInfo;
   steps: StepRecord[];
   error?: ErrorInfo;
+  /** The attempt's video, when the run records one and keeps it (`video: 'on'`, or it failed under `retain-on-failure`). */
+  video?: VideoRecord;
 }
 
 export interface FlowInfo {

@@ -290,12 +290,15 @@
     var err = a.error || (a === lastAttempt(f) ? f.error : null);
     if (err && !hasFailedStep) view.appendChild(errorBlock(err));
     var list = h('ol', { class: 'steps', testid: 'steps' });
+    var player = a.video ? videoPlayer(a.video, list) : null;
+    if (player) view.appendChild(player.el);
+    view.__player = player;
     view.appendChild(list);
     var shown = 0;
     function more() {
       var end = Math.min(rows.length, shown + kStepChunk);
       var frag = document.createDocumentFragment();
-      for (; shown < end; shown++) frag.appendChild(stepRow(rows[shown].step, rows[shown].depth));
+      for (; shown < end; shown++) frag.appendChild(stepRow(rows[shown].step, rows[shown].depth, player));
       list.appendChild(frag);
       if (shown < rows.length) {
         var b = h('button', { class: 'more-steps', testid: 'more-steps', text: 'Show ' + Math.min(kStepChunk, rows.length - shown) + ' more steps (' + (rows.length - shown) + ' left)',
@@ -307,12 +310,76 @@
     if (!rows.length) list.appendChild(h('li', { class: 'empty', text: 'No step finished.' }));
   }
 
+  // ---- video -----------------------------------------------------------------------------------
+
+  function fmtClock(ms) {
+    var t = Math.max(0, Math.floor(ms / 100)) / 10;
+    var m = Math.floor(t / 60);
+    var sec = (t - m * 60).toFixed(1);
+    return m + ':' + (sec < 10 ? '0' : '') + sec;
+  }
+
+  /**
+   * The attempt's video with a chapter per step (results.json's chapters; the same as the WebVTT file,
+   * added as a chapters track for players that show one, and for a report served over http: a report
+   * opened from file:// cannot load a track). seek(chapter) jumps to a step's moment; while it plays,
+   * the step on screen is marked in the list.
+   */
+  function videoPlayer(v, list) {
+    var chapters = v.chapters || [];
+    var byStep = {};
+    chapters.forEach(function (c) { byStep[c.stepId] = c; });
+    var video = h('video', { class: 'video', testid: 'video', controls: true, preload: 'auto', src: v.path });
+    if (v.vtt) video.appendChild(h('track', { kind: 'chapters', label: 'Steps', srclang: 'en', src: v.vtt, default: true }));
+    var now = h('span', { class: 'video-chapter', testid: 'video-chapter' });
+    var el = h('div', { class: 'video-block', testid: 'video-block' },
+      video,
+      h('div', { class: 'video-meta' },
+        now,
+        v.truncated ? h('span', { class: 'muted', text: ' · the video ends early (' + v.truncated + ' bound)' }) : null,
+        h('a', { href: v.path, target: '_blank', rel: 'noopener', text: 'open video' }),
+        v.vtt ? h('a', { href: v.vtt, target: '_blank', rel: 'noopener', text: 'chapters (WebVTT)' }) : null));
+    var marked = null;
+    function current() {
+      var t = video.currentTime * 1000 + 1;
+      var found = null;
+      chapters.forEach(function (c) { if (c.startMs <= t) found = c; });
+      return found;
+    }
+    function mark() {
+      var c = current();
+      now.textContent = c ? 'step ' + c.stepId + ' · ' + c.label + (c.actionId ? ' · ' + c.actionId : '') : '';
+      var row = c ? list.querySelector('[data-testid=step][data-step-id="' + c.stepId + '"]') : null;
+      if (row === marked) return;
+      if (marked) marked.classList.remove('playing');
+      if (row) row.classList.add('playing');
+      marked = row;
+    }
+    video.addEventListener('timeupdate', mark);
+    video.addEventListener('seeked', mark);
+    return {
+      el: el,
+      video: video,
+      chapter: function (stepId) { return byStep[stepId] || null; },
+      seek: function (c) {
+        var go = function () { video.currentTime = c.startMs / 1000; mark(); };
+        if (video.readyState >= 1) go();
+        else video.addEventListener('loadedmetadata', go, { once: true });
+        if (el.getBoundingClientRect().top < 0) el.scrollIntoView({ block: 'start', behavior: 'smooth' });
+      },
+    };
+  }
+
   // ---- steps -----------------------------------------------------------------------------------
 
-  function stepRow(s, depth) {
+  function stepRow(s, depth, player) {
     var src = s.source ? s.source.file + ':' + s.source.line : '';
-    var li = h('li', { class: 'step status-' + s.status, testid: 'step', 'data-step-id': s.id, 'data-status': s.status, style: '--depth:' + depth },
-      h('div', { class: 'step-line' },
+    var chapter = player ? player.chapter(s.id) : null;
+    // With a video, a click on the step's line (not on its buttons or links) shows its moment.
+    var onLine = chapter ? function (e) { if (!e.target.closest('button, a, input')) player.seek(chapter); } : null;
+    var li = h('li', { class: 'step status-' + s.status + (chapter ? ' has-video' : ''), testid: 'step', 'data-step-id': s.id, 'data-status': s.status, style: '--depth:' + depth },
+      h('div', { class: 'step-line', onclick: onLine },
+        chapter ? h('button', { class: 'seek', testid: 'step-seek', title: 'Show this step in the video', 'data-start-ms': chapter.startMs, text: '▶ ' + fmtClock(chapter.startMs), onclick: function () { player.seek(chapter); } }) : null,
         h('span', { class: 'mark status-' + s.status, title: s.status, text: marks[s.status] || '?' }),
         h('span', { class: 'step-id', text: s.id }),
         h('span', { class: 'step-label', testid: 'step-label', text: s.label }),
@@ -465,6 +532,32 @@
     return details;
   }
 
+  /** `#action=<actionId>`: the flow and attempt of that action opened, its step shown, and its moment in the video. */
+  function openActionFromHash() {
+    var m = /^#action=(.+)$/.exec(location.hash);
+    if (!m) return;
+    var id = decodeURIComponent(m[1]);
+    R.flows.some(function (f) {
+      return f.attempts.some(function (a) {
+        var hit = walk(a.steps, 0, []).filter(function (e) { return e.step.actionId === id; })[0];
+        if (!hit) return false;
+        var row = listEl.querySelector('[data-testid=flow][data-flow-id="' + f.id + '"]');
+        if (!row) return true;
+        var head = row.querySelector('.flow-head');
+        if (head.getAttribute('aria-expanded') !== 'true') head.click();
+        var tab = row.querySelector('[data-testid=attempt-tab][data-attempt="' + a.attempt + '"]');
+        if (tab && !tab.classList.contains('active')) tab.click();
+        var view = row.querySelector('.attempt-view');
+        var step = view && view.querySelector('[data-testid=step][data-step-id="' + hit.step.id + '"]');
+        if (step) step.scrollIntoView({ block: 'center' });
+        var player = view && view.__player;
+        var c = player && player.chapter(hit.step.id);
+        if (c) player.seek(c);
+        return true;
+      });
+    });
+  }
+
   // ---- boot ------------------------------------------------------------------------------------
 
   document.title = (data.title || 'boxflow report') + ' — ' + R.stats.failed + ' failed, ' + R.stats.passed + ' passed';
@@ -473,5 +566,7 @@
   app.appendChild(renderFilters());
   app.appendChild(listEl);
   renderList();
+  openActionFromHash();
+  window.addEventListener('hashchange', openActionFromHash);
   document.documentElement.setAttribute('data-ready', 'true');
 })();
