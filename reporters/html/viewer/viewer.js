@@ -106,27 +106,54 @@
 
   // ---- lightbox --------------------------------------------------------------------------------
 
+  // An image opens with the others of its flow (the attempt on screen) as a gallery, in page order:
+  // every element with data-full (its image) and data-caption. ‹ › and ←/→ step through them.
   var lightbox = document.getElementById('lightbox');
-  function openImage(src, caption) {
+  var gallery = [];
+  var galleryAt = 0;
+  function openFrom(el) {
+    var scope = el.closest('[data-testid=flow]') || document;
+    var items = Array.prototype.slice.call(scope.querySelectorAll('[data-full]'));
+    gallery = items.map(function (e) { return { src: e.getAttribute('data-full'), caption: e.getAttribute('data-caption') || e.getAttribute('data-full') }; });
+    showImage(Math.max(0, items.indexOf(el)));
+  }
+  function showImage(i) {
+    if (i < 0 || i >= gallery.length) return;
+    galleryAt = i;
+    var item = gallery[i];
+    var many = gallery.length > 1;
     lightbox.textContent = '';
     append(lightbox, [
       h('div', { class: 'lightbox-bar' },
-        h('span', { class: 'lightbox-caption', text: caption || src }),
-        h('a', { href: src, target: '_blank', rel: 'noopener', text: 'open original' }),
+        many ? h('button', { class: 'lightbox-nav', testid: 'lightbox-prev', title: 'Previous image (←)', 'aria-label': 'Previous image', text: '‹', disabled: i === 0, onclick: function () { showImage(galleryAt - 1); } }) : null,
+        many ? h('span', { class: 'lightbox-pos', testid: 'lightbox-pos', text: (i + 1) + ' / ' + gallery.length }) : null,
+        many ? h('button', { class: 'lightbox-nav', testid: 'lightbox-next', title: 'Next image (→)', 'aria-label': 'Next image', text: '›', disabled: i === gallery.length - 1, onclick: function () { showImage(galleryAt + 1); } }) : null,
+        h('span', { class: 'lightbox-caption', testid: 'lightbox-caption', text: item.caption }),
+        h('a', { href: item.src, target: '_blank', rel: 'noopener', text: 'open original' }),
         h('button', { class: 'lightbox-close', testid: 'lightbox-close', title: 'Close (Esc)', text: '×', onclick: closeImage })),
-      h('img', { src: src, alt: caption || '', testid: 'lightbox-img' }),
+      h('img', { src: item.src, alt: item.caption, testid: 'lightbox-img' }),
     ]);
     lightbox.hidden = false;
   }
   function closeImage() {
     lightbox.hidden = true;
     lightbox.textContent = '';
+    gallery = [];
   }
   lightbox.addEventListener('click', function (e) { if (e.target === lightbox) closeImage(); });
-  document.addEventListener('keydown', function (e) { if (e.key === 'Escape' && !lightbox.hidden) closeImage(); });
+  document.addEventListener('keydown', function (e) {
+    if (lightbox.hidden) return;
+    if (e.key === 'Escape') closeImage();
+    else if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+      e.preventDefault();
+      showImage(galleryAt + (e.key === 'ArrowLeft' ? -1 : 1));
+    }
+  });
 
-  function thumb(label, src) {
-    return h('button', { class: 'thumb', testid: 'thumb', 'data-label': label, title: label + ': open full size', onclick: function () { openImage(src, label + ' — ' + src); } },
+  /** `context` names what the image belongs to (its step), for the lightbox's caption. */
+  function thumb(label, src, context) {
+    return h('button', { class: 'thumb', testid: 'thumb', 'data-label': label, 'data-full': src, 'data-caption': (context ? context + ' · ' : '') + label, title: label + ': open full size',
+      onclick: function (e) { openFrom(e.currentTarget); } },
       h('img', { src: src, alt: label, loading: 'lazy', decoding: 'async' }),
       h('span', { class: 'thumb-label', text: label }));
   }
@@ -200,6 +227,9 @@
     return true;
   }
 
+  /** Renders the rest of the flow list at once (for print); set by renderList. */
+  var renderAllFlows = function () {};
+
   // Failed flows first (then flaky), each group in run order; the first failed ones open by themselves.
   var kRank = { failed: 0, flaky: 1 };
   var kOpenFailed = 20;
@@ -217,6 +247,7 @@
       return;
     }
     var shown = 0;
+    renderAllFlows = function () { while (shown < flows.length) more(); };
     function more() {
       var end = Math.min(flows.length, shown + kFlowChunk);
       var frag = document.createDocumentFragment();
@@ -404,9 +435,10 @@
   function thumbs(s) {
     var items = [];
     var sc = s.screenshots || {};
-    ['before', 'after', 'trace'].forEach(function (k) { if (sc[k]) items.push(thumb(k, sc[k])); });
-    if (sc.failure) items.push(thumb('at failure', sc.failure));
-    (s.attachments || []).forEach(function (a) { if (/^image\//.test(a.contentType)) items.push(thumb(a.name, a.path)); });
+    var context = s.id + ' ' + s.label;
+    ['before', 'after', 'trace'].forEach(function (k) { if (sc[k]) items.push(thumb(k, sc[k], context)); });
+    if (sc.failure) items.push(thumb('at failure', sc.failure, context));
+    (s.attachments || []).forEach(function (a) { if (/^image\//.test(a.contentType)) items.push(thumb(a.name, a.path, context)); });
     return items.length ? h('div', { class: 'thumbs' }, items) : null;
   }
 
@@ -434,7 +466,7 @@
     if (v.diff) modes.push(['diff', 'Diff']);
     if (!modes.length) {
       var imgs = [];
-      ['expected', 'actual', 'previous'].forEach(function (k) { if (v[k]) imgs.push(thumb(k, v[k])); });
+      ['expected', 'actual', 'previous'].forEach(function (k) { if (v[k]) imgs.push(thumb(k, v[k], v.name)); });
       root.appendChild(h('div', { class: 'thumbs' }, imgs));
       return root;
     }
@@ -452,7 +484,7 @@
     root.appendChild(tabs);
     root.appendChild(view);
     function figure(label, src) {
-      return h('figure', {}, h('img', { src: src, alt: label, 'data-kind': label, onclick: function () { openImage(src, label); } }), h('figcaption', { text: label }));
+      return h('figure', {}, h('img', { src: src, alt: label, 'data-kind': label, 'data-full': src, 'data-caption': v.name + ' · ' + label, onclick: function (e) { openFrom(e.currentTarget); } }), h('figcaption', { text: label }));
     }
     function showMode(mode) {
       view.textContent = '';
@@ -566,6 +598,11 @@
   app.appendChild(renderFilters());
   app.appendChild(listEl);
   renderList();
+  // Print shows every flow of the list (the screen renders it as it scrolls) and its images, lazy on screen.
+  window.addEventListener('beforeprint', function () {
+    renderAllFlows();
+    Array.prototype.forEach.call(document.querySelectorAll('img[loading=lazy]'), function (img) { img.loading = 'eager'; });
+  });
   openActionFromHash();
   window.addEventListener('hashchange', openActionFromHash);
   document.documentElement.setAttribute('data-ready', 'true');
