@@ -8,7 +8,7 @@ import { parseDuration } from '../api/duration.js';
 import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '../api/schemas.js';
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
 import { boxEnv, checkBoxEnvs, claimBoxUser, isolationAvailable, reapUidClaims, releaseBoxUser, releaseUid, type BoxUser } from './boxUser.js';
-import { LinuxBox } from './chromium/linuxBox.js';
+import { kSpareProfileSuffix, LinuxBox } from './chromium/linuxBox.js';
 import type { BoxEntry } from './boxEntry.js';
 import type { AdbBackend } from './adb/backend.js';
 import type { GridClient } from './grid/client.js';
@@ -324,7 +324,7 @@ export class BoxRegistry {
       for (const fn of [...entry.onBrowserGone]) fn();
       return;
     }
-    await entry.linux.closeBrowser();
+    await entry.linux.closeBrowser({ final: true });
     for (const fn of [...entry.onBrowserGone]) fn();
     // A grid box's closeBrowser ended its session; it has nothing on this machine to remove.
     if (entry.linux.sourceKind === 'grid') return;
@@ -345,7 +345,9 @@ export class BoxRegistry {
     } catch (err) {
       throw new BoxflowError('INVALID_REQUEST', `/config/workingDir: cannot create ${boxPathOf(dir, workDir)} in the box (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    await mkdir(join(dir, 'profile'), { mode: kRootOnly });
+    // The profile, and the second one where the box's next browser is prepared (linuxBox.ts).
+    const profiles = [join(dir, 'profile'), join(dir, `profile${kSpareProfileSuffix}`)];
+    for (const p of profiles) await mkdir(p, { mode: kRootOnly });
     if (!user) return;
     for (let d = workDir; d.startsWith(dir) && d !== dir; d = dirname(d)) {
       await chown(d, user.uid, user.gid);
@@ -353,7 +355,7 @@ export class BoxRegistry {
     }
     await chown(dir, 0, user.gid);
     await chmod(dir, 0o1770);
-    await chown(join(dir, 'profile'), user.browserUid, user.gid);
+    for (const p of profiles) await chown(p, user.browserUid, user.gid);
   }
 
   /** Kills what still runs as the box's user, frees the uid, removes the directory and the ledger. */

@@ -92,3 +92,36 @@ test('a closed browser comes back without the cookies and storage of the last on
     await client.terminateBox(box.id);
   }
 });
+
+/** Pids of the box's Chromium browser processes (not renderers), by the profile each runs on. */
+function browsersOf(boxId: string): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      const dir = argv.find((a) => a.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length);
+      if (dir?.includes(boxId) && !argv.some((a) => a.startsWith('--type='))) found.set(dir.slice(dir.lastIndexOf('/') + 1), Number(name));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+test('after a close the next browser is already started on the other profile; each is clean; the box ending ends both', { skip: !existsSync('/proc/self/cmdline') && 'needs /proc' }, async () => {
+  const box = await client.createLinuxBox();
+  try {
+    assert.deepEqual([...browsersOf(box.id).keys()], ['profile'], 'a box that never closed its browser keeps no spare');
+    for (let round = 0; round < 3; round++) {
+      assert.equal(await seen(box.id), 'storage=none cookie=none', `round ${round}: a clean browser`);
+      assert.equal(await seen(box.id), 'storage=kept cookie=c=kept');
+      await client.closeBrowser(box.id);
+      // The next flow's browser runs before anything asks for it: the one on the other profile.
+      const next = round % 2 ? 'profile' : 'profile-2';
+      assert.deepEqual([...browsersOf(box.id).keys()], [next], `round ${round}: the next browser is ready on ${next}`);
+    }
+  } finally {
+    await client.terminateBox(box.id);
+  }
+  assert.equal(browsersOf(box.id).size, 0, 'no browser of the box is left');
+});

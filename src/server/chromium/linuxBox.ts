@@ -44,13 +44,29 @@ export interface BrowserHandle {
   goneReason(exitedAlone: boolean): string;
 }
 
+/** A browser started and connected, not yet the box's. */
+interface Started {
+  proc: BrowserHandle;
+  browser: Browser;
+  profile: number;
+}
+
 /** Where a box's browser comes from: a Chromium on this machine, or a session of a Selenium Grid. */
 export interface BrowserSource {
   readonly kind: 'local' | 'grid';
-  start(resolution: Resolution): Promise<BrowserHandle>;
+  /** Starts a browser; a source with `spares` starts one on each of its profiles (0 or 1). */
+  start(resolution: Resolution, profile?: number): Promise<BrowserHandle>;
   /** After closeBrowser: removes what the browser left (a local profile), so the next one starts as new. */
-  cleanUp?(): Promise<void>;
+  cleanUp?(profile?: number): Promise<void>;
+  /**
+   * Whether the box may start its next browser while the current one runs (on the other profile):
+   * a box whose browser is closed between flows then hands the next flow a browser already started.
+   */
+  readonly spares?: boolean;
 }
+
+/** The second profile of a local box (`<profile>-2`), where its next browser is prepared. */
+export const kSpareProfileSuffix = '-2';
 
 export interface LocalChromiumOptions {
   executablePath: string;
@@ -62,10 +78,12 @@ export interface LocalChromiumOptions {
 
 /** A Chromium process on this machine for each browser of the box, on the box's own profile. */
 export function localChromium(opts: LocalChromiumOptions): BrowserSource {
+  const profileDir = (profile = 0) => (profile ? `${opts.userDataDir}${kSpareProfileSuffix}` : opts.userDataDir);
   return {
     kind: 'local',
-    async start(resolution) {
-      const proc = await launchChromium({ executablePath: opts.executablePath, userDataDir: opts.userDataDir, cwd: opts.cwd, ...resolution, ...(opts.env ? { env: opts.env } : {}), ...(opts.identity ?? {}) });
+    spares: true,
+    async start(resolution, profile) {
+      const proc = await launchChromium({ executablePath: opts.executablePath, userDataDir: profileDir(profile), cwd: opts.cwd, ...resolution, ...(opts.env ? { env: opts.env } : {}), ...(opts.identity ?? {}) });
       return {
         devtools: proc.devtools,
         exited: proc.exited,
@@ -75,9 +93,10 @@ export function localChromium(opts: LocalChromiumOptions): BrowserSource {
     },
     // A closed browser leaves nothing behind: cookies, storage and cache go with it, so the next
     // browser (the next flow's) starts as a new box's would. The directory itself stays, with its owner.
-    async cleanUp() {
-      const names = await readdir(opts.userDataDir).catch(() => [] as string[]);
-      await Promise.all(names.map((n) => rm(join(opts.userDataDir, n), { recursive: true, force: true, maxRetries: 3 })));
+    async cleanUp(profile) {
+      const dir = profileDir(profile);
+      const names = await readdir(dir).catch(() => [] as string[]);
+      await Promise.all(names.map((n) => rm(join(dir, n), { recursive: true, force: true, maxRetries: 3 })));
     },
   };
 }
@@ -91,6 +110,12 @@ export class LinuxBox {
   #browser: Browser | undefined;
   #context: BrowserContext | undefined;
   #starting: Promise<void> | undefined;
+  /** The profile (0 or 1) of the current browser. */
+  #profile = 0;
+  /** The next browser, started on the other profile while the current one runs (see BrowserSource.spares). */
+  #spare: { profile: number; ready: Promise<Started> } | undefined;
+  /** Set once the box's browser was closed and opened again: from then on a spare is kept ready. */
+  #recycles = false;
   #active: Page | undefined;
   readonly #sessions = new WeakMap<Page, Promise<CDPSession>>();
   readonly #raw = new WeakMap<Page, Promise<RawCdp>>();
@@ -149,8 +174,9 @@ export class LinuxBox {
     await this.#starting;
   }
 
-  async #start(): Promise<void> {
-    const proc = await this.#source.start(this.#resolution);
+  /** Starts a browser on `profile` and connects to it; not yet the box's. */
+  async #launch(profile: number): Promise<Started> {
+    const proc = await this.#source.start(this.#resolution, profile);
     let browser: Browser;
     try {
       browser = await chromium.connectOverCDP(proc.devtools.wsEndpoint, { timeout: 30_000 });
@@ -158,10 +184,36 @@ export class LinuxBox {
       await proc.kill();
       throw new BoxflowError('BROWSER_ERROR', `cannot connect to the box's Chromium: ${(cause as Error).message}`, { cause });
     }
+    return { proc, browser, profile };
+  }
+
+  /** Starts the next browser on the other profile, unless one is ready or starting. */
+  #prepareSpare(): void {
+    if (this.#spare || !this.#source.spares || this.#crashed) return;
+    const profile = 1 - this.#profile;
+    const ready = this.#launch(profile);
+    ready.catch(() => {});
+    this.#spare = { profile, ready };
+  }
+
+  /** Takes the spare browser if one is ready and alive (else undefined, and it is dropped). */
+  async #takeSpare(): Promise<Started | undefined> {
+    const spare = this.#spare;
+    this.#spare = undefined;
+    if (!spare) return undefined;
+    const started = await spare.ready.catch(() => undefined);
+    if (started && started.browser.isConnected()) return started;
+    if (started) await started.proc.kill().catch(() => {});
+    return undefined;
+  }
+
+  async #start(): Promise<void> {
+    const { proc, browser, profile } = (await this.#takeSpare()) ?? (await this.#launch(this.#profile));
     const context = browser.contexts()[0] ?? (await browser.newContext());
     this.#proc = proc;
     this.#browser = browser;
     this.#context = context;
+    this.#profile = profile;
     // Not through closeBrowser: Chromium died (or dropped us). The box says so rather than
     // starting a blank browser that would let a test go on against the wrong page.
     const forget = () => {
@@ -171,6 +223,7 @@ export class LinuxBox {
       this.#context = undefined;
       this.#active = undefined;
       this.#proc = undefined;
+      void this.#takeSpare().then((spare) => spare?.proc.kill());
       void (async () => {
         const exitedAlone = await Promise.race([proc.exited.then(() => true), sleep(2_000).then(() => false)]);
         await proc.kill();
@@ -186,6 +239,8 @@ export class LinuxBox {
     const pages = context.pages();
     this.#active = pages.at(-1) ?? (await context.newPage());
     await Promise.all(context.pages().map((p) => p.setViewportSize(this.#resolution).catch(() => {})));
+    // The next flow's browser starts now, while this one runs (boxes whose browser is recycled).
+    if (this.#recycles) this.#prepareSpare();
   }
 
   #adopt(page: Page, makeActive: boolean): void {
@@ -198,18 +253,35 @@ export class LinuxBox {
     });
   }
 
-  async closeBrowser(): Promise<void> {
+  /**
+   * Closes the box's browser and removes what it left; the next action starts a new one. With
+   * `final` (the box ends) a spare goes too. Otherwise, on a source with spares, the next browser is
+   * started on the other profile now (if it is not running already), so that it is ready for the
+   * next flow.
+   */
+  async closeBrowser(opts: { final?: boolean } = {}): Promise<void> {
     await this.#starting?.catch(() => {});
     const browser = this.#browser;
     const proc = this.#proc;
+    const profile = this.#profile;
     this.#browser = undefined;
     this.#context = undefined;
     this.#active = undefined;
     this.#proc = undefined;
+    if (opts.final) {
+      const spare = await this.#takeSpare();
+      if (spare) {
+        await spare.proc.kill();
+        await this.#source.cleanUp?.(spare.profile);
+      }
+    } else if (browser || proc) {
+      this.#recycles = true;
+      this.#prepareSpare();
+    }
     if (browser) await this.#bounded('close', browser.close()).catch(() => {});
     if (proc) await proc.kill();
     if (browser || proc) {
-      await this.#source.cleanUp?.();
+      await this.#source.cleanUp?.(profile);
       this.onBrowserGone?.();
     }
   }
