@@ -326,6 +326,13 @@ export class BoxClient {
     return this.#call('stopRecording', { pathParams: { boxId }, ...(body ? { json: body } : {}) }, opts);
   }
 
+  // ------------------------------------------------------------------ live view (gbox-api-full.md §6.9)
+
+  /** A pre-signed, expiring page that shows the box's screen live and passes clicks, drags and typing on as actions: `{url, rawUrl}` (boxflow serve adds `websocketUrl`). */
+  liveViewUrl(boxId: string, body: Body<'liveViewUrl'> = {}, opts?: RequestOptions) {
+    return this.#call('liveViewUrl', { pathParams: { boxId }, json: body }, opts);
+  }
+
   /** Downloads a stored object (a screenshot's pre-signed URL). Pre-signed URLs carry no API key. */
   async fetchObject(url: string, opts: RequestOptions = {}): Promise<Buffer> {
     const body = await this.streamObject(url, opts);

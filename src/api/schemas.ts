@@ -481,6 +481,13 @@ export const RecordingResult = Type.Object({
 });
 export type RecordingResult = Static<typeof RecordingResult>;
 
+// ---------------------------------------------------------------- live view (gbox-api-full.md §6.9)
+
+export const LiveViewUrlBody = Type.Object({ expiresIn: Type.Optional(Duration({ default: '180m' })) });
+/** `url`: the viewer with the box's details; `rawUrl`: the screen alone, to embed. boxflow serve adds `websocketUrl`, the frames and input of the raw page (docs/server.md). */
+export const LiveViewUrlResult = Type.Object({ url: Type.String(), rawUrl: Type.String(), websocketUrl: Type.Optional(Type.String()) });
+export type LiveViewUrlResult = Static<typeof LiveViewUrlResult>;
+
 // ---------------------------------------------------------------- the endpoint table
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -562,6 +569,8 @@ export const endpoints = {
   // extra: recording (src/server/recording.ts)
   startRecording: ep({ method: 'POST', path: '/boxes/{boxId}/actions/recording/start', status: 204, spec: false }),
   stopRecording: ep({ method: 'POST', path: '/boxes/{boxId}/actions/recording/stop', body: RecordingStopBody, response: RecordingResult, status: 200, spec: false }),
+  // extra: live view (src/server/liveView.ts)
+  liveViewUrl: ep({ method: 'POST', path: '/boxes/{boxId}/live-view-url', body: LiveViewUrlBody, response: LiveViewUrlResult, status: 201, spec: false }),
 } as const;
 
 export type EndpointName = keyof typeof endpoints;

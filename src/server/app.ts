@@ -22,6 +22,7 @@ import { storedContentType } from './recording.js';
 import { KeyVerifier, resolveSecret } from './secret.js';
 import { kStoragePrefix, ObjectStore } from './storage.js';
 import { attachWebTerminal, kTerminalPrefix } from './terminal.js';
+import { attachLiveView, kLiveViewPrefix } from './liveView.js';
 
 export interface ServerOptions {
   /** Default 127.0.0.1. */
@@ -260,12 +261,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     return reply.type(storedContentType(url.pathname)).header('cache-control', 'private, max-age=60').send(png);
   });
 
+  const liveView = attachLiveView(app, { secret, lookup: (id) => registry.find(id), handlers, log });
   const terminal = attachWebTerminal(app, { secret, lookup: (id) => (isGridBox(registry.find(id)) ? undefined : registry.find(id)), log });
   // The CDP proxy answers every upgrade it sees (404 for unknown paths), so it only sees those the
   // terminal does not take: through a never-listening Server used as a plain event emitter.
   const cdpUpgrades = createHttpServer();
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if ((req.url ?? '').startsWith(kTerminalPrefix)) terminal.upgrade(req, socket, head);
+    else if ((req.url ?? '').startsWith(kLiveViewPrefix)) liveView.upgrade(req, socket, head);
     else cdpUpgrades.emit('upgrade', req, socket, head);
   });
   const cdp = attachCdpProxy(cdpUpgrades, {
@@ -287,6 +290,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await registry.closeAll();
         await grid?.close();
         await terminal.close();
+        await liveView.close();
         cdp.close();
         await app.close();
         await store.close();

@@ -18,6 +18,7 @@ import { screenshotAnswer, screenshotPlan, withScreenshots, type ShotContext } f
 import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
 import { terminalPath, webTerminalReady } from './terminal.js';
+import { liveViewUrlAnswer } from './liveView.js';
 import { checkOpenUrl } from './urlPolicy.js';
 
 export interface RouteDeps {
@@ -49,7 +50,7 @@ export interface Answer {
 
 export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot', 'pressButton', 'click', 'tap', 'longPress', 'move', 'scroll', 'swipe', 'touch', 'screenRotation', 'setClipboard']);
 /** Endpoints whose handler here serves Android boxes itself; any other goes to src/server/adb/routes.ts. */
-const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot']);
+const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot', 'liveViewUrl']);
 const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum', 'openApp', 'restartApp', 'closeApp', 'clearAppData']);
 
 /** A foreign (non-JSON) body: kept apart so a JSON route can refuse it clearly. */
@@ -319,6 +320,7 @@ export function createHandlers(deps: RouteDeps) {
         const path = terminalPath(entry.record.id);
         return { status: 201, body: { url: `${call.origin}${path}?${presign(deps.secret, path, expiresAt)}` } };
       }),
+    liveViewUrl: (call) => boxCall('liveViewUrl', call, async (entry) => liveViewUrlAnswer(deps.secret, entry, { ...call, body: validated(endpoints.liveViewUrl.body, call.body) })),
     renameFile: (call) =>
       boxCall('renameFile', call, async (entry) => {
         const body = validated(endpoints.renameFile.body, call.body) as RenameBody;

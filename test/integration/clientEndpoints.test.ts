@@ -175,6 +175,7 @@ const cases: Record<Exclude<EndpointName, 'installPackage'>, Case> = {
     call: (c) => c.stopRecording('b1'), method: 'POST', path: '/boxes/b1/actions/recording/stop', status: 200,
     response: { presignedUrl: 'https://store.example/v.mp4?sig=x', storageKey: 'storage://a/b/c' },
   },
+  liveViewUrl: { call: (c) => c.liveViewUrl('b1'), method: 'POST', path: '/boxes/b1/live-view-url', body: {}, status: 201, response: { url: 'https://h/live-view/b1?sig=1', rawUrl: 'https://h/live-view/b1/raw?sig=1' } },
 };
 
 test('every endpoint of the contract has a wire case here', () => {

@@ -1,0 +1,503 @@
+// The live view (GBOX `POST /boxes/{boxId}/live-view-url`, gbox-api-full.md §6.9): a pre-signed,
+// expiring page that shows a box's screen as it changes and passes clicks, drags, wheel turns and
+// typing on to the box as Box API actions.
+//
+//   GET /live-view/<boxId>?exp&sig        the viewer, with the box's details (`url`)
+//   GET /live-view/<boxId>/raw?exp&sig    the screen alone, for embedding (`rawUrl`)
+//   the same URLs upgraded to a websocket  the frames, and the input (`websocketUrl`)
+//
+// As the web terminal: the signature and expiry are checked before a page or an upgrade is served
+// (403 PRESIGN_INVALID / PRESIGN_EXPIRED), the signature covers the path, so the box id, and only
+// the box's own tenant can have a URL made (another tenant's box is 404 BOX_NOT_FOUND there).
+//
+// Pixels: Linux boxes stream the active page's CDP screencast (JPEG, on a CDP connection of the live
+// view's own; frames come only when Chromium draws, a still page sends none and the viewer keeps its
+// last frame). Android boxes repeat `screencap -p` one after another, as fast as the device answers,
+// and send a capture only when it differs from the one before. One feed per box, shared by its viewers,
+// running only while one watches; a new viewer gets the last frame at once. At most kMaxFps frames a
+// second go out (a Chromium frame is acknowledged only when it is sent, so Chromium draws no faster for
+// us than that), and a viewer that reads slower than that gets the newest frame when it has caught up,
+// never a backlog. At most kMaxClientsPerBox viewers per box (more: 429 RATE_LIMITED).
+//
+// Input runs through the same handlers, per-box queue and validation as the HTTP API (routes.ts), so
+// every click, drag, wheel turn, text and key is an action with its actionId, logged like any other.
+// The coordinates a viewer sends are the screen's pixels; they are turned into the box's action scale.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { BoxflowError, errorCodes } from '../errors.js';
+import { parseDuration } from '../api/duration.js';
+import { endpoints, kKeyNames, type EndpointName, type LiveViewUrlResult } from '../api/schemas.js';
+import type { BoxEntry } from './boxEntry.js';
+import type { RawCdp } from './chromium/rawCdp.js';
+import { newActionId, type Answer, type Call } from './routes.js';
+import { presign, refuseUpgrade, verifyPresigned } from './secret.js';
+import { kLiveViewAssetPrefix, kLiveViewCsp, liveViewPageHtml, liveViewScript } from './liveViewPage.js';
+
+export const kLiveViewPrefix = '/live-view/';
+const kPathPattern = /^\/live-view\/([^/]+)(\/raw)?$/;
+/** Frames a second a viewer gets at most. */
+export const kMaxFps = 15;
+/** Viewers of one box at once. */
+export const kMaxClientsPerBox = 4;
+/** Viewers of the whole server at once. */
+const kMaxClients = 64;
+/** Actions one viewer may have waiting at once; more are refused (the box is busy, the viewer floods). */
+const kMaxPendingActions = 8;
+/** A viewer that has this much unsent is skipped until it has read it. */
+const kHighWater = 512 * 1024;
+const kFollowMs = 250;
+/** No screencast frame this long after (re)starting one: a capture stands in (a page Chromium does not redraw). */
+const kFirstFrameMs = 1_000;
+/** Between two captures of an Android box that failed. */
+const kRetryMs = 1_000;
+const kJpegQuality = 70;
+const kMaxMessage = 256 * 1024;
+const kKeyNameSet: ReadonlySet<string> = new Set(kKeyNames);
+
+/** The two pages of a box's live view (and their websockets); pre-sign each to make its URL. */
+export function liveViewPaths(boxId: string): { page: string; raw: string } {
+  const page = `${kLiveViewPrefix}${encodeURIComponent(boxId)}`;
+  return { page, raw: `${page}/raw` };
+}
+
+/** `{url, rawUrl, websocketUrl}` of a box's live view, signed until `expiresIn` (default 180m) from now. */
+export function liveViewUrls(secret: string, origin: string, boxId: string, expiresIn = '180m'): LiveViewUrlResult {
+  const expiresAt = Date.now() + parseDuration(expiresIn, '/expiresIn');
+  const { page, raw } = liveViewPaths(boxId);
+  const rawUrl = `${origin}${raw}?${presign(secret, raw, expiresAt)}`;
+  return { url: `${origin}${page}?${presign(secret, page, expiresAt)}`, rawUrl, websocketUrl: rawUrl.replace(/^http/, 'ws') };
+}
+
+/** The handler of `POST /boxes/{boxId}/live-view-url` for routes.ts (the box already checked: the caller's, running). */
+export function liveViewUrlAnswer(secret: string, entry: BoxEntry, call: Call): Answer {
+  const body = (call.body ?? {}) as { expiresIn?: string };
+  return { status: 201, body: liveViewUrls(secret, call.origin, entry.record.id, body.expiresIn) };
+}
+
+export interface LiveViewDeps {
+  secret: string;
+  /** Any tenant's box by id (the pre-signed URL is the credential). */
+  lookup: (boxId: string) => BoxEntry | undefined;
+  /** The HTTP API's handlers: input runs through them. */
+  handlers: Record<EndpointName, (call: Call) => Promise<Answer>>;
+  log: (entry: Record<string, unknown>) => void;
+  /** Default kMaxFps. */
+  maxFps?: number;
+}
+
+export interface LiveView {
+  /** Handles an HTTP upgrade whose path starts with /live-view/. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes every viewer and stops every feed. */
+  close(): Promise<void>;
+}
+
+/** One frame as the viewers get it: a binary message, [u32 length of the JSON][JSON meta][image]. */
+interface Frame {
+  message: Buffer;
+  /** The image, to tell an unchanged capture. */
+  image: Buffer;
+}
+
+interface FrameMeta {
+  format: 'jpeg' | 'png';
+  /** The screen's size in its pixels (Linux: the page's CSS pixels): what input coordinates refer to. */
+  width: number;
+  height: number;
+  seq: number;
+  /** ms since epoch when the server got it. */
+  at: number;
+}
+
+interface Viewer {
+  ws: WebSocket;
+  /** The newest frame has not been sent to it yet (it was busy reading). */
+  behind: boolean;
+  pending: number;
+  cancel: AbortController;
+}
+
+function frameMessage(meta: FrameMeta, image: Buffer): Buffer {
+  const json = Buffer.from(JSON.stringify(meta));
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(json.length, 0);
+  return Buffer.concat([head, json, image]);
+}
+
+/** Width and height of a PNG, from its IHDR. */
+function pngSize(png: Buffer): { width: number; height: number } | undefined {
+  return png.length >= 24 ? { width: png.readUInt32BE(16), height: png.readUInt32BE(20) } : undefined;
+}
+
+/** A box's screen, fanned out to its viewers. */
+class Feed {
+  readonly viewers = new Set<Viewer>();
+  last: Frame | undefined;
+  #seq = 0;
+  #running = false;
+  #lastSent = 0;
+  #held: { meta: Omit<FrameMeta, 'seq' | 'at'>; image: Buffer; ack?: () => void } | undefined;
+  #heldTimer: NodeJS.Timeout | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
+  // Linux
+  #follow: NodeJS.Timeout | undefined;
+  #page: unknown;
+  #cdp: RawCdp | undefined;
+  #switching = false;
+  #firstTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly entry: BoxEntry,
+    private readonly minGapMs: number,
+    private readonly onStatus: (text: string) => void,
+  ) {}
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    if (this.entry.android) void this.#captureLoop();
+    else {
+      void this.#followPage();
+      this.#follow = setInterval(() => void this.#followPage(), kFollowMs);
+    }
+  }
+
+  stop(): void {
+    this.#running = false;
+    clearInterval(this.#follow);
+    clearTimeout(this.#heldTimer);
+    clearTimeout(this.#firstTimer);
+    clearTimeout(this.#retryTimer);
+    this.#held?.ack?.();
+    this.#held = undefined;
+    this.#page = undefined;
+    const cdp = this.#cdp;
+    this.#cdp = undefined;
+    if (cdp) void cdp.send('Page.stopScreencast', {}, 2_000).catch(() => {}).finally(() => cdp.close());
+  }
+
+  /** A frame from the box: sent now, or held until its slot (the newest held one wins; `ack` runs when it is sent or replaced). */
+  offer(meta: Omit<FrameMeta, 'seq' | 'at'>, image: Buffer, ack?: () => void): void {
+    if (!this.#running) return ack?.();
+    const wait = this.#lastSent + this.minGapMs - Date.now();
+    if (wait <= 0 && !this.#held) {
+      this.#publish(meta, image);
+      ack?.();
+      return;
+    }
+    this.#held?.ack?.();
+    this.#held = { meta, image, ...(ack ? { ack } : {}) };
+    this.#heldTimer ??= setTimeout(() => {
+      this.#heldTimer = undefined;
+      const held = this.#held;
+      this.#held = undefined;
+      if (held && this.#running) this.#publish(held.meta, held.image);
+      held?.ack?.();
+    }, Math.max(1, wait));
+  }
+
+  #publish(meta: Omit<FrameMeta, 'seq' | 'at'>, image: Buffer): void {
+    this.#lastSent = Date.now();
+    this.last = { message: frameMessage({ ...meta, seq: ++this.#seq, at: this.#lastSent }, image), image };
+    for (const v of this.viewers) sendFrame(v, this.last);
+  }
+
+  // ---------------------------------------------------------------- Linux: the screencast
+
+  async #followPage(): Promise<void> {
+    if (this.#switching || !this.#running) return;
+    const linux = this.entry.linux;
+    const page = linux.currentPage;
+    if (page === this.#page) return;
+    this.#switching = true;
+    try {
+      this.#cdp?.close();
+      this.#cdp = undefined;
+      clearTimeout(this.#firstTimer);
+      this.#page = page;
+      if (!page) {
+        this.onStatus("the box's browser has no page open");
+        return;
+      }
+      const cdp = await linux.recordingConnection(page).catch(() => undefined);
+      if (!cdp) {
+        this.#page = undefined; // again at the next check
+        return;
+      }
+      if (!this.#running || this.#page !== page) return cdp.close();
+      this.#cdp = cdp;
+      let frames = 0;
+      cdp.on('Page.screencastFrame', (p) => {
+        frames++;
+        const { data, sessionId, metadata } = p as { data: string; sessionId: number; metadata: { deviceWidth?: number; deviceHeight?: number } };
+        const res = linux.resolution;
+        const meta = { format: 'jpeg' as const, width: Math.round(metadata.deviceWidth ?? res.width), height: Math.round(metadata.deviceHeight ?? res.height) };
+        // Acknowledged when sent: Chromium draws the next frame for us only then.
+        this.offer(meta, Buffer.from(data, 'base64'), () => void cdp.send('Page.screencastFrameAck', { sessionId }).catch(() => {}));
+      });
+      const { width, height } = linux.resolution;
+      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: kJpegQuality, maxWidth: width, maxHeight: height, everyNthFrame: 1 }, 5_000).catch(() => {
+        cdp.close();
+        if (this.#cdp === cdp) {
+          this.#cdp = undefined;
+          this.#page = undefined;
+        }
+      });
+      // A page Chromium does not redraw sends no first frame: one capture shows it.
+      this.#firstTimer = setTimeout(() => {
+        if (frames || this.#cdp !== cdp || !this.#running) return;
+        void cdp
+          .send<{ data: string }>('Page.captureScreenshot', { format: 'jpeg', quality: kJpegQuality }, 5_000)
+          .then((shot) => {
+            if (!frames && this.#cdp === cdp) this.offer({ format: 'jpeg', ...linux.resolution }, Buffer.from(shot.data, 'base64'));
+          })
+          .catch(() => {});
+      }, kFirstFrameMs);
+    } finally {
+      this.#switching = false;
+    }
+  }
+
+  // ---------------------------------------------------------------- Android: screencap after screencap
+
+  async #captureLoop(): Promise<void> {
+    const android = this.entry.android!;
+    let failing = false;
+    while (this.#running) {
+      const started = Date.now();
+      try {
+        const png = await android.screenshot(1);
+        if (!this.#running) return;
+        if (failing) this.onStatus('');
+        failing = false;
+        // Only a changed screen is sent again.
+        if (!this.last?.image.equals(png)) this.offer({ format: 'png', ...(pngSize(png) ?? { width: 0, height: 0 }) }, png);
+      } catch (err) {
+        if (!this.#running) return;
+        if (!failing) this.onStatus(`the device gives no screen: ${(err as Error).message.split('\n')[0]}`);
+        failing = true;
+        await new Promise((r) => (this.#retryTimer = setTimeout(r, kRetryMs)));
+        continue;
+      }
+      const wait = this.minGapMs - (Date.now() - started);
+      if (wait > 0) await new Promise((r) => (this.#retryTimer = setTimeout(r, wait)));
+    }
+  }
+}
+
+function sendFrame(v: Viewer, frame: Frame): void {
+  if (v.ws.readyState !== WebSocket.OPEN) return;
+  if (v.ws.bufferedAmount > kHighWater) {
+    v.behind = true;
+    return;
+  }
+  v.behind = false;
+  v.ws.send(frame.message, { binary: true });
+}
+
+function sendJson(ws: WebSocket, msg: Record<string, unknown>): void {
+  if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+}
+
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 100_000;
+const point = (v: unknown): { x: number; y: number } | undefined => {
+  const p = v as { x?: unknown; y?: unknown } | undefined;
+  return p && num(p.x) && num(p.y) ? { x: p.x, y: p.y } : undefined;
+};
+
+/** A viewer's message → the endpoint and body of the action it asks for (coordinates in the box's action scale). */
+export function actionOf(msg: Record<string, unknown>, scale: number): { name: EndpointName; body: Record<string, unknown> } | string {
+  const at = (p: { x: number; y: number }) => ({ x: Math.round(p.x * scale * 100) / 100, y: Math.round(p.y * scale * 100) / 100 });
+  const options = { screenshot: false };
+  switch (msg.type) {
+    case 'click': {
+      const p = point(msg);
+      if (!p) return 'a click needs x and y';
+      const button = msg.button === 'right' || msg.button === 'middle' ? msg.button : 'left';
+      return { name: 'click', body: { ...at(p), ...(button !== 'left' ? { button } : {}), ...(msg.double === true ? { double: true } : {}), options } };
+    }
+    case 'drag': {
+      const path = Array.isArray(msg.path) ? msg.path.map(point) : [];
+      if (path.length < 2 || path.length > 1000 || path.some((p) => !p)) return 'a drag needs a path of 2 to 1000 points';
+      const total = num(msg.durationMs) ? Math.min(Math.max(Math.round(msg.durationMs), 50), 10_000) : 500;
+      // At most 50 points, evenly spaced in the path, its ends kept.
+      const step = Math.max(1, Math.ceil((path.length - 1) / 49));
+      const kept = path.filter((_, i) => i % step === 0 || i === path.length - 1) as { x: number; y: number }[];
+      if (kept.length === 2) return { name: 'drag', body: { start: at(kept[0]!), end: at(kept[1]!), duration: `${total}ms`, options } };
+      return { name: 'drag', body: { path: kept.map(at), duration: `${Math.max(1, Math.round(total / (kept.length - 1)))}ms`, options } };
+    }
+    case 'scroll': {
+      const p = point(msg);
+      if (!p || !num(msg.deltaX) || !num(msg.deltaY)) return 'a scroll needs x, y, deltaX and deltaY';
+      return { name: 'scroll', body: { ...at(p), scrollX: Math.round(msg.deltaX * scale), scrollY: Math.round(msg.deltaY * scale), options } };
+    }
+    case 'type':
+      if (typeof msg.text !== 'string' || !msg.text || msg.text.length > 10_000) return 'type needs a text of 1 to 10000 characters';
+      return { name: 'type', body: { text: msg.text, options } };
+    case 'key': {
+      const keys = Array.isArray(msg.keys) ? msg.keys : [];
+      if (!keys.length || keys.length > 8 || keys.some((k) => typeof k !== 'string' || !kKeyNameSet.has(k))) return `key needs 1 to 8 key names of the API (${endpoints.pressKey.path})`;
+      return { name: 'pressKey', body: { keys, ...(msg.combination === true ? { combination: true } : {}), options } };
+    }
+    case 'button': {
+      if (typeof msg.button !== 'string') return 'button needs a name';
+      return { name: 'pressButton', body: { buttons: [msg.button], options } };
+    }
+    default:
+      return `unknown message type ${JSON.stringify(String(msg.type)).slice(0, 40)}`;
+  }
+}
+
+export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveView {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: kMaxMessage, perMessageDeflate: false });
+  const feeds = new Map<BoxEntry, Feed>();
+  const minGapMs = 1000 / Math.max(1, Math.min(deps.maxFps ?? kMaxFps, 60));
+  let viewers = 0;
+  let closed = false;
+
+  /** The signature first (so probing reveals nothing), then the box. */
+  function checkedEntry(url: URL): BoxEntry {
+    const m = kPathPattern.exec(url.pathname);
+    if (!m) throw new BoxflowError('NOT_FOUND', `no live view at ${url.pathname}`);
+    verifyPresigned(deps.secret, url.pathname, url.searchParams);
+    let id: string;
+    try {
+      id = decodeURIComponent(m[1]!);
+    } catch {
+      throw new BoxflowError('BOX_NOT_FOUND', 'the box no longer exists');
+    }
+    const entry = deps.lookup(id);
+    if (!entry) throw new BoxflowError('BOX_NOT_FOUND', 'the box no longer exists');
+    const status = entry.record.status;
+    if (status === 'terminated' || status === 'error') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is ${status}`);
+    return entry;
+  }
+
+  const page = (raw: boolean) => async (req: { url: string }, reply: import('fastify').FastifyReply) => {
+    const entry = checkedEntry(new URL(req.url, 'http://localhost'));
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', raw ? kLiveViewCsp.replace("frame-ancestors 'none'", 'frame-ancestors *') : kLiveViewCsp)
+      .send(liveViewPageHtml({ boxId: entry.record.id, type: entry.record.type, raw }));
+  };
+  app.get(`${kLiveViewPrefix}:boxId`, page(false));
+  app.get(`${kLiveViewPrefix}:boxId/raw`, page(true));
+  app.get(`${kLiveViewAssetPrefix}live.js`, async (_req, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(liveViewScript()),
+  );
+
+  function feedOf(entry: BoxEntry): Feed {
+    let feed = feeds.get(entry);
+    if (!feed) {
+      const f = new Feed(entry, minGapMs, (text) => {
+        for (const v of f.viewers) sendJson(v.ws, { type: 'status', text });
+      });
+      feeds.set(entry, (feed = f));
+    }
+    return feed;
+  }
+
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    let entry: BoxEntry;
+    try {
+      if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
+      entry = checkedEntry(new URL(req.url ?? '/', 'http://localhost'));
+      if ((feeds.get(entry)?.viewers.size ?? 0) >= kMaxClientsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already has ${kMaxClientsPerBox} live viewers; close one first`);
+      if (viewers >= kMaxClients) throw new BoxflowError('RATE_LIMITED', `the server already has ${kMaxClients} live viewers`);
+    } catch (err) {
+      refuseUpgrade(socket, err);
+      return;
+    }
+    viewers++;
+    wss.handleUpgrade(req, socket, head, (ws) => watch(ws, entry, `http://${req.headers.host ?? 'localhost'}`));
+  }
+
+  function watch(ws: WebSocket, entry: BoxEntry, origin: string): void {
+    const feed = feedOf(entry);
+    const viewer: Viewer = { ws, behind: false, pending: 0, cancel: new AbortController() };
+    feed.viewers.add(viewer);
+    ws.on('error', () => ws.terminate());
+    const onBoxGone = () => {
+      if (entry.record.status === 'terminated') ws.close(1001, 'the box was terminated');
+    };
+    entry.onBrowserGone.add(onBoxGone);
+    // A viewer that had fallen behind gets the newest frame once it has read what it had.
+    const catchUp = setInterval(() => {
+      if (viewer.behind && feed.last) sendFrame(viewer, feed.last);
+    }, 100);
+    ws.on('close', () => {
+      viewers--;
+      clearInterval(catchUp);
+      viewer.cancel.abort(new BoxflowError('REQUEST_CANCELLED', 'the live viewer went away'));
+      entry.onBrowserGone.delete(onBoxGone);
+      feed.viewers.delete(viewer);
+      if (!feed.viewers.size) {
+        feed.stop();
+        feeds.delete(entry);
+      }
+    });
+    const { width, height } = entry.android ? { width: 0, height: 0 } : entry.linux.resolution;
+    sendJson(ws, { type: 'hello', boxId: entry.record.id, boxType: entry.record.type, width, height, source: entry.android ? 'screencap' : 'screencast', maxFps: Math.round(1000 / minGapMs) });
+    if (feed.last) sendFrame(viewer, feed.last);
+    feed.start();
+
+    ws.on('message', (raw: RawData, isBinary: boolean) => {
+      if (isBinary) return;
+      let msg: Record<string, unknown>;
+      try {
+        const value: unknown = JSON.parse(raw.toString());
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+        msg = value as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      const id = typeof msg.id === 'number' || typeof msg.id === 'string' ? msg.id : undefined;
+      const act = actionOf(msg, entry.scale);
+      if (typeof act === 'string') return sendJson(ws, { type: 'action', id, ok: false, code: 'INVALID_REQUEST', message: act });
+      if (viewer.pending >= kMaxPendingActions) return sendJson(ws, { type: 'action', id, ok: false, code: 'RATE_LIMITED', message: `${kMaxPendingActions} actions are still waiting for the box` });
+      void perform(viewer, entry, origin, act, id);
+    });
+  }
+
+  async function perform(viewer: Viewer, entry: BoxEntry, origin: string, act: { name: EndpointName; body: Record<string, unknown> }, id: unknown): Promise<void> {
+    viewer.pending++;
+    const actionId = newActionId();
+    const started = performance.now();
+    const route = `live-view ${endpoints[act.name].method} ${endpoints[act.name].path}`;
+    let status = 200;
+    let failure: { code: string; message: string } | undefined;
+    let message: string | undefined;
+    try {
+      const answer = await deps.handlers[act.name]({ tenant: entry.tenant, params: { boxId: entry.record.id }, body: act.body, query: {}, origin, actionId, signal: viewer.cancel.signal });
+      status = answer.status;
+      message = (answer.body as { message?: string } | undefined)?.message;
+    } catch (err) {
+      const e = BoxflowError.is(err) ? err : new BoxflowError('INTERNAL', 'internal error; the server log has the details');
+      status = (errorCodes[e.code] as { status?: number }).status ?? 500;
+      failure = { code: e.code, message: e.message };
+      if (!BoxflowError.is(err)) deps.log({ level: 'error', msg: 'live view action failed', actionId, boxId: entry.record.id, error: (err as Error)?.stack ?? String(err) });
+    } finally {
+      viewer.pending--;
+    }
+    deps.log({ level: 'info', msg: 'action', actionId, tenant: entry.tenant, boxId: entry.record.id, route, status, durationMs: Math.round((performance.now() - started) * 10) / 10, ...(failure ? { code: failure.code } : {}) });
+    sendJson(viewer.ws, { type: 'action', id, actionId, ok: !failure, ...(failure ?? { message }) });
+  }
+
+  return {
+    upgrade,
+    async close() {
+      closed = true;
+      for (const feed of feeds.values()) feed.stop();
+      feeds.clear();
+      for (const ws of wss.clients) ws.close(1001, 'the server is stopping');
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+    },
+  };
+}
