@@ -28,3 +28,14 @@ export function delay(ms: number, signal?: AbortSignal): Promise<void> {
     throw signal?.reason ?? err;
   });
 }
+
+/** `work`, or the signal's reason as soon as it fires (the work may go on, unawaited). */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -14,6 +14,7 @@ import { BoxPool, type Lease } from './boxPool.js';
 import { Executor, maskError, relativeSource, toErrorInfo, type FlowRuntime } from './executor.js';
 import { stepLabel } from './label.js';
 import { cachedFlowLoader, createFlowRuntime } from './runtime.js';
+import { untilAborted } from './poll.js';
 import { computeStats } from './stats.js';
 import { defineVariables } from './script.js';
 import { startAttemptVideo } from './video.js';
@@ -239,17 +240,6 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
 
 /** How long a stopped flow's box calls may take to end (they are aborted) before the box is given up. */
 const kSettleMs = 10_000;
-
-/** `work`, or the signal's reason as soon as it fires (the work may go on, unawaited). */
-export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  work.catch(() => {});
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
 
 function where(step: Step, rootDir: string): string {
   const at = relativeSource(step.source, rootDir);

@@ -99,3 +99,47 @@ test('a frame nested in a cross-origin frame is not searched, as docs/flows.md s
   const doc = readFileSync(new URL('../../docs/flows.md', import.meta.url), 'utf8');
   assert.match(doc, /Not supported: a frame nested inside a cross-origin frame/);
 });
+
+test('every web step that acts is a Box API action with its actionId and images; CDP-only ones keep before/after', async () => {
+  const dir = tempProject({
+    'boxflow.config.json': JSON.stringify({ appBaseUrl: app.url, reporters: ['json'], screenshots: ['before', 'after'] }),
+    'upload.txt': 'picked file\n',
+    'widgets.flow.yaml': `name: widgets
+steps:
+  - openTab: /widgets
+  - hover: { id: menu-title }
+  - doubleTap: Buy milk
+  - selectOption: { id: country, label: Japan }
+  - fill: { id: when, value: 2030-12-31 }
+  - check: { id: terms }
+  - uploadFile: { id: avatar, file: upload.txt }
+  - swipe: { direction: up, on: { id: scroller } }
+  - assertTitle: /Widgets/
+`,
+  });
+  const out = join(dir, 'out');
+  const run = await runCli(['test', '-o', out], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const steps = readResults(out).flows[0]!.attempts.at(-1)!.steps;
+  const img = (s: StepRecord, phase: 'before' | 'after') => s.screenshots?.[phase] && existsSync(join(out, s.screenshots[phase]!));
+  for (const s of steps.filter((x) => /^(hover|doubleTap|check|swipe)/.test(x.command))) {
+    assert.match(s.actionId ?? '', /^act_/, `${s.label} is a Box API action`);
+    assert.ok(img(s, 'before') && img(s, 'after'), `${s.label} has its before/after images`);
+  }
+  for (const s of steps.filter((x) => /^(selectOption|uploadFile|fill)$/.test(x.command))) assert.ok(img(s, 'before') && img(s, 'after'), `${s.label} (CDP) has before/after images`);
+});
+
+test("a pointer action checks its target where it lands: a hover menu in the page's flow closes on the move, and the double tap hits the paragraph", async () => {
+  // The menu opens under the pointer and pushes the paragraph down; moving away closes it again.
+  const page = `<!doctype html><style>body{margin:0;font:20px sans-serif} #menu:hover #items{display:block} #items{display:none} p{margin:8px}</style>
+<div id="menu"><b id="title">Menu</b><div id="items"><p>One</p><p>Two</p><p>Three</p><p>Four</p></div></div>
+<p id="para" ondblclick="this.textContent='edited'">Double me</p><p id="next" ondblclick="this.textContent='wrong one'">Not me</p>`;
+  const dir = tempProject({
+    'boxflow.config.json': JSON.stringify({ appBaseUrl: app.url, reporters: ['json'], screenshots: false }),
+    'menu.flow.yaml': `name: menu\nsteps:\n  - openTab: "data:text/html,${encodeURIComponent(page).replace(/'/g, '%27')}"\n  - hover: { id: title }\n  - assertVisible: Four\n  - doubleTap: { id: para }\n  - assertVisible: edited\n    timeout: 2s\n  - assertVisible: Not me\n`,
+  });
+  const out = join(dir, 'out');
+  const run = await runCli(['test', '-o', out], { cwd: dir });
+  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  assert.equal(readResults(out).flows[0]!.status, 'passed');
+});

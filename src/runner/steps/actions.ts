@@ -52,7 +52,7 @@ async function directionPoints(run: StepRun, direction: 'up' | 'down' | 'left' |
 
 export const swipe: StepHandler<'swipe'> = async (step, run) => {
   const duration = step.duration ?? 300;
-  if (step.direction && run.rt.box.type === 'linux') return wheelSwipe(run, step.direction, step.on);
+  if (step.direction && run.rt.box.type === 'linux') return wheelSwipe(run, step.direction, step.on, step);
   if (step.direction) {
     const { from, to } = await directionPoints(run, step.direction, step.on);
     return dragSimple(run, from, to, duration, step);
@@ -66,7 +66,7 @@ export const swipe: StepHandler<'swipe'> = async (step, run) => {
  * mouse wheel over the middle of the screen (or of `on`), as far as the swipe would move a finger,
  * and says what moved; a swipe that scrolls nothing says so.
  */
-async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'right', on?: Parameters<typeof findVisible>[1]) {
+async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'right', on: Parameters<typeof findVisible>[1] | undefined, swipeStep: Parameters<StepHandler>[0]) {
   const s = await screenSize(run);
   let box = { left: 0, top: 0, right: s.width, bottom: s.height };
   if (on) {
@@ -89,8 +89,13 @@ async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'rig
       return out.join(';');
     }, { x, y });
   const before = await offsets();
-  await page.mouse.move(x, y);
-  await page.mouse.wheel(delta[0], delta[1]);
+  // The wheel turns through the Box API's scroll action (its actionId and images), at the point.
+  const result = await run.rt.client.scroll(
+    run.rt.box.id,
+    { ...toAction(run, { x, y }), scrollX: delta[0] * run.rt.state.scale, scrollY: delta[1] * run.rt.state.scale, options: run.actionOptions(swipeStep) },
+    { signal: run.signal, timeoutMs: run.rt.options.actionTimeout },
+  );
+  await run.recordAction(result);
   // The wheel scrolls asynchronously (and may animate): wait until the offsets settle.
   let after = before;
   for (let i = 0; i < 20; i++) {
@@ -220,8 +225,13 @@ async function wheelIn(run: StepRun, bounds: Bounds, screen: { width: number; he
       return out.join(';');
     }, { x, y });
   const before = await offsets();
-  await page.mouse.move(x, y);
-  await page.mouse.wheel(delta[0], delta[1]);
+  // The wheel turns through the Box API's scroll action (its actionId and images), at the point.
+  const result = await run.rt.client.scroll(
+    run.rt.box.id,
+    { ...toAction(run, { x, y }), scrollX: delta[0] * run.rt.state.scale, scrollY: delta[1] * run.rt.state.scale, options: { screenshot: false } },
+    { signal: run.signal, timeoutMs: run.rt.options.actionTimeout },
+  );
+  await run.recordAction(result);
   // The wheel scrolls asynchronously (and may animate): wait until the offsets settle.
   let after = before;
   for (let i = 0; i < 20; i++) {

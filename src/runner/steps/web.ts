@@ -1,6 +1,12 @@
-// Browser interactions a drag or a key press cannot express (double click, hover, form controls,
-// files, URL and title). Linux boxes: done over the box's pre-signed CDP URL, on the node the
-// step's selector found in the layout the runner searched.
+// Browser interactions beyond a drag or a key press. Each that acts on the screen is a Box API
+// action with its actionId and images (doubleTap: click with double, hover: move, fill: a tap and a
+// replacing type, check/uncheck: a tap). A pointer action on an element checks its target where it
+// lands, as Playwright's hit-target check does: the pointer is moved there first (hover effects
+// happen), the element looked up again until it stands still, and only then does the action act,
+// on the element actually under the pointer. What only CDP can do (choosing an <option>, a date
+// input's value, a file chooser, reading the URL or title) runs over the box's pre-signed CDP URL,
+// bounded by the step's timeout and cancelled with the flow, with before/after screenshots from the
+// screenshot endpoint; it needs a box whose service gives a CDP URL.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BoxflowError } from '../../errors.js';
@@ -8,9 +14,10 @@ import type { Target } from '../../flow/types.js';
 import { centre, describeSelector, query, textMatcher } from '../../layout/index.js';
 import type { LayoutNode, Selector } from '../../layout/types.js';
 import type { StepHandler, StepRun } from './types.js';
-import { pollUntil } from '../poll.js';
-import { resolveTarget, screenSize, findVisible } from './target.js';
+import { delay, pollUntil, untilAborted } from '../poll.js';
+import { resolveTarget, screenSize, findVisible, toAction } from './target.js';
 import { tap } from './actions.js';
+import { captureOnce } from './visual.js';
 
 function requireLinux(run: StepRun, what: string): void {
   if (run.rt.box.type !== 'linux') throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${what} needs a Linux box (a browser); box ${run.rt.box.id} is ${run.rt.box.type}`);
@@ -19,27 +26,28 @@ function requireLinux(run: StepRun, what: string): void {
 /** A target in CSS px of the page (Linux boxes: screen pixels are CSS px). */
 async function pagePoint(run: StepRun, target: Target): Promise<{ x: number; y: number }> {
   if ('prompt' in target) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${run.record.command} takes a selector or a point, not a {prompt}`);
-  if ('point' in target) return target.point;
+  if ('selector' in target) return centre(await findVisible(run, run.resolve(target.selector), { needGeometry: true }), (t) => run.rt.masker.text(t));
   if ('percent' in target) {
     const s = await screenSize(run);
     return { x: (target.percent.x / 100) * s.width, y: (target.percent.y / 100) * s.height };
   }
-  return centre(await findVisible(run, run.resolve(target.selector), { needGeometry: true }), (t) => run.rt.masker.text(t));
+  return target.point;
 }
 
 const at = (p: { x: number; y: number }) => `(${Math.round(p.x)}, ${Math.round(p.y)})`;
 
 export const doubleTap: StepHandler<'doubleTap'> = async (step, run) => {
   if (run.rt.box.type !== 'linux') {
-    // No double tap in the Box API: two taps, as quickly as the service takes them.
+    // Android: two taps of the Box API, as quickly as the service takes them.
     await tap({ ...step, kind: 'tap' }, run);
     const first = run.record.actionId;
     await tap({ ...step, kind: 'tap', target: { point: await pointOf(run, step.target) } }, run);
     run.record.message = `tapped twice (actions ${first}, ${run.record.actionId})`;
     return;
   }
-  const p = await pagePoint(run, step.target);
-  await (await run.rt.layout.page()).mouse.dblclick(p.x, p.y);
+  const p = await landingPoint(run, step.target);
+  const result = await run.rt.client.click(run.rt.box.id, { ...toAction(run, p), double: true, options: run.actionOptions(step) }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+  await run.recordAction(result);
   run.record.message = `double-clicked at ${at(p)}`;
 };
 
@@ -52,10 +60,75 @@ async function pointOf(run: StepRun, target: Target): Promise<{ x: number; y: nu
 
 export const hover: StepHandler<'hover'> = async (step, run) => {
   requireLinux(run, 'hover');
-  const p = await pagePoint(run, step.target);
-  await (await run.rt.layout.page()).mouse.move(p.x, p.y);
+  const p = await landingPoint(run, step.target);
+  const result = await run.rt.client.move(run.rt.box.id, { ...toAction(run, p), options: run.actionOptions(step) }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+  await run.recordAction(result);
   run.record.message = `mouse over ${at(p)}`;
 };
+
+/**
+ * Where a pointer action on `target` lands (CSS px), checked as Playwright checks a click's target:
+ * the pointer moves there first (a menu the move opens or closes does so now), the element is looked
+ * up again until its centre stands still, and the element under that point must be it (or inside
+ * it). Else it is tried again until the step's deadline, then TARGET_OBSCURED names what is there.
+ * Points and percentages land where they say.
+ */
+export async function landingPoint(run: StepRun, target: Target): Promise<{ x: number; y: number }> {
+  if (!('selector' in target)) return pagePoint(run, target);
+  const selector = run.resolve(target.selector);
+  let last: { x: number; y: number } | undefined;
+  let blocker = '';
+  for (;;) {
+    const node = await findVisible(run, selector, { needGeometry: true });
+    const p = target.point ? pointInside(node, target.point) : centre(node, (t) => run.rt.masker.text(t));
+    if (!last || Math.abs(last.x - p.x) > 1 || Math.abs(last.y - p.y) > 1) {
+      // Moved (or first look): bring the pointer there, then look again.
+      await run.rt.client.move(run.rt.box.id, { ...toAction(run, p), options: { screenshot: false } }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+      last = p;
+    } else {
+      const hit = await onElement<{ ok: boolean; at: string }>(run, node, `function (x, y) {
+        if (window !== window.top) return { ok: true, at: '' };
+        const el = document.elementFromPoint(x, y);
+        const name = (e) => e ? e.localName + (e.id ? '#' + e.id : '') + (e.classList.length ? '.' + [...e.classList].join('.') : '') : 'nothing';
+        return { ok: !!el && (el === this || this.contains(el)), at: name(el) };
+      }`, p.x, p.y).catch(() => ({ ok: true, at: '' }));
+      if (hit.ok) return p;
+      blocker = hit.at;
+      last = undefined;
+    }
+    if (performance.now() >= run.deadline) {
+      throw new BoxflowError('TARGET_OBSCURED', `${describeSelector(selector)} is not what is under the pointer at ${at(p)}${blocker ? `: ${run.rt.masker.text(blocker)} is` : ''} (after ${run.timeoutMs} ms)`);
+    }
+    await delay(50, run.signal);
+  }
+}
+
+/** A point inside an element: percent of its bounds, or pixels from its top-left. */
+function pointInside(node: LayoutNode, p: { x: number; y: number; unit: '%' | 'px' }): { x: number; y: number } {
+  const b = node.bounds!;
+  return p.unit === '%' ? { x: b.left + ((b.right - b.left) * p.x) / 100, y: b.top + ((b.bottom - b.top) * p.y) / 100 } : { x: b.left + p.x, y: b.top + p.y };
+}
+
+/**
+ * What only CDP can do, with what a Box API action would have recorded: before and after
+ * screenshots from the screenshot endpoint (as the step's screenshot options ask), within the step's
+ * deadline and cancelled with the flow.
+ */
+async function cdpOnly<T>(run: StepRun, step: Parameters<StepHandler>[0], work: () => Promise<T>): Promise<T> {
+  const opts = run.actionOptions(step);
+  const phases = opts.screenshot === false ? [] : opts.screenshot.phases;
+  const shots: NonNullable<typeof run.record.screenshots> = {};
+  if (phases.includes('before')) shots.before = await run.rt.artifacts.put(await captureOnce(run), 'png');
+  const left = Math.max(1, Math.round(run.deadline - performance.now()));
+  const timeout = AbortSignal.timeout(left);
+  const result = await untilAborted(work(), AbortSignal.any([run.signal, timeout])).catch((err: unknown) => {
+    if (timeout.aborted && !run.signal.aborted) throw new BoxflowError('STEP_TIMEOUT', `${run.record.command}: the box's browser did not answer within ${run.timeoutMs} ms`);
+    throw err;
+  });
+  if (phases.includes('after')) shots.after = await run.rt.artifacts.put(await captureOnce(run), 'png');
+  if (Object.keys(shots).length) run.record.screenshots = { ...run.record.screenshots, ...shots };
+  return result;
+}
 
 /** Runs `fn` in the page on the element behind `node` (in its own frame), returning its result. */
 async function onElement<T>(run: StepRun, node: LayoutNode, fn: string, ...args: unknown[]): Promise<T> {
@@ -82,7 +155,7 @@ export const selectOption: StepHandler<'selectOption'> = async (step, run) => {
   const node = await element(run, step.selector);
   const by = step.by;
   const want = run.resolve(step.option);
-  const r = await onElement<{ ok?: string; error?: string; options?: string[] }>(run, node, `function (by, want) {
+  const r = await cdpOnly(run, step, () => onElement<{ ok?: string; error?: string; options?: string[] }>(run, node, `function (by, want) {
     if (this.localName !== 'select') return { error: 'is a <' + this.localName + '>, not a <select>' };
     const opts = [...this.options];
     const o = opts.find((o) => by === 'value' ? o.value === want : o.label.trim() === want.trim() || o.text.trim() === want.trim());
@@ -93,7 +166,7 @@ export const selectOption: StepHandler<'selectOption'> = async (step, run) => {
     this.dispatchEvent(new Event('input', { bubbles: true }));
     this.dispatchEvent(new Event('change', { bubbles: true }));
     return { ok: o.label };
-  }`, by, want);
+  }`, by, want));
   if (r.error) {
     const options = r.options ? `; options: ${r.options.map((o) => JSON.stringify(o)).join(', ')}` : '';
     throw new BoxflowError('ELEMENT_NOT_FOUND', `${describeSelector(step.selector)} ${r.error}${options}`);
@@ -101,18 +174,43 @@ export const selectOption: StepHandler<'selectOption'> = async (step, run) => {
   run.record.message = `selected "${r.ok}"`;
 };
 
+/** Input types whose value typing sets as it reads (a date or a colour is typed otherwise). */
+const kTypeable = new Set(['text', 'search', 'email', 'url', 'tel', 'password', 'number', 'textarea']);
+
 export const fill: StepHandler<'fill'> = async (step, run) => {
   requireLinux(run, 'fill');
   const node = await element(run, step.selector);
   const value = run.resolve(step.value);
+  const kind = await onElement<{ type: string; editable: boolean; error?: string }>(run, node, `function () {
+    const tag = this.localName;
+    if (this.isContentEditable) return { type: 'contenteditable', editable: true };
+    if (tag !== 'input' && tag !== 'textarea') return { type: tag, editable: false, error: 'is a <' + tag + '>, not an input, textarea or contenteditable' };
+    if (this.disabled || this.readOnly) return { type: tag, editable: false, error: 'is ' + (this.disabled ? 'disabled' : 'read-only') };
+    return { type: tag === 'input' ? this.type : 'textarea', editable: true };
+  }`);
+  if (kind.error) throw new BoxflowError('UNPROCESSABLE', `${describeSelector(step.selector)} ${kind.error}`);
+  if (kTypeable.has(kind.type) || kind.type === 'contenteditable') {
+    // A tap on the field, then a type that replaces what it holds: two Box API actions.
+    await tap({ kind: 'tap', target: { selector: step.selector }, source: run.record.source!, screenshots: false }, run);
+    const result = await run.rt.client.type(run.rt.box.id, { text: value, mode: 'replace', options: run.actionOptions(step) }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+    await run.recordAction(result);
+    const now = await onElement<string>(run, await element(run, step.selector), `function () { return this.isContentEditable ? this.textContent : this.value; }`);
+    if (now !== value) throw new BoxflowError('UNPROCESSABLE', `${describeSelector(step.selector)} shows ${JSON.stringify(now)} after typing ${JSON.stringify(value)} (a length limit, or a script that rewrites it?)`);
+    run.record.message = `value is now ${JSON.stringify(now)}`;
+    return;
+  }
+  // A date, time, colour or range input: typing cannot set it, the value is set over CDP.
+  const r = await cdpOnly(run, step, () => setValue(run, node, value));
+  if (r.error) throw new BoxflowError('UNPROCESSABLE', `${describeSelector(step.selector)} ${r.error}`);
+  run.record.message = `value is now ${JSON.stringify(r.ok)}`;
+};
+
+function setValue(run: StepRun, node: LayoutNode, value: string): Promise<{ ok?: string; error?: string }> {
   // As Playwright's fill: the value is set as the browser's own editing would, and the page gets
-  // input and change. Date/time/number inputs take their canonical form (2024-02-29, 13:45).
-  const r = await onElement<{ ok?: string; error?: string }>(run, node, `function (value) {
+  // input and change. Date/time inputs take their canonical form (2024-02-29, 13:45).
+  return onElement<{ ok?: string; error?: string }>(run, node, `function (value) {
     const el = this;
-    if (el.isContentEditable) { el.focus(); el.textContent = value; el.dispatchEvent(new Event('input', { bubbles: true })); return { ok: value }; }
     const tag = el.localName;
-    if (tag !== 'input' && tag !== 'textarea') return { error: 'is a <' + tag + '>, not an input, textarea or contenteditable' };
-    if (el.disabled || el.readOnly) return { error: 'is ' + (el.disabled ? 'disabled' : 'read-only') };
     const type = tag === 'input' ? el.type : 'textarea';
     if (['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image', 'hidden'].includes(type)) return { error: 'is an input of type ' + type + ' (use check, uncheck, uploadFile or tap)' };
     el.focus();
@@ -123,18 +221,16 @@ export const fill: StepHandler<'fill'> = async (step, run) => {
     el.dispatchEvent(new Event('change', { bubbles: true }));
     return { ok: el.value };
   }`, value);
-  if (r.error) throw new BoxflowError('UNPROCESSABLE', `${describeSelector(step.selector)} ${r.error}`);
-  run.record.message = `value is now ${JSON.stringify(r.ok)}`;
-};
+}
 
-async function setChecked(run: StepRun, selector: Selector, want: boolean): Promise<void> {
+async function setChecked(run: StepRun, step: Parameters<StepHandler>[0], selector: Selector, want: boolean): Promise<void> {
   const sel = run.resolve(selector);
   const node = await findVisible(run, sel, { needGeometry: true });
   if (node.state.checked === want) {
     run.record.message = `already ${want ? 'checked' : 'unchecked'}`;
     return;
   }
-  await tap({ kind: 'tap', target: { selector: sel }, source: run.record.source!, screenshots: false }, run);
+  await tap({ kind: 'tap', target: { selector: sel }, source: run.record.source!, ...(step.screenshots !== undefined ? { screenshots: step.screenshots } : {}) }, run);
   const done = await pollUntil(async () => {
     const tree = await run.rt.layout.tree(run.signal);
     const now = query(tree, sel)[0];
@@ -144,8 +240,8 @@ async function setChecked(run: StepRun, selector: Selector, want: boolean): Prom
   run.record.message = want ? 'checked' : 'unchecked';
 }
 
-export const check: StepHandler<'check'> = (step, run) => setChecked(run, step.selector, true);
-export const uncheck: StepHandler<'uncheck'> = (step, run) => setChecked(run, step.selector, false);
+export const check: StepHandler<'check'> = (step, run) => setChecked(run, step, step.selector, true);
+export const uncheck: StepHandler<'uncheck'> = (step, run) => setChecked(run, step, step.selector, false);
 
 export const uploadFile: StepHandler<'uploadFile'> = async (step, run) => {
   requireLinux(run, 'uploadFile');
@@ -160,7 +256,7 @@ export const uploadFile: StepHandler<'uploadFile'> = async (step, run) => {
       return { name: basename(path), data: data.toString('base64') };
     }),
   );
-  const r = await onElement<{ ok?: string[]; error?: string }>(run, node, `function (files) {
+  const r = await cdpOnly(run, step, () => onElement<{ ok?: string[]; error?: string }>(run, node, `function (files) {
     if (this.localName !== 'input' || this.type !== 'file') return { error: 'is not an <input type=file>' };
     if (files.length > 1 && !this.multiple) return { error: 'takes one file (no multiple attribute), got ' + files.length };
     const dt = new DataTransfer();
@@ -172,18 +268,20 @@ export const uploadFile: StepHandler<'uploadFile'> = async (step, run) => {
     this.dispatchEvent(new Event('input', { bubbles: true }));
     this.dispatchEvent(new Event('change', { bubbles: true }));
     return { ok: [...this.files].map((f) => f.name) };
-  }`, files);
+  }`, files));
   if (r.error) throw new BoxflowError('UNPROCESSABLE', `${describeSelector(step.selector)} ${r.error}`);
   run.record.message = `uploaded ${r.ok!.join(', ')}`;
 };
 
+/** The active tab's URL or title, from the Box API's tab list (through the box's queue, bounded). */
 async function assertPage(run: StepRun, what: 'url' | 'title', want: string): Promise<void> {
   requireLinux(run, what === 'url' ? 'assertUrl' : 'assertTitle');
   const matches = textMatcher(want);
   let actual = '';
   const ok = await pollUntil(async () => {
-    const page = await run.rt.layout.page();
-    actual = what === 'url' ? page.url() : await page.title();
+    const { data } = await run.rt.client.listTabs(run.rt.box.id, { signal: run.signal, timeoutMs: Math.max(1_000, Math.round(run.deadline - performance.now())) });
+    const tab = data.find((t) => t.active) ?? data.at(-1);
+    actual = tab ? tab[what] : '';
     return matches(actual) ? true : undefined;
   }, run.deadline, run.signal);
   if (!ok.value) throw new BoxflowError('ASSERT_TAB', `the tab's ${what} is ${JSON.stringify(actual)}, expected ${want} (after ${run.timeoutMs} ms)`);
