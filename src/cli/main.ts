@@ -121,6 +121,21 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option('--port <port>', 'port', '9323')
     .action((dir: string, opts: { host: string; port: string }) => done(runShowReport(dir, opts)));
 
+  program
+    .command('studio')
+    .description('write flows by pointing at a live box: a local page with its screen, layout tree and the flow file')
+    .argument('[file]', 'the flow file to add steps to (boxflow YAML, or a Maestro flow); created on the first step', 'new.flow.yaml')
+    .option('-c, --config <file>', 'config file (appBaseUrl, webServer, env, timeouts)')
+    .option('--base-url <url>', 'a remote Box API service (ends in /api/v1); the key comes from BOXFLOW_API_KEY')
+    .option('--box <id>', 'an existing box of the service (default: a new one, terminated at the end)')
+    .option('--android', 'a new Android box rather than a Linux one')
+    .option('--adb <tcp:HOST:PORT>', 'the embedded server\'s adb server for Android boxes; repeatable', collect, [])
+    .option('--host <host>', 'interface of the studio page', '127.0.0.1')
+    .option('--port <port>', 'port of the studio page (0 picks a free one)', '9400')
+    .option('--no-open', 'do not open the page in a browser')
+    .option('-e, --env <NAME=value>', 'a variable the flow sees as ${NAME}; repeatable', collect, [])
+    .action((file: string, opts: import('./studio.js').StudioFlags) => done(import('./studio.js').then(({ runStudio }) => runStudio(file, opts))));
+
   return program;
 }
 

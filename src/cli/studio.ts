@@ -1,0 +1,160 @@
+// `boxflow studio [flow file]`: a local web page for writing flows by pointing at a box's screen
+// (src/studio). The box is the embedded local one by default (a `boxflow serve` in this process, as
+// `boxflow test` starts it), or one of a configured service (--base-url / the config's baseUrl, the
+// key from BOXFLOW_API_KEY): an existing one with --box, else a new one, terminated at the end.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { BoxClient } from '../api/client.js';
+import { BoxflowError } from '../errors.js';
+import { isMaestroFlow } from '../flow/maestro.js';
+import type { BoxInfo } from '../runner/types.js';
+import { startStudioServer } from '../studio/server.js';
+import { loadConfigFile, resolveConfig } from './config.js';
+
+export interface StudioFlags {
+  config?: string;
+  baseUrl?: string;
+  /** An existing box of the service to use (left running at the end). */
+  box?: string;
+  /** Create an Android box (the embedded server's adb devices, or the service's). */
+  android?: boolean;
+  host?: string;
+  port?: string;
+  /** Open the page in the system's browser (default true). */
+  open?: boolean;
+  env?: string[];
+  /** The embedded server's adb server(s), as `boxflow serve --adb`. */
+  adb?: string[];
+}
+
+export interface Studio {
+  url: string;
+  box: BoxInfo;
+  file: string;
+  client: BoxClient;
+  close(): Promise<void>;
+}
+
+const kDefaultFile = 'new.flow.yaml';
+
+/** Starts everything `boxflow studio` needs and answers the page's URL; close() ends it all. */
+export async function startStudio(fileArg: string | undefined, flags: StudioFlags = {}, cwd = process.cwd()): Promise<Studio> {
+  const { config, file: configFile } = await loadConfigFile(cwd, flags.config);
+  const r = resolveConfig({ paths: [], ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}), ...(flags.env ? { env: flags.env } : {}) }, config, configFile, cwd);
+  const file = resolve(cwd, fileArg ?? kDefaultFile);
+  const port = flags.port === undefined ? 0 : Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new BoxflowError('CONFIG_INVALID', `--port must be 0..65535, got "${flags.port}"`);
+  const cleanup: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
+  };
+  try {
+    if (r.webServer) cleanup.push(await startWebServer(r.webServer));
+    let baseUrl = r.baseUrl;
+    let apiKey = r.apiKey;
+    const secrets: string[] = [];
+    if (!baseUrl) {
+      const { startServer, createApiKey, missingFeatures } = await import('../server/index.js');
+      const dataDir = await mkdtemp(join(tmpdir(), 'boxflow-serve-'));
+      const secret = randomBytes(32).toString('hex');
+      const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, secret, log: () => {}, ...(flags.adb?.length ? { adb: flags.adb } : {}) });
+      cleanup.push(async () => {
+        await server.close();
+        await rm(dataDir, { recursive: true, force: true });
+      });
+      baseUrl = server.baseUrl;
+      apiKey = await createApiKey(secret, 'studio', '7d');
+      secrets.push(secret);
+      const shots = r.options.screenshots;
+      if (shots.phases.includes('trace') && (await missingFeatures()).trace) shots.phases = shots.phases.filter((p) => p !== 'trace');
+    } else if (!apiKey) {
+      throw new BoxflowError('CONFIG_INVALID', 'a remote base URL needs an API key: set BOXFLOW_API_KEY (or the config\'s apiKeyEnv)');
+    }
+    secrets.push(apiKey!);
+    const client = new BoxClient({ baseUrl, apiKey: apiKey! });
+    cleanup.push(() => client.close());
+
+    let box: BoxInfo;
+    if (flags.box) {
+      const found = await client.getBox(flags.box);
+      if (found.status !== 'running') throw new BoxflowError('BOX_UNAVAILABLE', `box ${flags.box} is ${found.status}, not running`);
+      box = { id: found.id, type: found.type };
+    } else {
+      const created = wantsAndroid(file, flags) ? await client.createAndroidBox({ wait: true }) : await client.createLinuxBox({ wait: true });
+      box = { id: created.id, type: created.type };
+      cleanup.push(async () => void (await client.terminateBox(box.id, {}, { timeoutMs: 30_000 })));
+    }
+
+    const outputDir = await mkdtemp(join(tmpdir(), 'boxflow-studio-'));
+    cleanup.push(() => rm(outputDir, { recursive: true, force: true }));
+    const server = await startStudioServer({ file, client, box, options: { ...r.options, outputDir }, secrets, ...(flags.host ? { host: flags.host } : {}), port });
+    cleanup.push(() => server.close());
+    return { url: server.url, box, file, client, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** An Android box when asked for, or when the file is for one (`box: android`, a Maestro flow of an app id). */
+function wantsAndroid(file: string, flags: StudioFlags): boolean {
+  if (flags.android) return true;
+  if (!existsSync(file)) return false;
+  const text = readFileSync(file, 'utf8');
+  if (isMaestroFlow(text)) return !/^url\s*:/m.test(text) && !/^appId\s*:\s*["']?https?:/m.test(text);
+  return /^box\s*:\s*["']?android\b/m.test(text);
+}
+
+/** The CLI: starts the studio, prints its URL (and opens it), and runs until Ctrl-C. */
+export async function runStudio(fileArg: string | undefined, flags: StudioFlags): Promise<number> {
+  process.stderr.write('boxflow studio: starting the box…\n');
+  const studio = await startStudio(fileArg, flags);
+  process.stdout.write(`boxflow studio: ${studio.url}\n  flow file: ${studio.file}\n  box: ${studio.box.id} (${studio.box.type})\n  Ctrl-C to stop\n`);
+  if (flags.open !== false) {
+    const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'start' : 'xdg-open';
+    if (spawnSync('which', [opener]).status === 0) spawn(opener, [studio.url], { stdio: 'ignore', detached: true }).unref();
+  }
+  return new Promise<number>((resolveExit) => {
+    const stop = () => void studio.close().then(() => resolveExit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+/** The config's webServer (the app under test), as `boxflow test` starts it. */
+async function startWebServer(web: { command: string; url: string; timeoutMs: number; reuseExistingServer: boolean; cwd: string }): Promise<() => Promise<void>> {
+  const answers = async () => {
+    try {
+      const res = await fetch(web.url, { signal: AbortSignal.timeout(2_000) });
+      await res.body?.cancel();
+      return res.status < 500;
+    } catch {
+      return false;
+    }
+  };
+  if (await answers()) return async () => {};
+  const child = spawn(web.command, { shell: true, cwd: web.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+  const stop = async () => {
+    if (child.exitCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  const deadline = performance.now() + web.timeoutMs;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new BoxflowError('WEB_SERVER_FAILED', `webServer "${web.command}" exited with ${child.exitCode}: ${stderr.trim()}`);
+    if (await answers()) return stop;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await stop();
+  throw new BoxflowError('WEB_SERVER_FAILED', `webServer "${web.command}" did not answer at ${web.url} within ${web.timeoutMs} ms`);
+}

@@ -1,0 +1,236 @@
+// The flow file boxflow studio writes to: a boxflow YAML flow (its `steps:` list) or a Maestro flow
+// (the command list after `---`). A step is added in the file's own style, everything else kept as it
+// was, comments included: the yaml package's Document API finds the list and renders the new item
+// (maps in flow `{ }` or block style, the padding inside braces, quoting and indentation taken from the
+// items already there), and the item goes in right after the last one. Should the result not read back
+// as the same document plus that item (an unusual layout), the whole document is written by the
+// Document API instead (parseDocument, add to the list, toString), which also keeps comments.
+import { Document, isMap, isScalar, isSeq, parseAllDocuments, parseDocument, visit, type Node, type Scalar, type YAMLSeq } from 'yaml';
+import { isMaestroFlow } from '../flow/maestro.js';
+import type { Dialect } from './selectors.js';
+
+export interface StepItem {
+  /** Position in the steps (commands) list. */
+  index: number;
+  /** 1-based line of the item's dash. */
+  line: number;
+  /** The item as written (its source, without the dash). */
+  text: string;
+}
+
+/** Maestro when the text is a Maestro flow; for a new file, boxflow for *.flow.yaml and Maestro for any other .yaml. */
+export function dialectOf(file: string, text: string | undefined): Dialect {
+  if (text !== undefined && text.trim()) return isMaestroFlow(text) ? 'maestro' : 'boxflow';
+  return /\.flow\.ya?ml$/i.test(file) ? 'boxflow' : 'maestro';
+}
+
+/** The text of a new flow file (written with its first step). */
+export function newFlowText(dialect: Dialect, opts: { name: string; web: boolean; app?: string }): string {
+  if (dialect === 'boxflow') return `name: ${JSON.stringify(opts.name)}\n${opts.web ? '' : 'box: android\n'}steps:\n`;
+  const app = opts.app ?? (opts.web ? 'http://127.0.0.1/' : 'com.example.app');
+  return `${opts.web ? 'url' : 'appId'}: ${app}\nname: ${JSON.stringify(opts.name)}\n---\n`;
+}
+
+interface Located {
+  doc: Document;
+  /** The list of steps, when there is one. */
+  seq: YAMLSeq | undefined;
+  /** Where a new list would go: the `steps:` key's line end (boxflow, null value), or the end of the text (Maestro, empty commands). */
+  emptyAt?: { offset: number; column: number };
+}
+
+function locate(text: string, dialect: Dialect): Located {
+  if (dialect === 'maestro') {
+    const docs = parseAllDocuments(text);
+    const list = Array.isArray(docs) ? docs : [];
+    const doc = list[1] ?? list[0];
+    if (!doc || list.length < 2) throw new Error('a Maestro flow has a config, `---`, then its commands');
+    const contents = doc.contents as Node | null;
+    if (isSeq(contents)) return { doc, seq: contents };
+    return { doc, seq: undefined, emptyAt: { offset: text.length, column: 0 } };
+  }
+  const doc = parseDocument(text);
+  const steps = doc.get('steps', true) as Node | undefined;
+  if (isSeq(steps)) return { doc, seq: steps };
+  const root = doc.contents;
+  if (isMap(root)) {
+    const pair = root.items.find((p) => isScalar(p.key) && p.key.value === 'steps');
+    const key = pair?.key as Scalar | undefined;
+    if (key?.range && (pair!.value === null || (isScalar(pair!.value) && pair!.value.value === null))) {
+      const lineEnd = text.indexOf('\n', key.range[1]);
+      const lc = lineStart(text, key.range[0]);
+      return { doc, seq: undefined, emptyAt: { offset: lineEnd < 0 ? text.length : lineEnd + 1, column: key.range[0] - lc + 2 } };
+    }
+  }
+  return { doc, seq: undefined };
+}
+
+const lineStart = (text: string, offset: number) => text.lastIndexOf('\n', offset - 1) + 1;
+
+/** The items of the flow's steps list with their lines. */
+export function stepItems(text: string, dialect: Dialect): StepItem[] {
+  let seq: YAMLSeq | undefined;
+  try {
+    seq = locate(text, dialect).seq;
+  } catch {
+    return [];
+  }
+  if (!seq) return [];
+  return seq.items.map((item, index) => {
+    const range = (item as Node).range;
+    const start = range ? range[0] : 0;
+    const end = range ? range[1] : start;
+    return { index, line: lineOf(text, start), text: text.slice(start, end).trim() };
+  });
+}
+
+const lineOf = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
+
+type Quote = 'PLAIN' | 'QUOTE_DOUBLE' | 'QUOTE_SINGLE';
+
+interface Style {
+  flowMaps: boolean;
+  padding: boolean;
+  /** How a step's own string argument is quoted (`tapOn: "Text"`), and a string inside a map (`{ id: x }`). */
+  quote: Quote;
+  nestedQuote: Quote;
+  /** Column of the items' dashes. */
+  column: number;
+  indent: number;
+}
+
+/** How the list's items are written (a new file: boxflow's docs style, or Maestro's). */
+function styleOf(text: string, dialect: Dialect, at: Located): Style {
+  const style: Style = { flowMaps: true, padding: dialect === 'boxflow', quote: dialect === 'maestro' ? 'QUOTE_DOUBLE' : 'PLAIN', nestedQuote: 'PLAIN', column: at.emptyAt?.column ?? 0, indent: 2 };
+  const indents = [...text.matchAll(/^( +)\S/gm)].map((m) => m[1]!.length);
+  const unit = indents.length ? indents.reduce((a, b) => gcd(a, b)) : 2;
+  if (unit === 2 || unit === 4) style.indent = unit;
+  const seq = at.seq;
+  if (!seq?.items.length) return style;
+  const first = (seq.items[0] as Node).range;
+  if (first) style.column = Math.max(0, text.lastIndexOf('-', first[0]) - lineStart(text, first[0]));
+  let flow = 0;
+  let block = 0;
+  let padded = 0;
+  let tight = 0;
+  const quotes = { PLAIN: 0, QUOTE_DOUBLE: 0, QUOTE_SINGLE: 0 };
+  const nested = { PLAIN: 0, QUOTE_DOUBLE: 0, QUOTE_SINGLE: 0 };
+  const count = (n: unknown) => {
+    if (isScalar(n) && typeof n.value === 'string' && n.type && n.type in nested) nested[n.type as Quote]++;
+    else if (isMap(n)) for (const p of n.items) count(p.value);
+    else if (isSeq(n)) n.items.forEach(count);
+  };
+  for (const item of seq.items) {
+    if (!isMap(item)) continue;
+    for (const pair of item.items) {
+      const v = pair.value as Node | null;
+      if (isMap(v) || isSeq(v)) {
+        if (v.flow) {
+          flow++;
+          const src = v.range ? text.slice(v.range[0], v.range[0] + 2) : '';
+          if (/^[{[] /.test(src)) padded++;
+          else if (/^[{[]\S/.test(src) && !/^[{[][}\]]/.test(src)) tight++;
+        } else block++;
+        count(v);
+      }
+      if (isScalar(v) && typeof v.value === 'string' && v.type && v.type in quotes) quotes[v.type as keyof typeof quotes]++;
+    }
+  }
+  if (flow + block) style.flowMaps = flow >= block;
+  if (padded + tight) style.padding = padded >= tight;
+  const most = (q: Record<Quote, number>) => (Object.entries(q) as [Quote, number][]).sort((a, b) => b[1] - a[1])[0]!;
+  if (most(quotes)[1] > 0) style.quote = most(quotes)[0];
+  if (most(nested)[1] > 0) style.nestedQuote = most(nested)[0];
+  return style;
+}
+
+function gcd(a: number, b: number): number {
+  return b ? gcd(b, a % b) : a;
+}
+
+/** The new item's text, as a list item at column 0 (`- tap: { css: "#x" }\n`). */
+function renderItem(value: unknown, style: Style): string {
+  const doc = new Document([value]);
+  visit(doc, {
+    Map(_key, node, path) {
+      // The step itself (`tap: ...`) is a block map; what is inside it follows the file.
+      if (path.length > 2) node.flow = style.flowMaps;
+    },
+    Seq(_key, node, path) {
+      if (path.length > 2) node.flow = style.flowMaps;
+    },
+    Scalar(key, node, path) {
+      // Values only (keys plain), and only strings; a string that cannot be plain is quoted by yaml itself.
+      const quote = path.length > 4 ? style.nestedQuote : style.quote;
+      if (key !== 'key' && typeof node.value === 'string' && quote !== 'PLAIN') node.type = quote;
+    },
+  });
+  return doc.toString({ lineWidth: 0, indent: style.indent, flowCollectionPadding: style.padding, indentSeq: true });
+}
+
+/** `text` with `value` (a step as YAML would hold it: `{tap: {id: x}}`, `'back'`) added as the last step. */
+export function appendStep(text: string, dialect: Dialect, value: unknown): string {
+  const at = locate(text, dialect);
+  const style = styleOf(text, dialect, at);
+  const pad = ' '.repeat(style.column);
+  const itemText = renderItem(value, style)
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => pad + l)
+    .join('\n');
+  let offset: number | undefined;
+  if (at.seq && !at.seq.flow && at.seq.items.length) {
+    const last = at.seq.items.at(-1) as Node;
+    const end = last.range ? last.range[2] : undefined;
+    if (end !== undefined) {
+      const nl = text[end - 1] === '\n' ? end - 1 : text.indexOf('\n', end);
+      offset = nl < 0 ? text.length : nl + 1;
+    }
+  } else if (at.emptyAt) offset = at.emptyAt.offset;
+  else if (!at.seq && dialect === 'boxflow' && isMap(at.doc.contents)) offset = text.length;
+  if (offset !== undefined) {
+    const before = text.slice(0, offset);
+    const sep = before && !before.endsWith('\n') ? '\n' : '';
+    const head = !at.seq && !at.emptyAt ? 'steps:\n' : '';
+    const out = `${before}${sep}${head}${head ? itemText.replace(/^/gm, '  ') : itemText}\n${text.slice(offset)}`;
+    if (readsAsAppended(text, out, dialect, value)) return out;
+  }
+  return appendWithDocument(text, dialect, value, style);
+}
+
+/** Parse, add to the list, toString: the fallback for layouts the text insertion does not know. */
+function appendWithDocument(text: string, dialect: Dialect, value: unknown, style: Style): string {
+  const opts = { lineWidth: 0, indent: style.indent, flowCollectionPadding: style.padding };
+  if (dialect === 'maestro') {
+    const docs = parseAllDocuments(text) as Document[];
+    const doc = docs[1]!;
+    const node = doc.createNode(value);
+    if (isSeq(doc.contents)) doc.contents.add(node);
+    else doc.contents = doc.createNode([value]) as never;
+    return docs.map((d) => d.toString(opts)).join('');
+  }
+  const doc = parseDocument(text);
+  const steps = doc.get('steps', true);
+  if (isSeq(steps)) steps.add(doc.createNode(value));
+  else doc.set('steps', doc.createNode([value]));
+  return doc.toString(opts);
+}
+
+/** True when `after` is `before`'s document with `value` added as the last step, and nothing else changed. */
+function readsAsAppended(before: string, after: string, dialect: Dialect, value: unknown): boolean {
+  try {
+    const read = (t: string) => (dialect === 'maestro' ? (parseAllDocuments(t) as Document[]).map((d) => d.toJS() as unknown) : [parseDocument(t).toJS() as unknown]);
+    const a = read(before);
+    const b = read(after);
+    if ((dialect === 'maestro' ? parseAllDocuments(after) as Document[] : [parseDocument(after)]).some((d) => d.errors.length)) return false;
+    const stepsOf = (docs: unknown[]) => (dialect === 'maestro' ? (docs[1] as unknown[] | null) ?? [] : (((docs[0] ?? {}) as Record<string, unknown>).steps as unknown[] | null) ?? []);
+    const sa = stepsOf(a);
+    const sb = stepsOf(b);
+    if (!Array.isArray(sa) || !Array.isArray(sb) || sb.length !== sa.length + 1) return false;
+    if (JSON.stringify(sb.at(-1)) !== JSON.stringify(value)) return false;
+    const rest = (docs: unknown[]) => JSON.stringify(dialect === 'maestro' ? docs[0] : { ...((docs[0] ?? {}) as Record<string, unknown>), steps: undefined });
+    return rest(a) === rest(b) && JSON.stringify(sa) === JSON.stringify(sb.slice(0, -1));
+  } catch {
+    return false;
+  }
+}

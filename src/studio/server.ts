@@ -1,0 +1,449 @@
+// boxflow studio's local web server: the page (src/studio/page.ts, client.ts) and the API it calls.
+// It holds one box and one flow file. The screen comes from the box's live view (its websocket, when
+// the service is boxflow serve; else screenshots), the layout from the runner's own LayoutSource, the
+// selectors from selectors.ts, and every action is a step run by the runner (runFlows on the box) that
+// is added to the file, in the file's own style, once it passed. Runs of the file, or of one step, go
+// through the same runner and answer each step's record with its images.
+//
+// The server listens on loopback; every API call carries the session's token in a header (a page of
+// another site cannot send that header, nor read the answers), and a Host that is not this server's
+// is refused (DNS rebinding).
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
+import type { BoxClient } from '../api/client.js';
+import { decodeDataUri } from '../api/dataUri.js';
+import { BoxflowError } from '../errors.js';
+import { loadFlowFile, parseFlowYaml, parseMaestroYaml } from '../flow/index.js';
+import type { Flow, Step } from '../flow/types.js';
+import { normaliseText } from '../layout/text.js';
+import type { LayoutNode, LayoutTree } from '../layout/types.js';
+import { Masker } from '../mask.js';
+import { LayoutSource } from '../runner/layoutSource.js';
+import type { RunOptions } from '../runner/options.js';
+import { runFlows } from '../runner/run.js';
+import type { BoxInfo, RunResult, StepRecord } from '../runner/types.js';
+import { appendStep, dialectOf, newFlowText, stepItems } from './flowFile.js';
+import { studioPageHtml, studioScript } from './page.js';
+import { elementAt, suggestSelectors, type Dialect, type Suggestion } from './selectors.js';
+import { elementSteps, kElementActions, keySteps, kKeys, openSteps, typeSteps, type ElementAction, type StudioKey } from './steps.js';
+
+export interface StudioServerOptions {
+  /** The flow file (absolute); it need not exist yet. */
+  file: string;
+  client: BoxClient;
+  box: BoxInfo;
+  /** How steps run: the config's options (appBaseUrl, env, timeouts, screenshots); outputDir is where their images go. */
+  options: RunOptions;
+  /** Values never to show (the API key). */
+  secrets?: string[];
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+}
+
+export interface StudioServer {
+  /** The page, with the session's token: http://HOST:PORT/?token=… */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Layouts kept, so a pointer's element stays valid while the next layout is read. */
+const kKeptTrees = 6;
+/** A layout this fresh is answered again rather than read anew. */
+const kTreeFreshMs = 700;
+const kMaxNodes = 6_000;
+const kMaxBody = 256 * 1024;
+
+interface TreeEntry {
+  version: number;
+  tree: LayoutTree;
+  at: number;
+  /** The layout as the page gets it. */
+  json: string;
+}
+
+/** A step's record as the page shows it (images as URLs of this server). */
+interface StepView {
+  id: string;
+  label: string;
+  command: string;
+  status: string;
+  durationMs: number;
+  actionId?: string;
+  message?: string;
+  error?: { code: string; message: string };
+  images: { name: string; url: string }[];
+}
+
+class HttpError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+export async function startStudioServer(opts: StudioServerOptions): Promise<StudioServer> {
+  const token = randomBytes(18).toString('base64url');
+  const file = resolve(opts.file);
+  const web = opts.box.type === 'linux';
+  const masker = new Masker(opts.secrets ?? []);
+  const layout = new LayoutSource(opts.client, opts.box);
+  const outputDir = opts.options.outputDir;
+  await mkdir(outputDir, { recursive: true });
+  const trees: TreeEntry[] = [];
+  let version = 0;
+  let reading: Promise<TreeEntry> | undefined;
+  /** Results of the last run of each step (by its index in the file), and the last run's. */
+  const results = new Map<number, StepView>();
+  let lastRun: { status: string; steps: StepView[]; at: string } | undefined;
+  let live: { websocketUrl?: string; url?: string } | undefined;
+  // Box work (actions, runs) one at a time, in order.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => {});
+    return next;
+  };
+
+  const readText = async (): Promise<string | undefined> => (existsSync(file) ? readFile(file, 'utf8') : undefined);
+  const dialectNow = async () => dialectOf(file, await readText());
+  const name = basename(file).replace(/(\.flow)?\.ya?ml$/i, '');
+
+  // ------------------------------------------------------------ layout
+  async function readTree(): Promise<TreeEntry> {
+    const last = trees.at(-1);
+    if (last && Date.now() - last.at < kTreeFreshMs) return last;
+    reading ??= (async () => {
+      try {
+        const tree = await layout.tree();
+        const json = JSON.stringify(treeJson(tree));
+        const prev = trees.at(-1);
+        // An unchanged layout keeps its version: the page need not redraw the tree.
+        if (prev && prev.json === json) {
+          prev.at = Date.now();
+          prev.tree = tree;
+          return prev;
+        }
+        const entry = { version: ++version, tree, at: Date.now(), json };
+        trees.push(entry);
+        while (trees.length > kKeptTrees) trees.shift();
+        return entry;
+      } finally {
+        reading = undefined;
+      }
+    })();
+    return reading;
+  }
+
+  function treeJson(tree: LayoutTree) {
+    const index = new Map<LayoutNode, number>();
+    tree.nodes.forEach((n, i) => index.set(n, i));
+    const nodes = tree.nodes.slice(1, kMaxNodes).map((n) => ({
+      i: index.get(n)!,
+      p: n.parent ? (index.get(n.parent) ?? 0) : -1,
+      tag: n.tag,
+      id: n.id,
+      text: masker.text(normaliseText(n.text).slice(0, 120)),
+      desc: masker.text(n.desc.slice(0, 120)),
+      b: n.bounds ? [n.bounds.left, n.bounds.top, n.bounds.right, n.bounds.bottom] : null,
+      v: n.visible,
+    }));
+    return { format: tree.format, screen: tree.screen ?? null, nodes };
+  }
+
+  function nodeOf(v: unknown, i: unknown): { entry: TreeEntry; node: LayoutNode } {
+    const entry = trees.find((t) => t.version === v) ?? trees.at(-1);
+    if (!entry) throw new HttpError(409, 'no layout has been read yet');
+    const node = typeof i === 'number' ? entry.tree.nodes[i] : undefined;
+    if (!node || !node.parent) throw new HttpError(400, `no element ${String(i)} in layout ${String(v)}`);
+    return { entry, node };
+  }
+
+  const suggestionJson = (s: Suggestion, dialect: Dialect) => ({
+    dialect,
+    best: s.best,
+    candidates: s.candidates,
+    yaml: s.best.value,
+  });
+
+  // ------------------------------------------------------------ running steps
+  const view = (r: StepRecord): StepView => {
+    const images: StepView['images'] = [];
+    for (const [k, p] of Object.entries(r.screenshots ?? {})) if (p) images.push({ name: k, url: `/results/${p}` });
+    const v = r.visual;
+    if (v) for (const k of ['expected', 'actual', 'diff'] as const) if (v[k]) images.push({ name: k, url: k === 'expected' ? `/baseline?path=${encodeURIComponent(v[k])}` : `/results/${v[k]}` });
+    for (const a of r.attachments ?? []) if (a.contentType.startsWith('image/')) images.push({ name: a.name, url: `/results/${a.path}` });
+    return {
+      id: r.id,
+      label: r.label,
+      command: r.command,
+      status: r.status,
+      durationMs: r.durationMs,
+      ...(r.actionId ? { actionId: r.actionId } : {}),
+      ...(r.message ? { message: r.message } : {}),
+      ...(r.error ? { error: { code: r.error.code, message: r.error.message } } : {}),
+      images,
+    };
+  };
+
+  /** Runs `steps` of `flow` on the studio's box, as one attempt of a flow; answers the top-level records. */
+  async function runSteps(flow: Flow, steps: Step[] | undefined): Promise<{ result: RunResult; records: StepRecord[] }> {
+    const records: StepRecord[] = [];
+    const f: Flow = { ...flow, box: undefined, ...(steps ? { steps, onStart: [], onFinish: [] } : {}) };
+    const noop = async () => {};
+    const reporter = {
+      onBegin: noop,
+      onFlowBegin: noop,
+      onStepBegin: noop,
+      onStepEnd: async (_f: unknown, s: StepRecord) => {
+        if (/^\d+$/.test(s.id)) records.push(s);
+      },
+      onFlowEnd: noop,
+      onError: noop,
+      onEnd: noop,
+    };
+    const options: RunOptions = { ...opts.options, workers: 1, retries: 0, shard: undefined, grep: undefined, tags: [], boxes: { ids: [opts.box.id], createLinux: 0, createAndroid: 0 } };
+    delete options.video;
+    const result = await runFlows([f], options, { client: opts.client, reporter, secrets: opts.secrets ?? [], masker });
+    // A run leaves a box it was given as it found it (its resolution and scale put back); in the
+    // studio the box stays as the steps left it, as the next step written will find it when the file runs.
+    const last = (command: string) => records.filter((r) => r.command === command && r.status === 'passed').at(-1)?.args as Record<string, unknown> | undefined;
+    const res = last('setResolution');
+    if (res && typeof res.width === 'number' && typeof res.height === 'number') await opts.client.setResolution(opts.box.id, { width: res.width, height: res.height }).catch(() => {});
+    const scale = last('setScale');
+    if (scale && typeof scale.scale === 'number') await opts.client.updateSettings(opts.box.id, { scale: scale.scale }).catch(() => {});
+    // The box may have changed: the next look reads the layout anew.
+    trees.forEach((t) => (t.at = 0));
+    return { result, records };
+  }
+
+  const parseText = (text: string, dialect: Dialect): Flow => (dialect === 'maestro' ? parseMaestroYaml(text, file) : parseFlowYaml(text, file));
+
+  /** Adds `items` to the file's steps, runs them on the box, and keeps the file only when they passed. */
+  async function addAndRun(items: unknown[]): Promise<{ ok: boolean; steps: StepView[]; added: number[] }> {
+    return serial(async () => {
+      const before = await readText();
+      const dialect = dialectOf(file, before);
+      const base = before !== undefined && before.trim() ? before : newFlowText(dialect, { name, web, app: opts.options.appBaseUrl });
+      const text = items.reduce<string>((t, item) => appendStep(t, dialect, item), base);
+      const flow = parseText(text, dialect);
+      const added = flow.steps.slice(flow.steps.length - items.length);
+      const { records } = await runSteps(flow, added);
+      const ok = records.length === items.length && records.every((r) => r.status === 'passed' || r.status === 'warned');
+      const first = flow.steps.length - items.length;
+      const views = records.map(view);
+      if (ok) {
+        // Written only when the file is as it was when the step was made (an edit meanwhile wins).
+        if ((await readText()) === before) {
+          await mkdir(dirname(file), { recursive: true });
+          await writeFile(file, text);
+        }
+        views.forEach((v, k) => results.set(first + k, v));
+      }
+      return { ok, steps: views, added: ok ? items.map((_, k) => first + k) : [] };
+    });
+  }
+
+  async function runFile(step: number | undefined): Promise<{ status: string; steps: StepView[] }> {
+    return serial(async () => {
+      const text = await readText();
+      if (text === undefined) throw new HttpError(409, `${relative(process.cwd(), file) || file} does not exist yet: add a step first`);
+      if (step === undefined) {
+        const flow = await loadFlowFile(file);
+        const { result, records } = await runSteps(flow, undefined);
+        const views = records.map(view);
+        results.clear();
+        // onStart steps come first in the records; the file's steps are the ones after them.
+        const offset = flow.onStart.length;
+        views.slice(offset, offset + flow.steps.length).forEach((v, k) => results.set(k, v));
+        const attempt = result.flows[0]?.attempts.at(-1);
+        lastRun = { status: result.flows[0]?.status ?? 'failed', steps: views, at: new Date().toISOString() };
+        if (!views.length && attempt?.error) lastRun.steps = [{ id: '-', label: 'the flow', command: '', status: 'failed', durationMs: 0, error: { code: attempt.error.code, message: attempt.error.message }, images: [] }];
+        return lastRun;
+      }
+      const dialect = dialectOf(file, text);
+      const flow = parseText(text, dialect);
+      const s = flow.steps[step];
+      if (!s) throw new HttpError(400, `the flow has no step ${step + 1}`);
+      const { records } = await runSteps(flow, [s]);
+      const views = records.map(view);
+      if (views[0]) results.set(step, views[0]);
+      return { status: views[0]?.status ?? 'failed', steps: views };
+    });
+  }
+
+  // ------------------------------------------------------------ HTTP
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const status = err instanceof HttpError ? err.status : BoxflowError.is(err) ? 422 : 500;
+      const message = masker.text(err instanceof Error ? err.message : String(err));
+      const code = BoxflowError.is(err) ? err.code : undefined;
+      if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(JSON.stringify({ error: { message, ...(code ? { code } : {}) } }));
+    });
+  });
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(opts.port ?? 0, host, () => ok());
+  });
+  const { port } = server.address() as AddressInfo;
+  const hostName = host.includes(':') ? `[${host}]` : host;
+  const allowedHosts = new Set([`${hostName}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]);
+
+  const tokenOk = (given: string | undefined) => {
+    const a = Buffer.from(given ?? '');
+    const b = Buffer.from(token);
+    return a.length === b.length && timingSafeEqual(a, b);
+  };
+
+  async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    for await (const c of req as AsyncIterable<Buffer>) {
+      size += c.length;
+      if (size > kMaxBody) throw new HttpError(413, 'the request is too large');
+      chunks.push(c);
+    }
+    if (!chunks.length) return {};
+    const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new HttpError(400, 'the body is a JSON object');
+    return v as Record<string, unknown>;
+  }
+
+  const json = (res: ServerResponse, value: unknown, status = 200) => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(JSON.stringify(value));
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!allowedHosts.has(String(req.headers.host ?? ''))) throw new HttpError(403, 'this server answers its own host name only');
+    const url = new URL(req.url ?? '/', `http://${allowedHosts.values().next().value}`);
+    const path = url.pathname;
+    const security = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' };
+    if (req.method === 'GET' && path === '/') {
+      if (!tokenOk(url.searchParams.get('token') ?? undefined)) throw new HttpError(403, 'open the URL boxflow studio printed (it carries the session token)');
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...security, 'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'" });
+      res.end(studioPageHtml());
+      return;
+    }
+    if (req.method === 'GET' && path === '/studio.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', ...security });
+      res.end(studioScript());
+      return;
+    }
+    // Images are named by their content's hash (unguessable); they need no token, so <img> can load them.
+    if (req.method === 'GET' && path.startsWith('/results/data/')) return sendFile(res, join(outputDir, path.slice('/results/'.length)), outputDir);
+    if (req.method === 'GET' && path === '/baseline') {
+      const p = resolve(opts.options.rootDir, url.searchParams.get('path') ?? '');
+      if (!/\.png$/i.test(p)) throw new HttpError(404, 'not a baseline');
+      return sendFile(res, p, opts.options.rootDir);
+    }
+    if (!path.startsWith('/api/')) throw new HttpError(404, `no page ${path}`);
+    if (!tokenOk(String(req.headers['x-studio-token'] ?? ''))) throw new HttpError(403, 'the session token is missing or wrong');
+
+    if (req.method === 'GET' && path === '/api/state') {
+      const text = await readText();
+      const dialect = dialectOf(file, text);
+      live ??= await opts.client.liveViewUrl(opts.box.id).catch(() => ({}));
+      let problem: string | undefined;
+      if (text?.trim()) {
+        try {
+          parseText(text, dialect);
+        } catch (err) {
+          problem = masker.text((err as Error).message);
+        }
+      }
+      return json(res, {
+        file: basename(file),
+        path: file,
+        exists: text !== undefined,
+        dialect,
+        box: opts.box,
+        live: live.websocketUrl ? { websocketUrl: live.websocketUrl } : null,
+        text: text ?? '',
+        steps: text ? stepItems(text, dialect) : [],
+        results: Object.fromEntries(results),
+        lastRun: lastRun ?? null,
+        problem: problem ?? null,
+      });
+    }
+    if (req.method === 'GET' && path === '/api/tree') {
+      const entry = await readTree();
+      if (Number(url.searchParams.get('since')) === entry.version) return json(res, { version: entry.version, unchanged: true });
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(`{"version":${entry.version},${entry.json.slice(1)}`);
+      return;
+    }
+    if (req.method === 'GET' && path === '/api/screen') {
+      const shot = await opts.client.screenshot(opts.box.id, { outputFormat: 'base64' });
+      const png = decodeDataUri(shot.uri).bytes;
+      res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' });
+      res.end(png);
+      return;
+    }
+    if (req.method !== 'POST') throw new HttpError(405, `${req.method} ${path} is not served`);
+    const b = await body(req);
+    if (path === '/api/at') {
+      const entry = await readTree();
+      const node = typeof b.x === 'number' && typeof b.y === 'number' ? elementAt(entry.tree, b.x, b.y) : undefined;
+      return json(res, { version: entry.version, node: node ? entry.tree.nodes.indexOf(node) : null });
+    }
+    if (path === '/api/inspect') {
+      const { entry, node } = nodeOf(b.version, b.node);
+      const dialect = await dialectNow();
+      return json(res, { version: entry.version, node: b.node, text: masker.text(normaliseText(node.text).slice(0, 200)), ...suggestionJson(suggestSelectors(entry.tree, node, dialect), dialect) });
+    }
+    if (path === '/api/act') {
+      const action = b.action as ElementAction;
+      if (!(kElementActions as readonly string[]).includes(action)) throw new HttpError(400, `unknown action ${String(action)}`);
+      const dialect = await dialectNow();
+      const { entry, node } = nodeOf(b.version, b.node);
+      const selector = b.selector !== undefined ? b.selector : suggestSelectors(entry.tree, node, dialect).best.value;
+      const masks = Array.isArray(b.masks) ? b.masks.map((m) => (typeof m === 'number' ? suggestSelectors(entry.tree, nodeOf(entry.version, m).node, dialect).best.value : m)) : [];
+      const items = elementSteps(dialect, action, selector, { text: normaliseText(node.text), masks, ...(typeof b.name === 'string' ? { name: b.name } : {}) });
+      if (typeof items === 'string') throw new HttpError(422, items);
+      return json(res, await addAndRun(items));
+    }
+    if (path === '/api/type') {
+      if (typeof b.text !== 'string' || !b.text) throw new HttpError(400, 'type needs a text');
+      return json(res, await addAndRun(typeSteps(await dialectNow(), b.text, b.pressEnter === true)));
+    }
+    if (path === '/api/open') {
+      if (typeof b.url !== 'string' || !b.url.trim()) throw new HttpError(400, 'open needs a URL');
+      return json(res, await addAndRun(openSteps(await dialectNow(), b.url.trim())));
+    }
+    if (path === '/api/key') {
+      if (!(kKeys as readonly string[]).includes(String(b.key))) throw new HttpError(400, `key is one of ${kKeys.join(', ')}`);
+      return json(res, await addAndRun(keySteps(await dialectNow(), b.key as StudioKey)));
+    }
+    if (path === '/api/run') {
+      const step = typeof b.step === 'number' && Number.isInteger(b.step) && b.step >= 0 ? b.step : undefined;
+      return json(res, await runFile(step));
+    }
+    throw new HttpError(404, `no API ${path}`);
+  }
+
+  async function sendFile(res: ServerResponse, path: string, root: string): Promise<void> {
+    const full = resolve(path);
+    if (!(full + sep).startsWith(resolve(root) + sep) && full !== resolve(root)) throw new HttpError(404, 'not found');
+    const s = await stat(full).catch(() => undefined);
+    if (!s?.isFile()) throw new HttpError(404, 'not found');
+    const types: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
+    res.writeHead(200, { 'content-type': types[extname(full).toLowerCase()] ?? 'application/octet-stream', 'cache-control': 'private, max-age=3600', 'x-content-type-options': 'nosniff' });
+    createReadStream(full).pipe(res);
+  }
+
+  return {
+    url: `http://${hostName}:${port}/?token=${token}`,
+    async close() {
+      await queue.catch(() => {});
+      await layout.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
