@@ -5,7 +5,7 @@
 // items already there), and the item goes in right after the last one. Should the result not read back
 // as the same document plus that item (an unusual layout), the whole document is written by the
 // Document API instead (parseDocument, add to the list, toString), which also keeps comments.
-import { Document, isMap, isScalar, isSeq, parseAllDocuments, parseDocument, visit, type Node, type Scalar, type YAMLSeq } from 'yaml';
+import { Document, isMap, isScalar, isSeq, parseAllDocuments, parseDocument, stringify, visit, type Node, type Scalar, type YAMLSeq } from 'yaml';
 import { isMaestroFlow } from '../flow/maestro.js';
 import type { Dialect } from './selectors.js';
 
@@ -113,10 +113,11 @@ function styleOf(text: string, dialect: Dialect, at: Located): Style {
   let block = 0;
   let padded = 0;
   let tight = 0;
+  let nestedFound = false;
   const quotes = { PLAIN: 0, QUOTE_DOUBLE: 0, QUOTE_SINGLE: 0 };
   const nested = { PLAIN: 0, QUOTE_DOUBLE: 0, QUOTE_SINGLE: 0 };
   const count = (n: unknown) => {
-    if (isScalar(n) && typeof n.value === 'string' && n.type && n.type in nested) nested[n.type as Quote]++;
+    if (isScalar(n) && typeof n.value === 'string' && n.type && n.type in nested && mayBePlain(n.value)) nested[n.type as Quote]++;
     else if (isMap(n)) for (const p of n.items) count(p.value);
     else if (isSeq(n)) n.items.forEach(count);
   };
@@ -130,10 +131,19 @@ function styleOf(text: string, dialect: Dialect, at: Located): Style {
           const src = v.range ? text.slice(v.range[0], v.range[0] + 2) : '';
           if (/^[{[] /.test(src)) padded++;
           else if (/^[{[]\S/.test(src) && !/^[{[][}\]]/.test(src)) tight++;
-        } else block++;
+        } else {
+          block++;
+          // How deep the file nests a step's map: yaml puts it at the dash + 2 + indent.
+          const inner = (v.items[0] as { key?: Node } | undefined)?.key?.range?.[0];
+          if (inner !== undefined && !nestedFound) {
+            const depth = inner - lineStart(text, inner) - style.column - 2;
+            if (depth >= 1 && depth <= 8) style.indent = depth;
+            nestedFound = true;
+          }
+        }
         count(v);
       }
-      if (isScalar(v) && typeof v.value === 'string' && v.type && v.type in quotes) quotes[v.type as keyof typeof quotes]++;
+      if (isScalar(v) && typeof v.value === 'string' && v.type && v.type in quotes && mayBePlain(v.value)) quotes[v.type as keyof typeof quotes]++;
     }
   }
   if (flow + block) style.flowMaps = flow >= block;
@@ -142,6 +152,11 @@ function styleOf(text: string, dialect: Dialect, at: Located): Style {
   if (most(quotes)[1] > 0) style.quote = most(quotes)[0];
   if (most(nested)[1] > 0) style.nestedQuote = most(nested)[0];
   return style;
+}
+
+/** A string YAML can write without quotes: only such a string tells whether the author quotes by habit. */
+function mayBePlain(value: string): boolean {
+  return !/^["']/.test(stringify(value));
 }
 
 function gcd(a: number, b: number): number {
@@ -161,6 +176,8 @@ function renderItem(value: unknown, style: Style): string {
     },
     Scalar(key, node, path) {
       // Values only (keys plain), and only strings; a string that cannot be plain is quoted by yaml itself.
+      // A bare command (`- back`) is a name: never quoted.
+      if (path.length <= 2) return;
       const quote = path.length > 4 ? style.nestedQuote : style.quote;
       if (key !== 'key' && typeof node.value === 'string' && quote !== 'PLAIN') node.type = quote;
     },
