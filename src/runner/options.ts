@@ -1,7 +1,6 @@
 // What the runner needs, fully resolved (the CLI decides precedence in one place: cli/config.ts).
 import type { Phase } from '../api/schemas.js';
 import type { UpdateMode } from '../visual/index.js';
-import type { VideoMode } from './video.js';
 
 export type UpdateBaselines = UpdateMode;
 
@@ -30,3 +29,7 @@ export interface RunOptions {
   /** Video of each flow attempt (Playwright's modes); default off. */
   video?: VideoMode;
 }
+
+/** Playwright's video modes: none, every attempt's, or only a failed attempt's. */
+export type VideoMode = 'off' | 'on' | 'retain-on-failure';
+export const kVideoModes: readonly VideoMode[] = ['off', 'on', 'retain-on-failure'];

@@ -11,8 +11,7 @@ import type { ArtifactStore } from './artifacts.js';
 import type { RunOptions } from './options.js';
 import type { BoxInfo, StepRecord, VideoChapter, VideoRecord } from './types.js';
 
-export type VideoMode = 'off' | 'on' | 'retain-on-failure';
-export const kVideoModes: readonly VideoMode[] = ['off', 'on', 'retain-on-failure'];
+export { kVideoModes, type VideoMode } from './options.js';
 
 /** What a run shares between its attempts: the warning said once, and a service known not to record. */
 interface RunVideoState {
