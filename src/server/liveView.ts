@@ -144,6 +144,7 @@ class Feed {
   // Linux
   #follow: NodeJS.Timeout | undefined;
   #page: unknown;
+  #size = '';
   #cdp: RawCdp | undefined;
   #switching = false;
   #firstTimer: NodeJS.Timeout | undefined;
@@ -210,7 +211,10 @@ class Feed {
     if (this.#switching || !this.#running) return;
     const linux = this.entry.linux;
     const page = linux.currentPage;
-    if (page === this.#page) return;
+    // A new page, or a new screen size (the screencast's size is set when it starts): start again.
+    const size = `${linux.resolution.width}x${linux.resolution.height}`;
+    if (page === this.#page && size === this.#size) return;
+    this.#size = size;
     this.#switching = true;
     try {
       this.#cdp?.close();

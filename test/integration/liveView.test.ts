@@ -289,6 +289,20 @@ test('clicks, drags and typing reach the page: the click changes the page, typed
   }
 });
 
+test('a new screen size restarts the screencast at that size: frames say the size input coordinates refer to', async () => {
+  await client.openTab(box.id, { url: kTimerPage });
+  const viewer = await connect((await client.liveViewUrl(box.id)).websocketUrl!);
+  try {
+    await viewer.frame((f) => f.meta.width === 800);
+    await client.setResolution(box.id, { width: 640, height: 480 });
+    const resized = await viewer.frame((f) => f.meta.width === 640);
+    assert.equal(resized.meta.height, 480);
+  } finally {
+    viewer.ws.close();
+    await client.setResolution(box.id, { width: 800, height: 600 });
+  }
+});
+
 test(`at most ${kMaxClientsPerBox} viewers per box: one more is refused with 429`, async () => {
   const url = (await client.liveViewUrl(box.id)).websocketUrl!;
   const viewers = await Promise.all(Array.from({ length: kMaxClientsPerBox }, () => connect(url)));
