@@ -80,7 +80,9 @@ export async function landingPoint(run: StepRun, target: Target): Promise<{ x: n
   let blocker = '';
   for (;;) {
     const node = await findVisible(run, selector, { needGeometry: true });
-    const p = target.point ? pointInside(node, target.point) : centre(node, (t) => run.rt.masker.text(t));
+    // A point inside the element (Maestro's `point: "56%,33%"`), where the target has one.
+    const inside = (target as { point?: { x: number; y: number; unit: '%' | 'px' } }).point;
+    const p = inside ? pointInside(node, inside) : centre(node, (t) => run.rt.masker.text(t));
     if (!last || Math.abs(last.x - p.x) > 1 || Math.abs(last.y - p.y) > 1) {
       // Moved (or first look): bring the pointer there, then look again.
       await run.rt.client.move(run.rt.box.id, { ...toAction(run, p), options: { screenshot: false } }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
