@@ -205,7 +205,9 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
       onError: noop,
       onEnd: noop,
     };
-    const options: RunOptions = { ...opts.options, workers: 1, retries: 0, shard: undefined, grep: undefined, tags: [], boxes: { ids: [opts.box.id], createLinux: 0, createAndroid: 0 } };
+    // A screenshot assertion written in the studio takes the screen as its baseline when it has none yet (and passes).
+    const baselines = { ...opts.options.baselines, update: opts.options.baselines.update === 'default' ? ('missing' as const) : opts.options.baselines.update };
+    const options: RunOptions = { ...opts.options, baselines, workers: 1, retries: 0, shard: undefined, grep: undefined, tags: [], boxes: { ids: [opts.box.id], createLinux: 0, createAndroid: 0 } };
     delete options.video;
     const result = await runFlows([f], options, { client: opts.client, reporter, secrets: opts.secrets ?? [], masker });
     // A run leaves a box it was given as it found it (its resolution and scale put back); in the
@@ -227,7 +229,10 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
     return serial(async () => {
       const before = await readText();
       const dialect = dialectOf(file, before);
-      const base = before !== undefined && before.trim() ? before : newFlowText(dialect, { name, web, app: opts.options.appBaseUrl });
+      // A new Maestro file names its app: the site (appBaseUrl), or the package on the Android screen.
+      const pkg = web ? undefined : trees.at(-1)?.tree.nodes.find((n) => n.attributes.package && n.attributes.package !== 'com.android.systemui')?.attributes.package;
+      const app = web ? opts.options.appBaseUrl : pkg;
+      const base = before !== undefined && before.trim() ? before : newFlowText(dialect, { name, web, ...(app ? { app } : {}) });
       const text = items.reduce<string>((t, item) => appendStep(t, dialect, item), base);
       const flow = parseText(text, dialect);
       const added = flow.steps.slice(flow.steps.length - items.length);
@@ -363,7 +368,7 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
         exists: text !== undefined,
         dialect,
         box: opts.box,
-        live: live.websocketUrl ? { websocketUrl: live.websocketUrl } : null,
+        live: live.websocketUrl ? { websocketUrl: live.websocketUrl, ...(live.url ? { url: live.url } : {}) } : null,
         text: text ?? '',
         steps: text ? stepItems(text, dialect) : [],
         results: Object.fromEntries(results),

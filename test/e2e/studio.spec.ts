@@ -4,12 +4,13 @@
 // the same on a Maestro file; and the box's live view shows what the box changes by itself.
 // BOXFLOW_WRITE_DOCS=1 also writes the README's screenshot, docs/studio.png.
 import { test, expect, type Page } from '@playwright/test';
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { startStudio, type Studio } from '../../src/cli/studio.js';
+import { pathToFileURL } from 'node:url';
 import { repoRoot } from './helpers.js';
 
 let app: Server;
@@ -44,16 +45,52 @@ test.afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The studio page, its box showing the app once the file's first step ran. */
-async function openStudio(page: Page, file: string): Promise<Studio> {
-  const studio = await startStudio(file, { open: false }, dir);
+interface Running {
+  url: string;
+  /** The studio's own API (what the page calls). */
+  api<T>(path: string, body?: unknown): Promise<T>;
+  stop(): Promise<void>;
+}
+
+/**
+ * `boxflow studio FILE` as a user runs it (the CLI, under tsx: the screenshot comparisons run in
+ * worker threads, which need the TypeScript loader), on the embedded local box; stopped with Ctrl-C.
+ */
+async function launchStudio(file: string): Promise<Running> {
+  const env = { ...process.env, BOXFLOW_BASE_URL: '', BOXFLOW_API_KEY: '', GBOX_BASE_URL: '', GBOX_API_KEY: '' };
+  const tsx = pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
+  const child = spawn(process.execPath, ['--import', tsx, join(repoRoot, 'src/cli/main.ts'), 'studio', file, '--port', '0', '--no-open'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /boxflow studio: (http\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((code) => reject(new Error(`boxflow studio exited (${code}): ${err}`)));
+  });
+  const token = new URL(url).searchParams.get('token')!;
+  return {
+    url,
+    async api<T>(path: string, body?: unknown): Promise<T> {
+      const res = await fetch(new URL(path, url), { method: body === undefined ? 'GET' : 'POST', headers: { 'x-studio-token': token, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return (await res.json()) as T;
+    },
+    async stop() {
+      child.kill('SIGINT');
+      expect(await exited, err).toBe(0);
+    },
+  };
+}
+
+/** The studio page of `file`. */
+async function openStudio(page: Page, file: string): Promise<Running> {
+  const studio = await launchStudio(file);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  if (process.env.STUDIO_DEBUG) {
-    page.on('console', (m) => console.log('console', m.text()));
-    page.on('response', (r) => console.log('response', r.status(), r.url().slice(0, 80), Date.now()));
-    page.on('requestfailed', (r) => console.log('failed', r.url().slice(0, 80), r.failure()?.errorText));
-  }
   await page.goto(studio.url);
   await expect(page.getByTestId('file')).toContainText(file.split('/').pop()!, { timeout: 20_000 });
   expect(errors).toEqual([]);
@@ -61,14 +98,14 @@ async function openStudio(page: Page, file: string): Promise<Studio> {
 }
 
 /** Where an element of the box's layout is on the page (the canvas scales the box's screen). */
-async function pointOf(page: Page, find: { id?: string; text?: string; nth?: number }): Promise<{ x: number; y: number }> {
+async function pointOf(page: Page, find: { id?: string; text?: string; tag?: string; nth?: number }): Promise<{ x: number; y: number }> {
   await expect.poll(() => page.evaluate((f) => {
     const s = (window as unknown as { studio: { tree: { nodes: { id: string; text: string; b: number[] | null; v: boolean; tag: string }[] } } }).studio;
-    return s.tree.nodes.filter((n) => n.v && n.b && (f.id ? n.id === f.id : n.text === f.text && n.tag === 'button')).length;
+    return s.tree.nodes.filter((n) => n.v && n.b && (f.id ? n.id === f.id : n.text === f.text && n.tag === (f.tag ?? 'button'))).length;
   }, find), { timeout: 15_000 }).toBeGreaterThan(find.nth ?? 0);
   return page.evaluate((f) => {
     const s = (window as unknown as { studio: { screen: { width: number; height: number }; tree: { nodes: { id: string; text: string; b: number[]; v: boolean; tag: string }[] } } }).studio;
-    const n = s.tree.nodes.filter((x) => x.v && x.b && (f.id ? x.id === f.id : x.text === f.text && x.tag === 'button'))[f.nth ?? 0]!;
+    const n = s.tree.nodes.filter((x) => x.v && x.b && (f.id ? x.id === f.id : x.text === f.text && x.tag === (f.tag ?? 'button')))[f.nth ?? 0]!;
     const r = document.getElementById('screen')!.getBoundingClientRect();
     const k = r.width / s.screen.width;
     return { x: r.left + ((n.b[0]! + n.b[2]!) / 2) * k, y: r.top + ((n.b[1]! + n.b[3]!) / 2) * k };
@@ -130,6 +167,20 @@ test('point, see the selector and its match count; click: the step runs on the b
     await expect.poll(() => readFileSync(file, 'utf8'), { timeout: 30_000 }).toContain('  - assertVisible: { id: out }\n');
     await waitIdle(page);
 
+    // A screenshot assertion with the ticking clock masked: its baseline is written next to the flow.
+    const clock = await pointOf(page, { id: 'clock' });
+    await page.mouse.click(clock.x, clock.y, { button: 'right' });
+    await page.getByTestId('menu-mask').click();
+    await expect(page.locator('#masks .mask')).toHaveCount(1);
+    const title = await pointOf(page, { text: 'Orders', tag: 'h1' });
+    await page.mouse.click(title.x, title.y, { button: 'right' });
+    page.once('dialog', (d) => void d.accept('orders'));
+    await page.getByTestId('menu-assert-screenshot').click();
+    await expect.poll(() => readFileSync(file, 'utf8'), { timeout: 30_000 }).toContain('  - assertScreenshot: { name: orders, mask: [ { id: clock } ] }\n');
+    await waitIdle(page);
+    expect(existsSync(join(dir, '__screenshots__', 'Save-an-order', 'orders-linux.png'))).toBe(true);
+    await expect(page.locator('#masks .mask')).toHaveCount(0);
+
     // Type into the field: click it, then the bar's text.
     const who = await pointOf(page, { id: 'who' });
     await page.mouse.click(who.x, who.y);
@@ -148,7 +199,7 @@ test('point, see the selector and its match count; click: the step runs on the b
     await page.getByTestId('run-all').click();
     await waitIdle(page);
     await expect(page.getByTestId('result-title')).toHaveText('run: passed');
-    await expect(page.getByTestId('step')).toHaveCount(7);
+    await expect(page.getByTestId('step')).toHaveCount(8);
     for (const step of await page.getByTestId('step').all()) await expect(step).toHaveAttribute('data-status', 'passed');
     await expect(page.getByTestId('image-before').first()).toBeVisible();
 
@@ -164,7 +215,7 @@ test('point, see the selector and its match count; click: the step runs on the b
       copyFileSync(shot, join(repoRoot, 'docs/studio.png'));
     }
   } finally {
-    await studio.close();
+    await studio.stop();
   }
 });
 
@@ -197,37 +248,35 @@ test('a Maestro file: the studio writes Maestro commands (tapOn, assertVisible) 
     await waitIdle(page);
     await expect(page.getByTestId('result-title')).toHaveText('run: passed');
   } finally {
-    await studio.close();
+    await studio.stop();
   }
 });
 
 test('the live view page shows a change the box makes by itself, and a click on it is an action with an actionId', async ({ page }) => {
   test.setTimeout(90_000);
-  const studio = await startStudio(join(dir, 'live.flow.yaml'), { open: false }, dir);
+  const studio = await launchStudio(join(dir, 'live.flow.yaml'));
   try {
-    await studio.client.openTab(studio.box.id, { url: base });
-    const { url } = await studio.client.liveViewUrl(studio.box.id);
-    await page.goto(url);
+    // The studio's bar opens the app (an openTab step); its state has the box's live view.
+    expect((await studio.api<{ ok: boolean }>('/api/open', { url: base })).ok).toBe(true);
+    const state = await studio.api<{ live: { url: string } }>('/api/state');
+    await page.goto(state.live.url);
     await expect(page.locator('#state')).toHaveText('live');
-    const frames = () => page.evaluate(() => (window as unknown as { liveView: { frames: number; seq: number } }).liveView.seq);
-    await expect.poll(frames, { timeout: 10_000 }).toBeGreaterThan(0);
-    // No input: the clock ticks, new frames come (their pixels differ: the server sends only what Chromium drew anew).
+    const seq = () => page.evaluate(() => (window as unknown as { liveView: { seq: number } }).liveView.seq);
+    await expect.poll(seq, { timeout: 10_000 }).toBeGreaterThan(0);
+    // No input: the clock ticks, new frames come, and what the canvas shows changes.
     const first = await page.evaluate(() => document.querySelector('canvas')!.toDataURL());
-    const seq = await frames();
-    await expect.poll(frames, { timeout: 10_000 }).toBeGreaterThan(seq + 2);
+    const at = await seq();
+    await expect.poll(seq, { timeout: 10_000 }).toBeGreaterThan(at + 2);
     expect(await page.evaluate(() => document.querySelector('canvas')!.toDataURL())).not.toBe(first);
     // A click on the canvas is a click action on the box, logged with its actionId.
+    const tree = await studio.api<{ nodes: { id: string; b: number[] }[] }>('/api/tree');
+    const save = tree.nodes.find((n) => n.id === 'save')!.b;
     const box = (await page.locator('#screen').boundingBox())!;
-    const layout = (await studio.client.screenLayout(studio.box.id)).content;
-    expect(layout).toContain('Not saved');
-    const button = await (await import('playwright-core')).chromium.connectOverCDP(await studio.client.cdpUrl(studio.box.id, {}));
-    const b = (await button.contexts()[0]!.pages().at(-1)!.locator('#save').boundingBox())!;
-    await button.close();
     const screen = await page.evaluate(() => (window as unknown as { liveView: { screen: { width: number; height: number } } }).liveView.screen);
-    await page.mouse.click(box.x + ((b.x + b.width / 2) * box.width) / screen.width, box.y + ((b.y + b.height / 2) * box.height) / screen.height);
+    await page.mouse.click(box.x + (((save[0]! + save[2]!) / 2) * box.width) / screen.width, box.y + (((save[1]! + save[3]!) / 2) * box.height) / screen.height);
     await expect(page.locator('#log')).toContainText(/act_\S+/);
-    await expect.poll(async () => (await studio.client.screenLayout(studio.box.id)).content, { timeout: 10_000 }).toContain('Saved');
+    await expect.poll(async () => (await studio.api<{ nodes: { id: string; text: string }[] }>('/api/tree')).nodes.find((n) => n.id === 'out')?.text, { timeout: 10_000 }).toBe('Saved');
   } finally {
-    await studio.close();
+    await studio.stop();
   }
 });

@@ -86,7 +86,8 @@ test('a Maestro flow on the Android box: the studio writes tapOn with the id, an
     const edit = tree.nodes.find((n) => n.id.endsWith('/edit_info'))!;
     const act = await api<{ ok: boolean }>('/api/act', { version: tree.version, node: edit.i, action: 'tap' });
     assert.equal(act.ok, true, JSON.stringify(act));
-    assert.equal(readFileSync(file, 'utf8'), 'appId: com.example.app\nname: "profile"\n---\n- tapOn: {id: edit_info}\n');
+    // The app is the one on the screen.
+    assert.equal(readFileSync(file, 'utf8'), 'appId: com.bilibili.app.in\nname: "profile"\n---\n- tapOn: {id: edit_info}\n');
     const key = await api<{ ok: boolean }>('/api/key', { key: 'back' });
     assert.equal(key.ok, true);
     assert.match(readFileSync(file, 'utf8'), /- tapOn: \{id: edit_info\}\n- back\n$/);
