@@ -333,6 +333,11 @@ export class BoxClient {
     return this.#call('liveViewUrl', { pathParams: { boxId }, json: body }, opts);
   }
 
+  /** Runs a command in the box (gbox-api-full.md §2.1): `{exitCode, stdout, stderr}`; exit 124 when it timed out. */
+  runCommand(boxId: string, body: Body<'runCommand'>, opts?: RequestOptions) {
+    return this.#call('runCommand', { pathParams: { boxId }, json: body }, opts);
+  }
+
   /** Downloads a stored object (a screenshot's pre-signed URL). Pre-signed URLs carry no API key. */
   async fetchObject(url: string, opts: RequestOptions = {}): Promise<Buffer> {
     const body = await this.streamObject(url, opts);

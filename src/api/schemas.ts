@@ -488,6 +488,20 @@ export const LiveViewUrlBody = Type.Object({ expiresIn: Type.Optional(Duration({
 export const LiveViewUrlResult = Type.Object({ url: Type.String(), rawUrl: Type.String(), websocketUrl: Type.Optional(Type.String()) });
 export type LiveViewUrlResult = Static<typeof LiveViewUrlResult>;
 
+// ---------------------------------------------------------------- commands (gbox-api-full.md §2.1)
+
+/** Output a command may return, per stream; more is cut and said so at its end. */
+export const kCommandOutputMax = 1024 * 1024;
+export const CommandBody = Type.Object({
+  command: Type.String({ minLength: 1, maxLength: 100_000 }),
+  envs: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 100_000 }))),
+  timeout: Type.Optional(Duration({ default: '30s', maxDuration: '10m' })),
+  workingDir: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+});
+export type CommandBody = Static<typeof CommandBody>;
+export const CommandResult = Type.Object({ exitCode: Type.Number(), stdout: Type.String(), stderr: Type.String() });
+export type CommandResult = Static<typeof CommandResult>;
+
 // ---------------------------------------------------------------- the endpoint table
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -571,6 +585,8 @@ export const endpoints = {
   stopRecording: ep({ method: 'POST', path: '/boxes/{boxId}/actions/recording/stop', body: RecordingStopBody, response: RecordingResult, status: 200, spec: false }),
   // extra: live view (src/server/liveView.ts)
   liveViewUrl: ep({ method: 'POST', path: '/boxes/{boxId}/live-view-url', body: LiveViewUrlBody, response: LiveViewUrlResult, status: 201, spec: false }),
+  // extra: commands (src/server/gbox/commands.ts)
+  runCommand: ep({ method: 'POST', path: '/boxes/{boxId}/commands', body: CommandBody, response: CommandResult, status: 200, spec: false }),
 } as const;
 
 export type EndpointName = keyof typeof endpoints;

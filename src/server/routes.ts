@@ -14,6 +14,7 @@ import { planDrag, resolveTextTarget, typeMessage, typeTraceLabel } from './drag
 import { createGboxHandlers, kGboxAndroid, type Prepared } from './gbox/handlers.js';
 import { tallScreenshot } from './gbox/linux.js';
 import { createRecordingHandlers } from './recording.js';
+import { createCommandHandlers } from './gbox/commands.js';
 import { screenshotAnswer, screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
 import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
@@ -50,7 +51,7 @@ export interface Answer {
 
 export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot', 'pressButton', 'click', 'tap', 'longPress', 'move', 'scroll', 'swipe', 'touch', 'screenRotation', 'setClipboard']);
 /** Endpoints whose handler here serves Android boxes itself; any other goes to src/server/adb/routes.ts. */
-const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot', 'liveViewUrl']);
+const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot', 'liveViewUrl', 'runCommand']);
 const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum', 'openApp', 'restartApp', 'closeApp', 'clearAppData']);
 
 /** A foreign (non-JSON) body: kept apart so a JSON route can refuse it clearly. */
@@ -330,6 +331,7 @@ export function createHandlers(deps: RouteDeps) {
     // ------------------------------------------------------------ the rest of the GBOX vocabulary (src/server/gbox)
     ...createGboxHandlers({ boxCall, action, validated, cdpUrl }),
     ...createRecordingHandlers({ registry, store: deps.store }),
+    ...createCommandHandlers({ boxCall, validated: (schema, body) => validated(schema as TSchema, body) as never }),
   };
   return handlers;
 }

@@ -176,6 +176,7 @@ const cases: Record<Exclude<EndpointName, 'installPackage'>, Case> = {
     response: { presignedUrl: 'https://store.example/v.mp4?sig=x', storageKey: 'storage://a/b/c' },
   },
   liveViewUrl: { call: (c) => c.liveViewUrl('b1'), method: 'POST', path: '/boxes/b1/live-view-url', body: {}, status: 201, response: { url: 'https://h/live-view/b1?sig=1', rawUrl: 'https://h/live-view/b1/raw?sig=1' } },
+  runCommand: { call: (c) => c.runCommand('b1', { command: 'getprop ro.build.version.sdk' }), method: 'POST', path: '/boxes/b1/commands', body: { command: 'getprop ro.build.version.sdk' }, status: 200, response: { exitCode: 0, stdout: '33\n', stderr: '' } },
 };
 
 test('every endpoint of the contract has a wire case here', () => {

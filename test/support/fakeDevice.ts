@@ -101,6 +101,8 @@ export class FakeDevice {
   /** Install sessions: id → split names written. */
   readonly sessions = new Map<number, { total: number; written: Array<{ name: string; data: Buffer }>; committed: boolean }>();
   readonly installs: Array<{ kind: 'single' | 'session'; names: string[]; bytes: number[] }> = [];
+  /** Exit status of the last `sh -c` line (127: a command the fake does not know), which `echo $?` prints. */
+  lastExit = 0;
   /** Extra handlers a test adds; tried before the built-in ones. */
   readonly overrides: Array<[RegExp, Handler]> = [];
   readonly #sockets = new Set<Socket>();
@@ -227,8 +229,19 @@ export class FakeDevice {
   ];
 
   readonly #shellHandlers: Array<[RegExp, Handler]> = [
+    // The commands endpoint's line (src/server/gbox/commands.ts): `sh -c '<command>'` runs the command
+    // as a line of its own (exit status 127 when the fake does not know it), `echo` prints its words,
+    // `$?` as that status.
+    [/^sh -c (.+)$/s, async (m, d, stdin) => {
+      const reply = await d.run(`shell:${shellWords(m[1]!)[0] ?? ''}`, stdin, false);
+      const failed = typeof reply === 'object' && 'fail' in reply;
+      d.lastExit = failed ? 127 : 0;
+      return failed ? `${reply.fail}\n` : reply;
+    }],
+    [/^echo (.*)$/, (m, d) => `${shellWords(m[1]!.replaceAll('$?', String(d.lastExit))).join(' ')}\n`],
     // constructed: `[key]: [value]` lines, the format adbkit's getProperties parses (F13 in android-adb.md)
     [/^getprop$/, (_m, d) => Object.entries(d.props).map(([k, v]) => `[${k}]: [${v}]`).join('\n') + '\n'],
+    [/^getprop ([\w.]+)$/, (m, d) => `${d.props[m[1]!] ?? ''}\n`],
     // real: AdvancedSharpAdbClient's `uiautomator dump /dev/tty` captures, replayed byte for byte
     [/^uiautomator dump \/dev\/tty$/, (_m, d) => fixture(d.layoutFixture)],
     // a dump to a file writes the document there (a file capture: homee_… by default)
