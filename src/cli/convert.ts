@@ -1,6 +1,8 @@
 // `boxflow convert maestro PATHS --out DIR`: each Maestro flow becomes a boxflow flow with the
-// same steps; the flows its runFlow steps call are converted too and the scripts copied, so the
-// converted folder validates and runs on its own.
+// same steps, in the form a person would keep (a condition stays a condition, an id reads as one);
+// the flows its runFlow steps call are converted too and the scripts copied, so the converted
+// folder validates and runs on its own.
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { stringify } from 'yaml';
@@ -34,23 +36,27 @@ export async function runConvertMaestro(paths: string[], opts: { out: string }):
       continue;
     }
     if (!isMaestroFlow(text)) throw new BoxflowError('FLOW_SCHEMA', `${relative(cwd, file)}: not a Maestro flow (a config with appId or url, ---, a command list)`);
-    const { doc } = maestroToBoxflow(text, file);
+    const { doc } = maestroToBoxflow(text, file, { idiomatic: true });
     // Paths stay relative to the flow; called flows get their converted names.
     const visit = (steps: unknown): void => {
       if (!Array.isArray(steps)) return;
       for (const step of steps) {
         if (typeof step !== 'object' || step === null) continue;
         const s = step as Record<string, Record<string, unknown>>;
-        if (s.runFlow) {
+        if (s.runFlow?.file !== undefined && !String(s.runFlow.file).includes('${')) {
           const target = resolve(dirname(file), String(s.runFlow.file));
           queue.push({ file: target, base });
           s.runFlow.file = outName(target, String(s.runFlow.file));
         }
-        if (s.runScript) scripts.push(resolve(dirname(file), String(s.runScript.file)));
-        if (s.repeat) visit(s.repeat.steps);
-        if (s.retry) visit(s.retry.steps);
+        if (s.runScript && !String(s.runScript.file).includes('${')) scripts.push(resolve(dirname(file), String(s.runScript.file)));
+        // A baseline image next to the flow goes with it (Maestro's assertScreenshot path).
+        const baseline = s.assertScreenshot?.baseline;
+        if (baseline !== undefined && !String(baseline).includes('${') && existsSync(resolve(dirname(file), String(baseline)))) scripts.push(resolve(dirname(file), String(baseline)));
+        // Steps that hold steps: repeat, retry, a runFlow of inline steps.
+        for (const k of ['runFlow', 'repeat', 'retry']) visit(s[k]?.steps);
       }
     };
+    /** Files the flow reads as it runs (scripts, baseline images), copied beside it. */
     const scripts: string[] = [];
     for (const k of ['onStart', 'steps', 'onFinish']) visit(doc[k]);
     const target = join(outDir, outName(file, rel));

@@ -60,10 +60,11 @@ export async function discoverFlows(paths: string[], cwd: string = process.cwd()
   return [...new Set(out)];
 }
 
-function* runFlowSteps(steps: Step[]): Generator<Step & { kind: 'runFlow' }> {
+function* runFlowSteps(steps: Step[]): Generator<Step & { kind: 'runFlow'; file: string }> {
   for (const s of steps) {
-    if (s.kind === 'runFlow') yield s;
-    else if (s.kind === 'repeat' || s.kind === 'retry') yield* runFlowSteps(s.steps);
+    if (s.kind === 'runFlow' && s.file !== undefined) yield s as Step & { kind: 'runFlow'; file: string };
+    // Steps that hold steps: repeat, retry, a runFlow of inline steps.
+    if ('steps' in s && s.steps) yield* runFlowSteps(s.steps);
   }
 }
 

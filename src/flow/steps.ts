@@ -20,7 +20,7 @@ import {
   type Path,
 } from './parts.js';
 import { baseName, clip, kNoMask, quoted, selectorLabel, targetLabel, type LabelCtx } from './labels.js';
-import type { Condition, Rect, Step, StepBody, StepKind, Target } from './types.js';
+import type { Condition, DeviceSettings, ElementPoint, GeoPoint, PermissionValue, Rect, Step, StepBody, StepKind, Target } from './types.js';
 
 export interface NormalizeCtx {
   /** Absolute path of the flow file (relative paths in steps resolve against its folder). */
@@ -78,6 +78,9 @@ const noArg: JsonSchema = {
 };
 const str = (description?: string): JsonSchema => ({ type: 'string', minLength: 1, ...(description ? { description } : {}) });
 const ms = (v: string | undefined): number | undefined => (v === undefined ? undefined : parseDuration(v));
+/** A value given as `${...}`: evaluated when the step runs, its type checked then. */
+const runtimeText: JsonSchema = { type: 'string', pattern: '\\$\\{', description: 'A ${...} evaluated when the step runs.' };
+const isRuntime = (v: unknown): v is string => typeof v === 'string' && v.includes('${');
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function checkSelector(sel: Selector, ctx: NormalizeCtx, rel: Path): Selector {
@@ -138,10 +141,33 @@ function toTarget(v: unknown, ctx: NormalizeCtx, rel: Path = []): Target {
   }
   if (Array.isArray(v)) return { point: { x: v[0] as number, y: v[1] as number } };
   const o = v as Record<string, unknown>;
+  if (o.point !== undefined && (typeof o.prompt === 'string' || typeof o.x === 'number')) {
+    ctx.fail([...rel, 'point'], 'point is a place inside an element: give it with selector keys, e.g. { id: card, point: "50%,90%" }', { atKey: true });
+  }
   if (typeof o.prompt === 'string') return { prompt: o.prompt };
   if (typeof o.x === 'number' && typeof o.y === 'number') return { point: { x: o.x, y: o.y } };
-  return { selector: pickSelector(o, ctx, rel) };
+  const selector = pickSelector(o, ctx, rel);
+  return o.point === undefined ? { selector } : { selector, point: elementPointOf(String(o.point), ctx, [...rel, 'point']) };
 }
+
+/** A point inside an element: "x%,y%" of its bounds (0 to 100), or "x,y" pixels from its top-left. */
+const kElementPointRe = /^\s*(\d+(?:\.\d+)?)(%?)\s*,\s*(\d+(?:\.\d+)?)(%?)\s*$/;
+const elementPoint: JsonSchema = {
+  type: 'string',
+  pattern: kElementPointRe.source,
+  description: 'A point inside the element instead of its centre: "x%,y%" of its bounds (0 to 100), or "x,y" pixels from its top-left.',
+};
+
+function elementPointOf(text: string, ctx: NormalizeCtx, rel: Path): ElementPoint {
+  const m = kElementPointRe.exec(text);
+  if (!m || m[2] !== m[4]) ctx.fail(rel, `"${text}" is not a point inside an element: write "x%,y%" (percent of its bounds) or "x,y" (pixels from its top-left), both parts alike`);
+  const p: ElementPoint = { x: Number(m[1]), y: Number(m[3]), unit: m[2] ? '%' : 'px' };
+  if (p.unit === '%' && (p.x > 100 || p.y > 100)) ctx.fail(rel, `"${text}" is outside the element: percentages go from 0 to 100`);
+  return p;
+}
+
+/** A target that may name a point inside its element (tap, longPress, doubleTap, hover, swipe from). */
+const elementTarget = (extra: Record<string, JsonSchema> = {}): JsonSchema => targetSchema({ ...extra, point: elementPoint });
 
 const toPoint = (v: unknown): { x: number; y: number } =>
   Array.isArray(v) ? { x: v[0] as number, y: v[1] as number } : { x: (v as { x: number }).x, y: (v as { y: number }).y };
@@ -186,13 +212,59 @@ const appIdOf = (a: unknown): { appId?: string } => {
   return id === undefined ? {} : { appId: id };
 };
 
+export const kOrientations = ['portrait', 'landscapeLeft', 'landscapeRight', 'upsideDown'] as const;
+const kLatLngPattern = '^\\s*-?\\d+(?:\\.\\d+)?\\s*,\\s*-?\\d+(?:\\.\\d+)?\\s*$';
+const permissionsSchema: JsonSchema = {
+  type: 'object',
+  description: 'Permission names (all, camera, location, notifications, ..., or android.permission.X) to allow, deny or unset.',
+  additionalProperties: { anyOf: [{ type: 'string', enum: ['allow', 'deny', 'unset'] }, runtimeText] },
+  minProperties: 1,
+};
+const degrees = (min: number, max: number): JsonSchema => ({ anyOf: [{ type: 'number', minimum: min, maximum: max }, runtimeText] });
+const geoPointSchema: JsonSchema = {
+  type: 'object',
+  properties: { latitude: degrees(-90, 90), longitude: degrees(-180, 180) },
+  required: ['latitude', 'longitude'],
+  additionalProperties: false,
+};
+
+/** A path point: {latitude, longitude}, "lat,lng", or a ${...} giving "lat,lng" when the step runs. */
+function geoPointOf(p: unknown, ctx: NormalizeCtx, rel: Path): GeoPoint {
+  if (isPlainObject(p)) return p as unknown as GeoPoint;
+  const text = String(p);
+  if (text.includes('${')) return { latitude: text, longitude: '' };
+  const [lat, lng] = text.split(',').map((x) => Number(x.trim()));
+  if (!(Math.abs(lat!) <= 90 && Math.abs(lng!) <= 180)) ctx.fail(rel, `"${text}" is not a place: latitude from -90 to 90, longitude from -180 to 180`);
+  return { latitude: lat!, longitude: lng! };
+}
+
+const onOff = (v: boolean | 'toggle') => (v === 'toggle' ? 'toggle' : v ? 'on' : 'off');
+const geoLabel = (p: GeoPoint, c: LabelCtx) => (p.longitude === '' ? clip(c, String(p.latitude), 40) : `${clip(c, String(p.latitude), 20)},${clip(c, String(p.longitude), 20)}`);
+
+function deviceLabel(s: DeviceSettings, c: LabelCtx): string {
+  const parts: string[] = [];
+  if (s.airplaneMode !== undefined) parts.push(`airplaneMode ${onOff(s.airplaneMode)}`);
+  if (s.location) parts.push('path' in s.location ? `location along ${s.location.path.length} points` : `location ${geoLabel(s.location, c)}`);
+  if (s.permissions) parts.push(`permissions ${Object.entries(s.permissions).map(([k, v]) => `${k} ${v}`).join(', ')}${s.appId ? ` of ${clip(c, s.appId, 40)}` : ''}`);
+  if (s.orientation !== undefined) parts.push(`orientation ${clip(c, s.orientation, 20)}`);
+  if (s.darkMode !== undefined) parts.push(`darkMode ${onOff(s.darkMode)}`);
+  if (s.clipboard !== undefined) parts.push(`clipboard ${quoted(c, s.clipboard, 20)}`);
+  if (s.clearKeychain) parts.push('clearKeychain');
+  return parts.join(', ');
+}
+
+/** A condition as a label: `visible "Login"`, `not visible #spinner`, or the text of a `true`. */
+function conditionLabel(w: Condition, c: LabelCtx): string {
+  return w.true !== undefined ? clip(c, w.true, 60) : w.visible !== undefined ? `visible ${selectorLabel(w.visible, c)}` : `not visible ${selectorLabel(w.notVisible!, c)}`;
+}
+
 export const stepDefs = {
   tap: {
     description: 'Tap an element, a point or a natural-language target.',
     example: '- tap: Login',
     label: (s, c) => `tap ${targetLabel(s.target, c)}`,
     ts: { method: 'tap' },
-    arg: ref('target'),
+    arg: elementTarget(),
     normalize: (a, ctx) => ({ kind: 'tap', target: toTarget(a, ctx) }),
   },
   longPress: {
@@ -200,7 +272,7 @@ export const stepDefs = {
     example: '- longPress: { text: Photo, duration: 2s }',
     label: (s, c) => `longPress ${targetLabel(s.target, c)}${s.duration !== 1000 ? ` ${s.duration} ms` : ''}`,
     ts: { method: 'longPress', argKeys: ['duration'], stringKey: 'text' },
-    arg: targetSchema({ duration: duration('How long to hold (default 1s).') }),
+    arg: elementTarget({ duration: duration('How long to hold (default 1s).') }),
     normalize: (a, ctx) => ({
       kind: 'longPress',
       target: toTarget(a, ctx),
@@ -211,14 +283,14 @@ export const stepDefs = {
     description: 'Double-tap an element or a point: on Linux boxes a real double click (dblclick).',
     example: '- doubleTap: { css: ".todo label" }',
     label: (s, c) => `doubleTap ${targetLabel(s.target, c)}`,
-    arg: ref('target'),
+    arg: elementTarget(),
     normalize: (a, ctx) => ({ kind: 'doubleTap', target: toTarget(a, ctx) }),
   },
   hover: {
     description: 'Move the mouse over an element or a point and leave it there (Linux boxes).',
     example: '- hover: { text: Products }',
     label: (s, c) => `hover ${targetLabel(s.target, c)}`,
-    arg: ref('target'),
+    arg: elementTarget(),
     normalize: (a, ctx) => ({ kind: 'hover', target: toTarget(a, ctx) }),
   },
   selectOption: {
@@ -305,20 +377,22 @@ export const stepDefs = {
     },
   },
   swipe: {
-    description: 'Swipe up/down/left/right across the middle 60% of the screen (or of `on`), or from one target to another.',
+    description:
+      'Swipe up/down/left/right across the middle 60% of the screen (or of `on`), from one target to another, ' +
+      'or from a target in a direction to near the screen\'s edge (Linux boxes: the mouse wheel over the target).',
     example: '- swipe: up',
     label: (s, c) =>
       s.direction
-        ? `swipe ${s.direction}${s.on ? ` on ${selectorLabel(s.on, c)}` : ''}`
+        ? `swipe ${s.direction}${s.on ? ` on ${selectorLabel(s.on, c)}` : ''}${s.from ? ` from ${targetLabel(s.from, c)}` : ''}`
         : `swipe ${s.from ? targetLabel(s.from, c) : '?'} → ${s.to ? targetLabel(s.to, c) : '?'}`,
     ts: { method: 'swipe' },
     arg: {
-      title: 'a direction, {from, to, duration} or {direction, on, duration}',
+      title: 'a direction, {from, to, duration}, {direction, on, duration} or {from, direction, duration}',
       anyOf: [
         kDirection,
         {
           type: 'object',
-          properties: { from: ref('target'), to: ref('target'), duration: duration('Whole move, e.g. 300ms.') },
+          properties: { from: elementTarget(), to: ref('target'), duration: duration('Whole move, e.g. 300ms.') },
           required: ['from', 'to'],
           additionalProperties: false,
         },
@@ -326,6 +400,13 @@ export const stepDefs = {
           type: 'object',
           properties: { direction: kDirection, on: ref('selector'), duration: duration('Whole move, e.g. 300ms.') },
           required: ['direction'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          description: 'From the target (an element\'s centre, or `point` inside it) in the direction, to 10% of the screen from its edge.',
+          properties: { from: elementTarget(), direction: kDirection, duration: duration('Whole move, e.g. 300ms.') },
+          required: ['from', 'direction'],
           additionalProperties: false,
         },
       ],
@@ -406,7 +487,7 @@ export const stepDefs = {
   pressKey: {
     description: 'Press keys: one name, names joined by + (held together), a list (one after another) or {keys, combination}.',
     example: '- pressKey: control+a',
-    label: (s) => `pressKey ${s.keys.join(s.combination ? '+' : ', ')}`,
+    label: (s) => (s.keyCode !== undefined ? `pressKey keyCode ${s.keyCode}` : `pressKey ${s.keys.join(s.combination ? '+' : ', ')}`),
     ts: { method: 'pressKey' },
     arg: {
       title: 'a key name, keys joined by +, a list of key names or {keys, combination}',
@@ -422,6 +503,12 @@ export const stepDefs = {
           required: ['keys'],
           additionalProperties: false,
         },
+        {
+          type: 'object',
+          properties: { keyCode: { type: 'integer', minimum: 0, maximum: 400, description: 'An Android KEYCODE (KeyEvent.java), e.g. 23 for DPAD_CENTER (Android boxes).' } },
+          required: ['keyCode'],
+          additionalProperties: false,
+        },
       ],
     },
     normalize: (a) => {
@@ -430,6 +517,7 @@ export const stepDefs = {
         return { kind: 'pressKey', keys, combination: keys.length > 1 };
       }
       if (Array.isArray(a)) return { kind: 'pressKey', keys: a as KeyName[], combination: false };
+      if (a.keyCode !== undefined) return { kind: 'pressKey', keys: [], combination: false, keyCode: a.keyCode };
       return { kind: 'pressKey', keys: a.keys as KeyName[], combination: a.combination ?? false };
     },
   },
@@ -689,21 +777,26 @@ export const stepDefs = {
   assertScreenshot: {
     description: 'Compare a screenshot with its baseline.',
     example: '- assertScreenshot: { name: home, maxDiffPixelRatio: 0.01, mask: [{ id: clock }] }',
-    label: (s, c) => `assertScreenshot ${c.mask(s.name)}`,
-    ts: { matcher: 'toMatchScreenshot', argKeys: ['threshold', 'maxDiffPixels', 'maxDiffPixelRatio', 'mask', 'clip'], stringKey: 'name' },
+    label: (s, c) => `assertScreenshot ${c.mask(s.name)}${s.crop ? ` of ${isPlainObject(s.crop) && 'width' in s.crop ? 'a region' : selectorLabel(s.crop as Selector, c)}` : ''}`,
+    ts: { matcher: 'toMatchScreenshot', argKeys: ['threshold', 'maxDiffPixels', 'maxDiffPixelRatio', 'mask', 'clip', 'crop', 'baseline'], stringKey: 'name' },
     arg: {
-      title: 'a name or {name, threshold, maxDiffPixels, maxDiffPixelRatio, mask, clip}',
+      title: 'a name or {name, baseline, threshold, maxDiffPixels, maxDiffPixelRatio, mask, clip, crop}',
       anyOf: [
         screenshotName,
         {
           type: 'object',
           properties: {
             name: screenshotName,
+            baseline: str('The baseline image, relative to this flow file (default: the config\'s baselines path template).'),
             threshold: { type: 'number', minimum: 0, maximum: 1, description: 'Per-pixel colour distance (0..1).' },
             maxDiffPixels: { type: 'integer', minimum: 0 },
-            maxDiffPixelRatio: { type: 'number', minimum: 0, maximum: 1 },
+            maxDiffPixelRatio: {
+              anyOf: [{ type: 'number', minimum: 0, maximum: 1 }, runtimeText],
+              description: 'Share of pixels that may differ (0..1), or a ${...} giving one when the step runs.',
+            },
             mask: { type: 'array', items: ref('selectorOrRect'), description: 'Regions painted over before comparing.' },
-            clip: ref('selectorOrRect'),
+            clip: { ...ref('selectorOrRect'), description: 'Compare only this region of whole-screen images.' },
+            crop: { ...ref('selectorOrRect'), description: 'Compare only this region, the baseline holding only it (as Maestro\'s cropOn).' },
           },
           required: ['name'],
           additionalProperties: false,
@@ -714,18 +807,27 @@ export const stepDefs = {
       if (typeof a === 'string') return { kind: 'assertScreenshot', name: checkName(a, ctx, []) };
       const body: StepBody & { kind: 'assertScreenshot' } = { kind: 'assertScreenshot', name: checkName(a.name, ctx, ['name']) };
       for (const k of ['threshold', 'maxDiffPixels', 'maxDiffPixelRatio'] as const) if (a[k] !== undefined) body[k] = a[k];
+      if (a.baseline !== undefined) body.baseline = resolveFile(a.baseline, ctx);
       if (a.mask !== undefined) body.mask = (a.mask as unknown[]).map((m, i) => toSelectorOrRect(m, ctx, ['mask', i]));
+      if (a.clip !== undefined && a.crop !== undefined) ctx.fail(['crop'], 'takes clip or crop, not both', { atKey: true });
       if (a.clip !== undefined) body.clip = toSelectorOrRect(a.clip, ctx, ['clip']);
+      if (a.crop !== undefined) body.crop = toSelectorOrRect(a.crop, ctx, ['crop']);
       return body;
     },
   },
   screenshot: {
-    description: 'Attach a screenshot to the report.',
+    description: 'Attach a screenshot to the report; `crop`: only that element\'s (or rectangle\'s) region.',
     example: '- screenshot: after-login',
-    label: (s, c) => `screenshot ${c.mask(s.name)}`,
+    label: (s, c) => `screenshot ${c.mask(s.name)}${s.crop ? ` of ${isPlainObject(s.crop) && 'width' in s.crop ? 'a region' : selectorLabel(s.crop as Selector, c)}` : ''}`,
     ts: { method: 'screenshot' },
-    arg: screenshotName,
-    normalize: (a, ctx) => ({ kind: 'screenshot', name: checkName(a, ctx, []) }),
+    arg: {
+      title: 'a name or {name, crop}',
+      anyOf: [screenshotName, { type: 'object', properties: { name: screenshotName, crop: ref('selectorOrRect') }, required: ['name'], additionalProperties: false }],
+    },
+    normalize: (a, ctx) =>
+      typeof a === 'string'
+        ? { kind: 'screenshot', name: checkName(a, ctx, []) }
+        : { kind: 'screenshot', name: checkName(a.name, ctx, ['name']), ...(a.crop !== undefined ? { crop: toSelectorOrRect(a.crop, ctx, ['crop']) } : {}) },
   },
   sleep: {
     description: 'Wait a fixed time (prefer assertVisible, which polls).',
@@ -736,23 +838,45 @@ export const stepDefs = {
     normalize: (a) => ({ kind: 'sleep', ms: parseDuration(a) }),
   },
   runFlow: {
-    description: 'Run another flow file (relative to this one) as a nested step.',
+    description:
+      'Run another flow file (relative to this one), or inline `steps`, as a nested step; `when` runs it only if the condition holds, ' +
+      '`env` defines variables for it; `stepTimeout` (inline steps) is each step\'s timeout, a duration or a ${...} evaluated when the block runs.',
     example: '- runFlow: { file: login.yaml, env: { USER: bob }, when: { visible: Login } }',
-    label: (s, c) => `runFlow ${baseName(c, s.file)}`,
+    label: (s, c) => {
+      const cond = s.when ? ` if ${conditionLabel(s.when, c)}` : '';
+      if (s.file !== undefined) return `runFlow ${baseName(c, s.file)}${cond}`;
+      const n = s.steps?.length ?? 0;
+      return `runFlow${cond} (${n} step${n === 1 ? '' : 's'})`;
+    },
     arg: {
-      title: 'a file or {file, env, when}',
-      anyOf: [str('Flow file, relative to this file.'), {
-        type: 'object',
-        properties: { file: str('Flow file, relative to this file.'), env: ref('env'), when: ref('condition') },
-        required: ['file'],
-        additionalProperties: false,
-      }],
+      title: 'a file, {file, env, when} or {steps, env, when, stepTimeout}',
+      anyOf: [
+        str('Flow file, relative to this file.'),
+        {
+          type: 'object',
+          properties: { file: str('Flow file, relative to this file.'), env: ref('env'), when: ref('condition') },
+          required: ['file'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: {
+            steps: ref('steps'),
+            env: ref('env'),
+            when: ref('condition'),
+            stepTimeout: { anyOf: [duration('Timeout of each of these steps.'), runtimeText] },
+          },
+          required: ['steps'],
+          additionalProperties: false,
+        },
+      ],
     },
     normalize: (a, ctx) => {
       if (typeof a === 'string') return { kind: 'runFlow', file: resolveFile(a, ctx) };
-      const body: StepBody & { kind: 'runFlow' } = { kind: 'runFlow', file: resolveFile(a.file, ctx) };
+      const body: StepBody & { kind: 'runFlow' } = a.steps !== undefined ? { kind: 'runFlow', steps: ctx.steps(a.steps, ['steps']) } : { kind: 'runFlow', file: resolveFile(a.file, ctx) };
       if (a.env !== undefined) body.env = envValues(a.env);
       if (a.when !== undefined) body.when = toCondition(a.when, ctx, ['when']);
+      if (a.stepTimeout !== undefined) body.stepTimeout = isRuntime(a.stepTimeout) ? a.stepTimeout : parseDuration(a.stepTimeout);
       return body;
     },
   },
@@ -760,17 +884,16 @@ export const stepDefs = {
     description: 'Repeat steps `times` times, or while a condition holds (at most `max` rounds); `env` defines variables for these steps only.',
     example: '- repeat: { times: 3, steps: [ { tap: Next } ] }',
     label: (s, c) => {
-      if (s.times !== undefined) return `repeat ${s.times}×`;
-      const w = s.while!;
-      const cond = w.true !== undefined ? clip(c, w.true, 60) : w.visible !== undefined ? `visible ${selectorLabel(w.visible, c)}` : `not visible ${selectorLabel(w.notVisible!, c)}`;
-      // A one-round loop is how a condition guards steps (Maestro's when on inline commands).
+      if (s.times !== undefined) return `repeat ${typeof s.times === 'string' ? clip(c, s.times, 40) : s.times}×`;
+      const cond = conditionLabel(s.while!, c);
+      // A one-round loop is a condition guarding steps.
       return s.max === 1 ? `if ${cond}` : `repeat while ${cond}`;
     },
     arg: {
       type: 'object',
       description: 'Exactly one of times / while.',
       properties: {
-        times: { type: 'integer', minimum: 1 },
+        times: { anyOf: [{ type: 'integer', minimum: 1 }, runtimeText], description: 'A count, or a ${...} giving one when the loop starts (0: no round).' },
         while: ref('condition'),
         max: { type: 'integer', minimum: 1, description: 'Upper bound of rounds for while.' },
         env: ref('env'),
@@ -795,10 +918,13 @@ export const stepDefs = {
   retry: {
     description: 'Run steps; when one fails, run them again, up to `times` more attempts.',
     example: '- retry: { times: 2, steps: [ { tap: Reload } ] }',
-    label: (s) => `retry up to ${s.times}×`,
+    label: (s, c) => `retry up to ${typeof s.times === 'string' ? clip(c, s.times, 40) : s.times}×`,
     arg: {
       type: 'object',
-      properties: { times: { type: 'integer', minimum: 1, maximum: 100 }, steps: ref('steps') },
+      properties: {
+        times: { anyOf: [{ type: 'integer', minimum: 1, maximum: 100 }, runtimeText], description: 'Attempts after the first, or a ${...} giving them when the step runs (0 to 100).' },
+        steps: ref('steps'),
+      },
       required: ['times', 'steps'],
       additionalProperties: false,
     },
@@ -829,6 +955,8 @@ export const stepDefs = {
               description: 'Launch arguments: Android string extras of the launch intent; Linux boxes: query parameters of the URL.',
               additionalProperties: { type: ['string', 'number', 'boolean'] },
             },
+            permissions: { ...permissionsSchema, description: 'Permissions set before the app starts, as setDevice sets them.' },
+            clearKeychain: { type: 'boolean', description: 'iOS-only: noted in the report, nothing done (as Maestro on Android and the web).' },
           },
           additionalProperties: false,
         },
@@ -840,17 +968,100 @@ export const stepDefs = {
       if (a.appId !== undefined) body.appId = a.appId;
       if (a.clearState !== undefined) body.clearState = a.clearState;
       if (a.arguments !== undefined) body.arguments = envValues(a.arguments);
+      if (a.permissions !== undefined) body.permissions = a.permissions as Record<string, PermissionValue>;
+      if (a.clearKeychain !== undefined) body.clearKeychain = a.clearKeychain;
       return body;
     },
   },
+  setDevice: {
+    description:
+      'Set the device\'s state: `airplaneMode` (true, false or toggle; Linux boxes: the browser offline), `location` (latitude and longitude, ' +
+      'or a `path` of "lat,lng" points travelled at `speed` m/s), `permissions` of `appId` (default the flow\'s app; allow, deny or unset; ' +
+      '`all`: every permission the app asks for; Linux boxes: the site\'s), `orientation`, `darkMode` (true, false or toggle), `clipboard` ' +
+      '(the text pasteText types). Android boxes: device commands; Linux boxes: the browser\'s emulation. What a box cannot do fails when it runs, saying why.',
+    example: '- setDevice: { location: { latitude: 52.52, longitude: 13.405 } }',
+    label: (s, c) => `setDevice ${deviceLabel(s, c)}`,
+    arg: {
+      type: 'object',
+      title: '{airplaneMode, location, permissions, appId, orientation, darkMode, clipboard, clearKeychain}',
+      properties: {
+        airplaneMode: { anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['toggle'] }], description: 'true, false or toggle.' },
+        location: {
+          title: '{latitude, longitude} or {path, speed}',
+          anyOf: [
+            geoPointSchema,
+            {
+              type: 'object',
+              properties: {
+                path: { type: 'array', items: { anyOf: [geoPointSchema, { type: 'string', pattern: kLatLngPattern }, runtimeText] }, minItems: 1, description: 'Points, each {latitude, longitude} or "lat,lng".' },
+                speed: { type: 'number', exclusiveMinimum: 0, description: 'Metres per second (default 4).' },
+              },
+              required: ['path'],
+              additionalProperties: false,
+            },
+          ],
+        },
+        permissions: permissionsSchema,
+        appId: str('The app whose permissions are set (default: the flow\'s appId; Linux boxes: the site).'),
+        orientation: { anyOf: [{ type: 'string', enum: [...kOrientations] }, runtimeText], description: 'portrait, landscapeLeft, landscapeRight or upsideDown.' },
+        darkMode: { anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['toggle'] }], description: 'true, false or toggle.' },
+        clipboard: { type: 'string', description: 'The text pasteText types and ${maestro.copiedText} reads.' },
+        clearKeychain: { type: 'boolean', description: 'iOS-only: noted in the report, nothing done.' },
+      },
+      minProperties: 1,
+      additionalProperties: false,
+    },
+    normalize: (a, ctx) => {
+      const body: StepBody & { kind: 'setDevice' } = { kind: 'setDevice' };
+      if (a.airplaneMode !== undefined) body.airplaneMode = a.airplaneMode;
+      if (a.location !== undefined) {
+        if (a.location.path === undefined) body.location = a.location as GeoPoint;
+        else body.location = { path: (a.location.path as unknown[]).map((p, i) => geoPointOf(p, ctx, ['location', 'path', i])), speed: a.location.speed ?? 4 };
+      }
+      if (a.permissions !== undefined) body.permissions = a.permissions;
+      if (a.appId !== undefined) body.appId = a.appId;
+      if (a.appId !== undefined && a.permissions === undefined) ctx.fail(['appId'], 'appId names the app whose permissions are set: give permissions too', { atKey: true });
+      if (a.orientation !== undefined) body.orientation = a.orientation;
+      if (a.darkMode !== undefined) body.darkMode = a.darkMode;
+      if (a.clipboard !== undefined) body.clipboard = a.clipboard;
+      if (a.clearKeychain !== undefined) body.clearKeychain = a.clearKeychain;
+      return body;
+    },
+  },
+  assertDevice: {
+    description: 'Fail unless the device is in this state: `darkMode` (Android boxes: the system\'s night mode; Linux boxes: the page\'s prefers-color-scheme), `airplaneMode`.',
+    example: '- assertDevice: { darkMode: true }',
+    label: (s) => `assertDevice ${[s.darkMode !== undefined ? `darkMode ${s.darkMode ? 'on' : 'off'}` : '', s.airplaneMode !== undefined ? `airplaneMode ${s.airplaneMode ? 'on' : 'off'}` : ''].filter(Boolean).join(', ')}`,
+    arg: {
+      type: 'object',
+      title: '{darkMode, airplaneMode}',
+      properties: { darkMode: { type: 'boolean' }, airplaneMode: { type: 'boolean' } },
+      minProperties: 1,
+      additionalProperties: false,
+    },
+    normalize: (a) => ({ kind: 'assertDevice', ...a }),
+  },
   stopApp: {
-    description: 'Stop the app (Android: force-stop `appId`, default the flow\'s appId; Linux boxes: close the browser).',
+    description:
+      'Stop the app (Android: force-stop `appId`, default the flow\'s appId; Linux boxes: close the browser). `processDeath: true` ' +
+      '(Android): kill its process as the system kills a background app (`am kill`), its saved state kept (Maestro\'s killApp).',
     example: '- stopApp',
-    label: (s, c) => (s.appId !== undefined ? `stopApp ${clip(c, s.appId, 60)}` : 'stopApp'),
+    label: (s, c) => `${s.appId !== undefined ? `stopApp ${clip(c, s.appId, 60)}` : 'stopApp'}${s.processDeath ? ' (process death)' : ''}`,
     ts: { method: 'stopApp', arg: 'optional' },
     bare: true,
-    arg: appIdArg,
-    normalize: (a) => ({ kind: 'stopApp', ...appIdOf(a) }),
+    arg: {
+      title: 'empty (the flow\'s appId), an app id or {appId, processDeath}',
+      anyOf: [
+        { type: 'null' },
+        str('Android package.'),
+        {
+          type: 'object',
+          properties: { appId: str('Android package.'), processDeath: { type: 'boolean', description: 'Android: `am kill` instead of force-stop (Linux boxes: the same as stopApp).' } },
+          additionalProperties: false,
+        },
+      ],
+    },
+    normalize: (a) => ({ kind: 'stopApp', ...appIdOf(a), ...(isPlainObject(a) && a.processDeath ? { processDeath: true } : {}) }),
   },
   clearState: {
     description: 'Clear the app\'s data (Android: `pm clear` of `appId`, default the flow\'s appId; Linux boxes: cookies, local and session storage of the active tab\'s site).',
@@ -901,15 +1112,32 @@ export const stepDefs = {
     normalize: (a) => (a === null ? { kind: 'eraseText' } : { kind: 'eraseText', chars: a }),
   },
   openLink: {
-    description: 'Open a link (Linux boxes: in a new tab; a path is relative to appBaseUrl).',
+    description:
+      'Open a link (Linux boxes: in a new tab; a path is relative to appBaseUrl). Android: `browser` opens it in the browser (Chrome, else Firefox) ' +
+      'rather than the app that claims it; `autoVerify` then answers the "open with" chooser for the flow\'s app and Chrome\'s first-run screens, where they show.',
     example: '- openLink: https://example.com/welcome',
-    label: (s, c) => `openLink ${clip(c, s.link, 80)}`,
+    label: (s, c) => `openLink ${clip(c, s.link, 80)}${s.browser ? ' in the browser' : ''}${s.autoVerify ? ' (auto-verify)' : ''}`,
     ts: { method: 'openLink' },
     arg: {
-      title: 'a URL or {link}',
-      anyOf: [str('Absolute URL, or a path relative to appBaseUrl.'), { type: 'object', properties: { link: str() }, required: ['link'], additionalProperties: false }],
+      title: 'a URL or {link, browser, autoVerify}',
+      anyOf: [
+        str('Absolute URL, or a path relative to appBaseUrl.'),
+        {
+          type: 'object',
+          properties: {
+            link: str(),
+            browser: { type: 'boolean', description: 'Android: open it in the browser (default false).' },
+            autoVerify: { type: 'boolean', description: 'Android: answer the chooser for the flow\'s app, and Chrome\'s first-run screens (default false).' },
+          },
+          required: ['link'],
+          additionalProperties: false,
+        },
+      ],
     },
-    normalize: (a) => ({ kind: 'openLink', link: typeof a === 'string' ? a : a.link }),
+    normalize: (a) =>
+      typeof a === 'string'
+        ? { kind: 'openLink', link: a }
+        : { kind: 'openLink', link: a.link, ...(a.browser ? { browser: true } : {}), ...(a.autoVerify ? { autoVerify: true } : {}) },
   },
   waitForAnimationToEnd: {
     description: 'Wait until the screen stops changing: two screenshots in a row are the same (within the step timeout).',
@@ -1003,5 +1231,7 @@ export const stepDef = (name: string): StepDef | undefined =>
  * step titles both show when the step has no `label`. `ctx.mask` hides secrets before values are cut.
  */
 export function stepLabel(step: Step, ctx: LabelCtx = kNoMask): string {
+  // A step read from a Maestro file reads as its command there (`tapOn id: email`).
+  if (step.source?.command) return clip(ctx, step.source.command, 100);
   return (stepDefs[step.kind] as StepDef).label(step, ctx);
 }

@@ -7,6 +7,11 @@ export interface SourceLocation {
   file: string;
   line: number;
   column: number;
+  /**
+   * A step read from another format (a Maestro command): the command as written there
+   * (`tapOn id: email`), the step's default label in reports.
+   */
+  command?: string;
 }
 
 export interface Rect {
@@ -16,9 +21,16 @@ export interface Rect {
   height: number;
 }
 
-/** Where a step acts: an element, a point (pixels or percent of the screen), or an NL prompt. */
+/** A point inside an element: percent of its bounds (`"56%,33%"`) or pixels from its top-left (`"10,4"`). */
+export interface ElementPoint {
+  x: number;
+  y: number;
+  unit: '%' | 'px';
+}
+
+/** Where a step acts: an element (at its centre, or at `point` inside it), a point (pixels or percent of the screen), or an NL prompt. */
 export type Target =
-  | { selector: Selector }
+  | { selector: Selector; point?: ElementPoint }
   | { point: { x: number; y: number } }
   | { percent: { x: number; y: number } }
   | { prompt: string };
@@ -54,7 +66,7 @@ export type StepBody =
   | { kind: 'swipe'; direction?: 'up' | 'down' | 'left' | 'right'; on?: Selector; from?: Target; to?: Target; duration?: number }
   | { kind: 'drag'; from?: Target; to?: Target; duration?: number; path?: { x: number; y: number }[]; interval?: number }
   | { kind: 'scrollUntilVisible'; selector: Selector; direction: 'up' | 'down' | 'left' | 'right'; maxSwipes: number }
-  | { kind: 'pressKey'; keys: KeyName[]; combination: boolean }
+  | { kind: 'pressKey'; keys: KeyName[]; combination: boolean; /** An Android KEYCODE sent instead of `keys` (Android boxes). */ keyCode?: number }
   | { kind: 'type'; text: string; mode?: 'append' | 'replace'; pressEnter?: boolean }
   | { kind: 'setScale'; scale: number }
   | { kind: 'setResolution'; width: number; height: number }
@@ -74,25 +86,52 @@ export type StepBody =
   | {
       kind: 'assertScreenshot';
       name: string;
+      /** The baseline file, relative to the flow file (absolute once loaded), instead of the config's path template. */
+      baseline?: string;
       threshold?: number;
       maxDiffPixels?: number;
-      maxDiffPixelRatio?: number;
+      /** A number, or a `${...}` text evaluated when the step runs (a number from 0 to 1 then). */
+      maxDiffPixelRatio?: number | string;
       mask?: (Selector | Rect)[];
       clip?: Selector | Rect;
+      /** Compare only this region, the baseline holding only it (Maestro's cropOn); `clip` keeps whole-screen baselines. */
+      crop?: Selector | Rect;
     }
-  | { kind: 'screenshot'; name: string }
+  | { kind: 'screenshot'; name: string; crop?: Selector | Rect }
   | { kind: 'sleep'; ms: number }
-  | { kind: 'runFlow'; file: string; env?: Record<string, string>; when?: Condition }
-  | { kind: 'repeat'; times?: number; while?: Condition; max?: number; env?: Record<string, string>; steps: Step[] }
-  | { kind: 'retry'; times: number; steps: Step[] }
-  | { kind: 'launchApp'; appId?: string; clearState?: boolean; stopApp: boolean; arguments?: Record<string, string> }
-  | { kind: 'stopApp'; appId?: string }
+  | {
+      kind: 'runFlow';
+      /** The flow file to run; absent when the steps are inline (`steps`). */
+      file?: string;
+      /** Inline steps (instead of a file), run as one nested block. */
+      steps?: Step[];
+      env?: Record<string, string>;
+      when?: Condition;
+      /** Timeout of each inline step: a duration, or a `${...}` text evaluated when the block runs (ms or a duration). */
+      stepTimeout?: number | string;
+    }
+  | { kind: 'repeat'; /** A count, or a `${...}` text evaluated when the loop starts. */ times?: number | string; while?: Condition; max?: number; env?: Record<string, string>; steps: Step[] }
+  | { kind: 'retry'; /** Attempts after the first, or a `${...}` text evaluated when the step runs. */ times: number | string; steps: Step[] }
+  | {
+      kind: 'launchApp';
+      appId?: string;
+      clearState?: boolean;
+      stopApp: boolean;
+      arguments?: Record<string, string>;
+      /** Permissions set before the app starts (as setDevice's). */
+      permissions?: Record<string, PermissionValue>;
+      /** iOS-only; noted in the step's message, nothing done (as Maestro on Android and the web). */
+      clearKeychain?: boolean;
+    }
+  | ({ kind: 'setDevice' } & DeviceSettings)
+  | { kind: 'assertDevice'; darkMode?: boolean; airplaneMode?: boolean }
+  | { kind: 'stopApp'; appId?: string; /** Android: `am kill` (process death, as the system kills a background app) instead of force-stop. */ processDeath?: boolean }
   | { kind: 'clearState'; appId?: string }
   | { kind: 'back' }
   | { kind: 'home' }
   | { kind: 'hideKeyboard' }
   | { kind: 'eraseText'; chars?: number }
-  | { kind: 'openLink'; link: string }
+  | { kind: 'openLink'; link: string; /** Android: in the browser. */ browser?: boolean; /** Android: answer the chooser and Chrome's first-run screens. */ autoVerify?: boolean }
   | { kind: 'waitForAnimationToEnd' }
   | { kind: 'copyTextFrom'; selector: Selector }
   | { kind: 'pasteText' }
@@ -100,6 +139,32 @@ export type StepBody =
   | { kind: 'assertTrue'; condition: string }
   | { kind: 'evalScript'; script: string }
   | { kind: 'runScript'; file: string; env?: Record<string, string> };
+
+/** Maestro's permission values: allow (grant), deny (revoke), unset (revoke, so the app asks again). */
+export type PermissionValue = 'allow' | 'deny' | 'unset';
+
+/** A place: degrees, or `${...}` texts evaluated when the step runs. */
+export interface GeoPoint {
+  latitude: number | string;
+  longitude: number | string;
+}
+
+/** What setDevice changes; each key is optional, several may be given (applied in this order). */
+export interface DeviceSettings {
+  /** true: on, false: off, 'toggle': the other way (Android boxes; Linux boxes: the browser offline). */
+  airplaneMode?: boolean | 'toggle';
+  /** Where the device is; `path` moves it along points at `speed` m/s (Maestro's travel). */
+  location?: GeoPoint | { path: GeoPoint[]; speed: number };
+  /** Permissions of `appId` (default: the flow's app); `all` is every permission the app asks for. */
+  permissions?: Record<string, PermissionValue>;
+  appId?: string;
+  orientation?: 'portrait' | 'landscapeLeft' | 'landscapeRight' | 'upsideDown' | string;
+  darkMode?: boolean | 'toggle';
+  /** The text pasteText types and `${maestro.copiedText}` reads (Maestro's setClipboard). */
+  clipboard?: string;
+  /** iOS-only; noted in the step's message, nothing done (as Maestro on Android and the web). */
+  clearKeychain?: boolean;
+}
 
 export type Step = StepCommon & StepBody;
 export type StepKind = StepBody['kind'];

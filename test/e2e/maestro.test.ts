@@ -43,6 +43,8 @@ test('the Maestro demo suite passes on the embedded Linux box, recorded like any
   const signIn = steps('sign_in.yaml');
   const tap = signIn.find((s) => s.command === 'tap' && s.actionId);
   assert.ok(tap, 'taps are actions with ids');
+  // Each step is titled by its Maestro command as written, never boxflow's internal form of it.
+  assert.deepEqual(signIn.slice(0, 5).map((s) => s.label), ['launchApp', 'assertVisible sign in', 'tapOn id: email', 'inputText ${USER}', 'tapOn id: pass.*']);
   assert.deepEqual(Object.keys(tap.screenshots ?? {}).sort(), ['after', 'before', 'trace'], 'with their images, as any flow');
   assert.equal(signIn[0]!.source?.line, 7, 'steps keep their Maestro line');
   // The runFlow with `when: visible` ran its file: the condition held after signing in.
@@ -57,9 +59,11 @@ test('boxflow validate reports each command a Maestro file uses that boxflow can
   const run = await runCli(['validate', 'test/fixtures/maestro/refused', 'test/fixtures/maestro/demo'], { cwd: project });
   assert.equal(run.code, 2, run.stderr);
   const text = run.stdout + run.stderr;
-  assert.match(text, /unsupported\.yaml:4:3: Maestro command "setLocation" is not supported: the Box API cannot set the device location/);
-  assert.match(text, /unsupported\.yaml:8:3: Maestro command "clearKeychain" is not supported: it is iOS-only/);
-  assert.match(text, /unsupported\.yaml:10:5: Maestro command "launchApp" is not supported: option "permissions"/);
+  assert.match(text, /unsupported\.yaml:4:3: Maestro command "startRecording" is not supported: a recording started and stopped by steps is not offered; run with the config's `video: on`/);
+  assert.match(text, /unsupported\.yaml:6:3: "tapOnn" is not a Maestro command \(did you mean "tapOn"\?\)/);
+  assert.match(text, /unsupported\.yaml:7:3: Maestro command "assertWithAI" is not supported: AI assertions need Maestro's cloud model/);
+  // What Android or the web can do is not refused: device state, permissions, clearKeychain (noted when it runs).
+  assert.doesNotMatch(text, /unsupported\.yaml:\d+:\d+: .*(?:setLocation|clearKeychain|launchApp|permissions)/);
   assert.doesNotMatch(text, /demo\/[\w/]+\.yaml:\d+:\d+/, 'the demo flows are valid: no problem at any of their positions');
 });
 
@@ -81,9 +85,18 @@ test('convert maestro writes boxflow flows that validate and run with the same s
   assert.equal(run.code, 0, run.stderr);
   const converted = readResults(join(tmp, 'out'));
   assert.ok(maestroRun, 'the Maestro suite ran first');
-  const shape = (r: RunResult) =>
-    Object.fromEntries(r.flows.map((f) => [f.name, { status: f.status, steps: f.attempts.at(-1)!.steps.map((s) => `${s.command}:${s.label}:${s.status}`) }]));
+  // The same steps with the same verdicts; the titles differ: a Maestro file's steps read as its commands, a converted one's as boxflow's.
+  const shape = (r: RunResult) => Object.fromEntries(r.flows.map((f) => [f.name, { status: f.status, steps: f.attempts.at(-1)!.steps.map((s) => `${s.command}:${s.status}`) }]));
   assert.deepEqual(shape(converted), shape(maestroRun!));
+  const signIn = converted.flows.find((f) => f.name === 'Maestro sign in')!.attempts.at(-1)!.steps;
+  assert.deepEqual(signIn.slice(2, 4).map((s) => s.label), ['tap #email', 'type "${USER}"']);
+  // The idiomatic form a person keeps: a plain id, a condition as a condition, no wrapper loops.
+  const written = readFileSync(join(tmp, 'flows', 'sign_in.flow.yaml'), 'utf8');
+  assert.match(written, /- tap:\n\s+id: email\n/);
+  assert.doesNotMatch(written, /\(\?:\.\*\\\/\)\?\(\?:email\)/);
+  const runFlow = readFileSync(join(tmp, 'flows', 'run_flow.flow.yaml'), 'utf8');
+  assert.match(runFlow, /when:\n\s+visible:/);
+  assert.doesNotMatch(runFlow, /repeat|max: 1/);
 });
 
 test('Maestro semantics run as Maestro runs them: env precedence, conditions, loops, launch arguments, swipes by points; converted, the same', async () => {
@@ -96,10 +109,14 @@ test('Maestro semantics run as Maestro runs them: env precedence, conditions, lo
   assert.equal(run.code, 0, `${run.stderr}\n${failures.join('\n')}`);
   assert.deepEqual(result.flows.map((f) => f.file.replace(/.*\//, '')).sort(), ['conditions.yaml', 'env_precedence.yaml', 'gestures.yaml', 'launch_args.yaml', 'loops.yaml', 'selector_keys.yaml']);
   const steps = (name: string) => result.flows.find((f) => f.file.endsWith(name))!.attempts.at(-1)!.steps;
-  // A false condition skips (the sub-flow that would fail never ran); a guarded inline block ran once or not at all.
+  // A false condition skips (the sub-flow that would fail never ran); a guarded block of steps ran or did not.
   const conditions = steps('conditions.yaml');
-  assert.deepEqual(conditions.filter((s) => s.command === 'repeat').map((s) => s.attempts), [1, 0, 1, 0, 0]);
-  assert.ok(conditions.some((s) => s.command === 'runFlow' && s.message === 'skipped: condition not met'));
+  assert.deepEqual(conditions.filter((s) => s.command === 'runFlow').map((s) => s.message?.replace(/^ran (?:mark|1 step).*/, 'ran')), [
+    'ran', 'skipped: condition not met', 'ran', 'skipped: condition not met', 'skipped: condition not met', 'skipped: condition not met',
+  ]);
+  // Each step is its Maestro command, conditions and all; not one nested in generated loops.
+  assert.equal(conditions[1]!.label, 'runFlow when: {platform: Web}');
+  assert.deepEqual(conditions[1]!.children!.map((c) => [c.id, c.label]), [['2.1', 'tapOn id: terms']]);
   // retry of a file: four attempts (maxRetries 9 capped at 3, plus the first).
   assert.equal(steps('loops.yaml').find((s) => s.command === 'retry')!.attempts, 4);
 
@@ -112,8 +129,7 @@ test('Maestro semantics run as Maestro runs them: env precedence, conditions, lo
   assert.equal(conv.code, 0, conv.stderr);
   const again = await runCli(['test', join(tmp, 'flows'), '-c', 'no-images.config.json', ...vars, '--reporter', 'json', '-o', join(tmp, 'out-conv')], { cwd: project, env });
   assert.equal(again.code, 0, again.stderr);
-  const shape = (r: RunResult) =>
-    Object.fromEntries(r.flows.map((f) => [f.name, { status: f.status, steps: f.attempts.at(-1)!.steps.map((s) => `${s.command}:${s.label}:${s.status}`) }]));
+  const shape = (r: RunResult) => Object.fromEntries(r.flows.map((f) => [f.name, { status: f.status, steps: f.attempts.at(-1)!.steps.map((s) => `${s.command}:${s.status}`) }]));
   assert.deepEqual(shape(readResults(join(tmp, 'out-conv'))), shape(result));
 });
 
@@ -137,19 +153,19 @@ test('inputText keeps optional and label, inputRandomText its length: when they 
       '',
     ].join('\n'),
   );
-  const check = (r: RunResult, how: string) => {
+  const check = (r: RunResult, how: string, randomLabel: string) => {
     const f = r.flows[0]!;
     const steps = f.attempts.at(-1)!.steps;
     assert.equal(f.status, 'passed', `${how}: ${f.error?.code} ${f.error?.message}`);
     const typed = steps.find((s) => s.label === 'L');
     assert.equal(typed?.command, 'type', `${how}: the label titles the step`);
     assert.equal(typed?.status, 'warned', `${how}: the optional step failed as a warning`);
-    assert.equal(steps.find((s) => s.command === 'inputRandom')?.label, 'inputRandom text (length 12)', how);
+    assert.equal(steps.find((s) => s.command === 'inputRandom')?.label, randomLabel, how);
     assert.equal(steps.at(-1)!.status, 'passed', `${how}: the flow went on`);
   };
   const run = await runCli(['test', 'keeps', '-c', 'no-images.config.json', '--reporter', 'json', '-o', join(tmp, 'out')], { cwd: project });
   assert.equal(run.code, 0, run.stderr);
-  check(readResults(join(tmp, 'out')), 'Maestro file');
+  check(readResults(join(tmp, 'out')), 'Maestro file', 'inputRandomText length: 12');
 
   const conv = await runCli(['convert', 'maestro', 'keeps', '--out', join(tmp, 'flows')], { cwd: project });
   assert.equal(conv.code, 0, conv.stderr);
@@ -159,5 +175,5 @@ test('inputText keeps optional and label, inputRandomText its length: when they 
   assert.match(text, /optional: true/);
   const again = await runCli(['test', join(tmp, 'flows'), '-c', 'no-images.config.json', '--reporter', 'json', '-o', join(tmp, 'out-conv')], { cwd: project });
   assert.equal(again.code, 0, again.stderr);
-  check(readResults(join(tmp, 'out-conv')), 'converted flow');
+  check(readResults(join(tmp, 'out-conv')), 'converted flow', 'inputRandom text (length 12)');
 });

@@ -303,5 +303,7 @@ function appSteps() {
     { kind: 'evalScript', script: 'output.n = 2' },
     { kind: 'runScript', file: script },
     { kind: 'runScript', file: script, env: { N: '3' } },
+    { kind: 'setDevice', airplaneMode: 'toggle', location: { latitude: 52.52, longitude: 13.405 } },
+    { kind: 'assertDevice', darkMode: false },
   ];
 }

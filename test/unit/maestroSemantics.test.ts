@@ -43,12 +43,10 @@ test('when: platform becomes a test of the box type, true a script condition, an
   );
   assert.deepEqual(doc.steps, [
     { runFlow: { file: 'a.yaml', when: { true: "${maestro.platform === 'android'}" } } },
-    {
-      repeat: { while: { true: "${maestro.platform === 'web'}" }, max: 1, steps: [{ runFlow: { file: 'b.yaml', when: { true: '${COUNT > 1}' } } }] },
-      label: 'Both',
-    },
-    { repeat: { while: { true: '${output.go}' }, max: 1, steps: [{ repeat: { times: 1, steps: ['back'] } }] } },
-    { repeat: { while: { notVisible: { text: '/^Ad$/i' } }, max: 1, steps: [{ runScript: { file: 's.js' } }] } },
+    // A condition stays a condition: inline steps with `when`.
+    { runFlow: { when: { true: "${maestro.platform === 'web'}" }, steps: [{ runFlow: { file: 'b.yaml', when: { true: '${COUNT > 1}' } } }] }, label: 'Both' },
+    { runFlow: { when: { true: '${output.go}' }, steps: ['back'] } },
+    { runFlow: { when: { notVisible: { text: '/^Ad$/i' } }, steps: [{ runScript: { file: 's.js' } }] } },
   ]);
   const steps = bare(read(flow('- runFlow: { file: a.yaml, when: { true: "${X}" } }')).steps);
   assert.deepEqual(steps, [{ kind: 'runFlow', file: join(kDir, 'a.yaml'), when: { true: '${(X)}' } }], 'a true condition is a boxflow condition');
@@ -66,13 +64,13 @@ test('retry runs a file as a runFlow (maxRetries capped at 3); repeat with times
   assert.deepEqual(doc.steps, [
     { retry: { times: 3, steps: [{ runFlow: { file: 'sub/flaky.yaml', env: { A: 1 } } }] } },
     { repeat: { steps: ['back'], while: { visible: { text: '/^More$/i' } }, max: 4 } },
-    { repeat: { while: { true: "${maestro.platform === 'ios'}" }, max: 1, steps: [{ repeat: { steps: ['back'], while: { true: '${output.more}' } } }] } },
+    { runFlow: { when: { true: "${maestro.platform === 'ios'}" }, steps: [{ repeat: { while: { true: '${output.more}' }, steps: ['back'] } }] } },
   ]);
   assert.match(refusal(flow('- retry: { maxRetries: 1, file: a.yaml, commands: [back] }')), /retry takes file or commands \(one of them\)/);
   // env on inline commands: variables of that block only (never dropped).
   assert.deepEqual(mapped(flow('- runFlow: { env: { A: 1 }, commands: [back] }', '- retry: { env: { B: x }, commands: [back] }')).steps, [
-    { repeat: { times: 1, env: { A: '1' }, steps: ['back'] } },
-    { retry: { times: 1, steps: [{ repeat: { times: 1, env: { B: 'x' }, steps: ['back'] } }] } },
+    { runFlow: { env: { A: '1' }, steps: ['back'] } },
+    { retry: { times: 1, steps: [{ runFlow: { env: { B: 'x' }, steps: ['back'] } }] } },
   ]);
 });
 
@@ -89,7 +87,7 @@ test('launchApp arguments, tapOn repeat and delay, swipes by points and from an 
     ),
   );
   assert.deepEqual(bare(f.steps), [
-    { kind: 'launchApp', stopApp: true, arguments: { lang: 'fr', debug: 'true', n: '3' } },
+    { kind: 'launchApp', stopApp: true, arguments: { lang: 'fr', debug: 'true', n: '3' }, permissions: { all: 'allow' } },
     {
       kind: 'repeat',
       times: 3,
@@ -100,7 +98,8 @@ test('launchApp arguments, tapOn repeat and delay, swipes by points and from an 
     { kind: 'tap', target: { point: { x: 120, y: 640 } } },
     { kind: 'swipe', from: { percent: { x: 90, y: 50 } }, to: { percent: { x: 10, y: 50 } }, duration: 500 },
     { kind: 'swipe', from: { point: { x: 100, y: 200 } }, to: { point: { x: 300, y: 400 } } },
-    { kind: 'swipe', direction: 'left', on: { id: '/^(?:.*\\/)?(?:card)$/is' } },
+    // From the element's centre toward the screen's edge, as Maestro swipes from an element.
+    { kind: 'swipe', direction: 'left', from: { selector: { id: '/^(?:.*\\/)?(?:card)$/is' } } },
   ] as never);
   assert.equal(f.box, 'android', 'a package appId is a mobile app');
   assert.equal(read('url: http://127.0.0.1:1/\n---\n- back\n').box, undefined, 'a URL runs on the default (Linux) box');
@@ -149,21 +148,28 @@ test('a Maestro file with a YAML error is still a Maestro file: the error is rep
 
 test('an error inside retry, repeat or runFlow commands points at the Maestro command that made the step', () => {
   const { locate } = maestroToBoxflow(flow('- back', '- retry:', '    maxRetries: 2', '    commands:', '      - back', '      - tapOn: Go', '- retry: { file: sub/x.yaml }'), kFile);
-  assert.deepEqual(locate(['steps', 0]), { file: kFile, line: 3, column: 3 });
-  assert.deepEqual(locate(['steps', 1, 'retry', 'steps', 1]), { file: kFile, line: 8, column: 9 });
+  // A step that is a Maestro command carries it as written: its label in reports.
+  assert.deepEqual(locate(['steps', 0]), { file: kFile, line: 3, column: 3, command: 'back' });
+  assert.deepEqual(locate(['steps', 1, 'retry', 'steps', 1]), { file: kFile, line: 8, column: 9, command: 'tapOn Go' });
   assert.deepEqual(locate(['steps', 2, 'retry', 'steps', 0, 'runFlow']), { file: kFile, line: 9, column: 12 }, 'retry of a file: at its file key');
 });
 
-test('mobile-only options: ignored on the web as Maestro does, refused on Android with the reason', () => {
+test('mobile-only options: ignored on the web as Maestro does; permissions are set (the site\'s on the web), on Android Maestro\'s default {all: allow} too', () => {
   const web = 'url: http://127.0.0.1:1/\n---\n';
-  assert.deepEqual(mapped(`${web}- launchApp: { permissions: { all: allow } }\n- openLink: { link: "http://x.test/", browser: true, autoVerify: true }\n`).steps, [
-    { launchApp: {} },
+  assert.deepEqual(mapped(`${web}- launchApp: { permissions: { all: allow } }\n- openLink: { link: "http://x.test/", browser: true, autoVerify: true }\n- killApp\n`).steps, [
+    { launchApp: { permissions: { all: 'allow' } } },
     { openLink: 'http://x.test/' },
+    'stopApp',
   ]);
-  assert.match(refusal(flow('- launchApp: { permissions: { all: allow } }')), /option "permissions": boxflow cannot grant or deny permissions on an Android box, not even Maestro's default \{all: allow\}/);
-  assert.match(refusal(flow('- openLink: { link: "http://x.test/", browser: true }')), /flow\.yaml:3:39: .*opening a link in the browser rather than the app/);
-  assert.match(refusal(flow('- killApp')), /killApp simulates process death/);
-  assert.match(refusal(flow('- launchApp: { clearKeychain: true }')), /it is iOS-only \(Maestro ignores it on Android and the web: remove it\)/);
+  assert.deepEqual(mapped(flow('- launchApp: { permissions: { camera: deny } }', '- launchApp', '- killApp', '- launchApp: { clearKeychain: true }')).steps, [
+    { launchApp: { permissions: { camera: 'deny' } } },
+    { launchApp: { permissions: { all: 'allow' } } },
+    { stopApp: { processDeath: true } },
+    { launchApp: { clearKeychain: true, permissions: { all: 'allow' } } },
+  ]);
+  // openLink's Android options: the browser rather than the app that claims the link; the chooser answered.
+  assert.deepEqual(mapped(flow('- openLink: { link: "http://x.test/", browser: true, autoVerify: true }')).steps, [{ openLink: { link: 'http://x.test/', browser: true, autoVerify: true } }]);
+  assert.match(refusal(flow('- launchApp: { permissions: { camera: maybe } }')), /a permission is allow, deny or unset, not "maybe"/);
 });
 
 test('scrollUntilVisible takes speed and visibilityPercentage (boxflow swipes its own way); centerElement: true is refused', () => {
@@ -190,15 +196,20 @@ test('a runFlow, retry or runScript file that does not exist is a load-time erro
 
 test('a condition that guards steps is titled "if …" in reports; a while loop "repeat while …"', () => {
   const f = read(flow('- runFlow: { when: { platform: Web }, commands: [back] }', '- repeat: { while: { true: "${output.more}" }, commands: [back] }'));
-  assert.deepEqual(f.steps.map((s) => stepLabel(s)), ["if ${maestro.platform === 'web'}", 'repeat while ${output.more}']);
+  // Read from a Maestro file, a step is titled by its command as written there.
+  assert.deepEqual(f.steps.map((s) => stepLabel(s)), ['runFlow when: {platform: Web}', 'repeat while: {true: ${output.more}}']);
+  // Converted, the boxflow step's own label: a condition is "if …".
+  const { command: _c, ...source } = f.steps[0]!.source;
+  assert.equal(stepLabel({ ...f.steps[0]!, source }), "runFlow if ${maestro.platform === 'web'} (1 step)");
 });
 
 test('maxRetries 0 is one attempt without retry; repeat times 0 runs nothing, as in Maestro', () => {
   assert.deepEqual(mapped(flow('- retry: { maxRetries: 0, commands: [back] }', '- repeat: { times: 0, commands: [back] }')).steps, [
-    { repeat: { times: 1, steps: ['back'] } },
-    { repeat: { while: { true: 'false' }, max: 1, steps: ['back'] } },
+    { runFlow: { steps: ['back'] } },
+    { runFlow: { when: { true: 'false' }, steps: ['back'] } },
   ]);
-  assert.match(refusal(flow('- repeat: { times: "${N}", commands: [back] }')), /times is a number here \(a \$\{\.\.\.\} count is not supported\)/);
+  // A ${...} count is evaluated when the loop starts.
+  assert.deepEqual(mapped(flow('- repeat: { times: "${N}", commands: [back] }')).steps, [{ repeat: { times: '${(N)}', steps: ['back'] } }]);
 });
 
 test('inputRandomCityName, CountryName and ColorName type a random city, country and colour', () => {

@@ -3,11 +3,13 @@ import { formatDuration } from '../../api/duration.js';
 import { BoxflowError } from '../../errors.js';
 import { describeSelector, matchText, overflowOf, query } from '../../layout/index.js';
 import type { Bounds, LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
+import type { Target } from '../../flow/types.js';
 import type { StepHandler, StepRun } from './types.js';
 import { pngSize } from '../../visual/index.js';
 import { delay } from '../poll.js';
 import { attachEvidence, resolveTarget, screenSize, toAction, type ApiTarget, findVisible } from './target.js';
 import { captureOnce } from './visual.js';
+import { boxCommand } from './device.js';
 
 const kTapMs = 50;
 
@@ -52,6 +54,7 @@ async function directionPoints(run: StepRun, direction: 'up' | 'down' | 'left' |
 
 export const swipe: StepHandler<'swipe'> = async (step, run) => {
   const duration = step.duration ?? 300;
+  if (step.direction && step.from) return swipeFrom(run, step.direction, step.from, duration, step);
   if (step.direction && run.rt.box.type === 'linux') return wheelSwipe(run, step.direction, step.on, step);
   if (step.direction) {
     const { from, to } = await directionPoints(run, step.direction, step.on);
@@ -62,11 +65,27 @@ export const swipe: StepHandler<'swipe'> = async (step, run) => {
 };
 
 /**
- * A desktop browser does not scroll on a mouse drag: a direction swipe on a Linux box turns the
- * mouse wheel over the middle of the screen (or of `on`), as far as the swipe would move a finger,
- * and says what moved; a swipe that scrolls nothing says so.
+ * From a target (an element's centre, or a point inside it) in a direction, as Maestro swipes from
+ * an element: the finger goes to 10% of the screen from its edge that way. On a Linux box the mouse
+ * wheel turns over that point instead, as far as a direction swipe moves a finger.
  */
-async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'right', on: Parameters<typeof findVisible>[1] | undefined, swipeStep: Parameters<StepHandler>[0]) {
+async function swipeFrom(run: StepRun, direction: 'up' | 'down' | 'left' | 'right', from: Target, duration: number, step: Parameters<StepHandler>[0]) {
+  const start = await resolveTarget(run, from);
+  if (typeof start === 'string') throw new BoxflowError('STEP_INVALID', 'swipe from a {prompt} in a direction: give the start as a selector or a point');
+  const s = run.rt.state.scale;
+  const at = { x: start.x / s, y: start.y / s };
+  if (run.rt.box.type === 'linux') return wheelSwipe(run, direction, undefined, step, at);
+  const screen = await screenSize(run);
+  const end = { up: { x: at.x, y: screen.height * 0.1 }, down: { x: at.x, y: screen.height * 0.9 }, left: { x: screen.width * 0.1, y: at.y }, right: { x: screen.width * 0.9, y: at.y } }[direction];
+  await dragSimple(run, start, toAction(run, end), duration, step);
+}
+
+/**
+ * A desktop browser does not scroll on a mouse drag: a direction swipe on a Linux box turns the
+ * mouse wheel over the middle of the screen (or of `on`, or at the point `at`), as far as the swipe
+ * would move a finger, and says what moved; a swipe that scrolls nothing says so.
+ */
+async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'right', on: Parameters<typeof findVisible>[1] | undefined, swipeStep: Parameters<StepHandler>[0], at?: { x: number; y: number }) {
   const s = await screenSize(run);
   let box = { left: 0, top: 0, right: s.width, bottom: s.height };
   if (on) {
@@ -74,8 +93,8 @@ async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'rig
     const b = (await findVisible(run, run.resolve(on), { needGeometry: true })).bounds!;
     box = { left: Math.max(b.left, 0), top: Math.max(b.top, 0), right: Math.min(b.right, s.width), bottom: Math.min(b.bottom, s.height) };
   }
-  const x = (box.left + box.right) / 2;
-  const y = (box.top + box.bottom) / 2;
+  const x = at?.x ?? (box.left + box.right) / 2;
+  const y = at?.y ?? (box.top + box.bottom) / 2;
   const dx = (box.right - box.left) * 0.6;
   const dy = (box.bottom - box.top) * 0.6;
   // A finger moving up scrolls the content down.
@@ -104,7 +123,7 @@ async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'rig
     if (now === after && now !== before) break;
     after = now;
   }
-  const where = on ? describeSelector(run.resolve(on)) : 'the page';
+  const where = on ? describeSelector(run.resolve(on)) : at ? `(${Math.round(x)}, ${Math.round(y)})` : 'the page';
   run.record.message = after === before
     ? `nothing moved: swiping ${direction} over ${where} scrolled nothing (already at the end, or nothing there scrolls)`
     : `scrolled ${where} (swipe ${direction})`;
@@ -244,6 +263,15 @@ async function wheelIn(run: StepRun, bounds: Bounds, screen: { width: number; he
 }
 
 export const pressKey: StepHandler<'pressKey'> = async (step, run) => {
+  if (step.keyCode !== undefined) {
+    // An Android KEYCODE the spec's key names lack (DPAD_CENTER, TV input, ...): `input keyevent`.
+    if (run.rt.box.type === 'linux') throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `pressKey keyCode ${step.keyCode} is an Android key code; box ${run.rt.box.id} is a Linux box (press a key name instead)`);
+    const r = await boxCommand(run, `input keyevent ${step.keyCode}`, `pressKey keyCode ${step.keyCode}`);
+    if (r.exitCode !== 0) throw new BoxflowError('DEVICE_ERROR', `input keyevent ${step.keyCode} failed (exit ${r.exitCode}): ${`${r.stdout}${r.stderr}`.trim() || 'no output'}`);
+    run.rt.layout.reset();
+    run.record.message = `pressed key code ${step.keyCode}`;
+    return;
+  }
   const result = await run.rt.client.pressKey(
     run.rt.box.id,
     { keys: step.keys, combination: step.combination, options: run.actionOptions(step) },

@@ -3,13 +3,16 @@
 import { readFile } from 'node:fs/promises';
 import { randomInt } from 'node:crypto';
 import { BoxflowError } from '../../errors.js';
-import { describeSelector } from '../../layout/index.js';
+import { describeSelector, query } from '../../layout/index.js';
+import type { Selector } from '../../layout/types.js';
+import { delay } from '../poll.js';
 import { stableCapture } from '../../visual/index.js';
 import type { Step } from '../../flow/types.js';
 import type { StepHandler, StepRun } from './types.js';
 import { isTrueText, scriptHostFor } from '../script.js';
-import { closeBrowser, openTab } from './actions.js';
+import { closeBrowser, openTab, tap } from './actions.js';
 import { findVisible } from './target.js';
+import { boxCommand, keepWebState, kKeychainNote, launchPermissions, shWord } from './device.js';
 import { captureOnce } from './visual.js';
 
 const isLinux = (run: StepRun) => run.rt.box.type === 'linux';
@@ -54,25 +57,44 @@ function withQuery(url: string, args: Record<string, string> | undefined): strin
 
 export const launchApp: StepHandler<'launchApp'> = async (step, run) => {
   const args = run.resolve(step.arguments);
+  const notes = step.clearKeychain ? [kKeychainNote(run)] : [];
   if (isLinux(run)) {
     const url = withQuery(siteUrl(run, step.appId), args);
     if (step.clearState) await clearSiteData(run);
     if (step.stopApp) await closeBrowser({ kind: 'closeBrowser', source: step.source }, run);
     await openTab({ kind: 'openTab', url, source: step.source }, run);
+    await keepWebState(run);
+    if (step.permissions) {
+      // The site's permissions, once it has an origin in the tab; it loads again to start with them.
+      notes.push(await launchPermissions(run, step.appId, step.permissions));
+      await (await run.rt.layout.page()).reload({ timeout: Math.max(1, run.deadline - performance.now()) });
+      run.rt.layout.reset();
+      await keepWebState(run);
+    }
+    if (notes.length) run.record.message = [run.record.message, ...notes].filter(Boolean).join('; ');
     return;
   }
   const app = androidApp(run, step.appId, 'launchApp');
   const opts = { signal: run.signal };
   if (step.clearState) await run.rt.client.clearAppData(run.rt.box.id, app, opts);
+  // As Maestro: permissions are set after clearing the data and before the app starts.
+  if (step.permissions) notes.push(await launchPermissions(run, app, step.permissions));
   const body = args && Object.keys(args).length ? { extras: args } : {};
   if (step.stopApp) await run.rt.client.restartApp(run.rt.box.id, app, body, opts);
   else await run.rt.client.openApp(run.rt.box.id, app, body, opts);
-  run.record.message = `${step.stopApp ? 'restarted' : 'opened'} ${app}${step.clearState ? ' with its data cleared' : ''}`;
+  run.record.message = [`${step.stopApp ? 'restarted' : 'opened'} ${app}${step.clearState ? ' with its data cleared' : ''}`, ...notes].join('; ');
 };
 
 export const stopApp: StepHandler<'stopApp'> = async (step, run) => {
   if (isLinux(run)) return closeBrowser({ kind: 'closeBrowser', source: step.source }, run);
   const app = androidApp(run, step.appId, 'stopApp');
+  if (step.processDeath) {
+    // As the system kills an app in the background: `am kill` (it kills only what is safe to kill).
+    const r = await boxCommand(run, `am kill ${shWord(app)}`, 'stopApp processDeath');
+    if (r.exitCode !== 0) throw new BoxflowError('DEVICE_ERROR', `am kill ${app} failed (exit ${r.exitCode}): ${`${r.stdout}${r.stderr}`.trim() || 'no output'}`);
+    run.record.message = `killed the process of ${app} (process death)`;
+    return;
+  }
   await run.rt.client.closeApp(run.rt.box.id, app, { signal: run.signal });
   run.record.message = `stopped ${app}`;
 };
@@ -102,6 +124,7 @@ export const back: StepHandler<'back'> = async (step, run) => {
   const from = page.url();
   await page.goBack({ waitUntil: 'commit', timeout: Math.max(1, run.deadline - performance.now()) });
   run.rt.layout.reset();
+  await keepWebState(run);
   run.record.message = page.url() === from ? `no earlier page in the tab's history (still at ${from})` : `back to ${page.url()}`;
 };
 
@@ -151,13 +174,50 @@ export const eraseText: StepHandler<'eraseText'> = async (step, run) => {
 };
 
 export const openLink: StepHandler<'openLink'> = async (step, run) => {
+  // The web has no "open with" choice to make (Maestro ignores browser and autoVerify there too).
   if (isLinux(run)) return openTab({ kind: 'openTab', url: step.link, source: step.source }, run);
-  // Android boxes open a tab's URL as a VIEW intent: the app that claims the link takes it.
   const url = run.resolve(step.link);
-  const tab = await run.rt.client.openTab(run.rt.box.id, { url }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+  if (step.browser) {
+    // As Maestro: a VIEW intent for Chrome, else Firefox, else whatever takes it.
+    const installed = (await boxCommand(run, 'pm list packages', 'openLink browser')).stdout;
+    const browser = ['com.android.chrome', 'org.mozilla.firefox'].find((p) => new RegExp(`^package:${p.replaceAll('.', '\\.')}\\s*$`, 'm').test(installed));
+    const r = await boxCommand(run, `am start -a android.intent.action.VIEW -d ${shWord(url)}${browser ? ` ${shWord(browser)}` : ''}`, 'openLink browser');
+    if (r.exitCode !== 0 || /^Error:/m.test(r.stdout)) throw new BoxflowError('DEVICE_ERROR', `openLink: the device did not open ${url}: ${r.stdout.trim() || `exit ${r.exitCode}`}`);
+    run.record.message = `opened ${url} in ${browser ?? 'the app that takes it (no Chrome or Firefox installed)'}`;
+  } else {
+    // Android boxes open a tab's URL as a VIEW intent: the app that claims the link takes it.
+    const tab = await run.rt.client.openTab(run.rt.box.id, { url }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+    run.record.message = `opened ${url}${tab.id ? ` in ${tab.id}` : ''}`;
+  }
   run.rt.layout.reset();
-  run.record.message = `opened ${url}${tab.id ? ` in ${tab.id}` : ''}`;
+  if (step.autoVerify) run.record.message += `; ${await autoVerify(run)}`;
 };
+
+/**
+ * Maestro's autoVerify: in the "open with" chooser, the flow's app (by its name) and "Just once";
+ * then Chrome's first-run screens (accept the terms, no thanks to sign-in). Each only where it shows.
+ */
+async function autoVerify(run: StepRun): Promise<string> {
+  const done: string[] = [];
+  const tapIf = async (selector: Selector, what: string) => {
+    const tree = await run.rt.layout.tree(run.signal);
+    const node = query(tree, selector)[0];
+    if (!node?.bounds) return false;
+    const b = node.bounds;
+    await tap({ kind: 'tap', target: { point: { x: (b.left + b.right) / 2, y: (b.top + b.bottom) / 2 } }, source: run.record.source!, screenshots: false }, run);
+    run.rt.layout.reset();
+    done.push(what);
+    return true;
+  };
+  await delay(1000, run.signal);
+  const appId = run.rt.flow.appId && run.resolve(run.rt.flow.appId);
+  if (appId && !/^https?:/i.test(appId)) {
+    const name = await run.rt.client.getPackage(run.rt.box.id, appId, { signal: run.signal }).then((p) => p.name, () => undefined);
+    if (name && (await tapIf({ text: `/^${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$/i` }, name))) await tapIf({ id: 'android:id/button_once' }, 'Just once');
+  }
+  if (await tapIf({ id: 'com.android.chrome:id/terms_accept' }, 'Chrome\'s terms')) await tapIf({ id: 'com.android.chrome:id/negative_button' }, 'no sign-in');
+  return done.length ? `auto-verified: ${done.join(', ')}` : 'auto-verify: no chooser or first-run screen showed';
+}
 
 export const waitForAnimationToEnd: StepHandler<'waitForAnimationToEnd'> = async (_step, run) => {
   const result = await stableCapture(() => captureOnce(run), { timeoutMs: Math.max(0, run.deadline - performance.now()), signal: run.signal });

@@ -1,4 +1,5 @@
 // Steps that hold steps: runFlow, repeat, retry. Their children nest in the record.
+import { parseDuration } from '../../api/duration.js';
 import { BoxflowError } from '../../errors.js';
 import { query } from '../../layout/index.js';
 import type { Condition } from '../../flow/types.js';
@@ -20,12 +21,49 @@ function failIfChildFailed(children: StepRecord[]): void {
   if (failed) throw new BoxflowError((failed.error?.code ?? 'FLOW_ERROR') as never, `step ${failed.id} (${failed.label}) failed: ${failed.error?.message ?? ''}`);
 }
 
+/**
+ * A value given as `${...}`, evaluated now and checked to be a whole number from `min` to `max`;
+ * else INVALID_ARGUMENT saying what it gave (the step's record has its file:line:col).
+ */
+export function runtimeInteger(run: StepRun, value: number | string, what: string, min: number, max: number): number {
+  if (typeof value === 'number') return value;
+  const text = run.resolve(value).trim();
+  const n = Number(text);
+  if (!/^-?\d+(?:\.0*)?$/.test(text) || n < min || n > max) {
+    throw new BoxflowError('INVALID_ARGUMENT', `${what}: ${value} is ${JSON.stringify(text)}, not a whole number from ${min} to ${max}`);
+  }
+  return n;
+}
+
+/** A timeout given as `${...}`: milliseconds (a number) or a duration (10s), evaluated now. */
+function runtimeDuration(run: StepRun, value: number | string, what: string): number {
+  if (typeof value === 'number') return value;
+  const text = run.resolve(value).trim();
+  if (/^\d+(?:\.\d+)?$/.test(text)) return Math.round(Number(text));
+  try {
+    return parseDuration(text, what);
+  } catch {
+    throw new BoxflowError('INVALID_ARGUMENT', `${what}: ${value} is ${JSON.stringify(text)}, not milliseconds nor a duration (e.g. 10s)`);
+  }
+}
+
 export const runFlow: StepHandler<'runFlow'> = async (step, run) => {
   if (!(await condition(run, step.when))) {
     run.record.message = 'skipped: condition not met';
     return;
   }
-  const sub = await run.rt.loadFlow(step.file);
+  if (step.steps) {
+    // Inline steps: the step's env holds for them only; a stepTimeout bounds each of them.
+    const vars = step.env ? defineVariables(run.vars, run.resolve(step.env), run.rt.state, run.rt.box.type) : run.vars;
+    const timeout = step.stepTimeout === undefined ? undefined : runtimeDuration(run, step.stepTimeout, 'stepTimeout');
+    const steps = timeout === undefined ? step.steps : step.steps.map((s) => ({ ...s, timeout }));
+    const children = await run.runChildren(steps, vars, run.flowFile);
+    run.record.children = children;
+    run.record.message = `ran ${children.length} step${children.length === 1 ? '' : 's'}${timeout !== undefined ? ` (each within ${timeout} ms)` : ''}`;
+    failIfChildFailed(children);
+    return;
+  }
+  const sub = await run.rt.loadFlow(step.file!);
   // As Maestro: the step's env first, then the flow's own env: (its values may read the step's).
   const vars = defineVariables({ ...run.vars, ...run.resolve(step.env ?? {}) }, sub.env, run.rt.state, run.rt.box.type);
   run.rt.addSecrets(sub.secrets.map((name) => vars[name] ?? process.env[name]));
@@ -40,7 +78,7 @@ export const runFlow: StepHandler<'runFlow'> = async (step, run) => {
 export const repeat: StepHandler<'repeat'> = async (step, run) => {
   const children: StepRecord[] = [];
   run.record.children = children;
-  const max = step.times ?? step.max ?? 100;
+  const max = step.times !== undefined ? runtimeInteger(run, step.times, 'repeat times', 0, 1_000_000) : (step.max ?? 100);
   // Variables of the repeat's env live in its steps only (Maestro's runFlow env on inline commands).
   const vars = step.env ? defineVariables(run.vars, step.env, run.rt.state, run.rt.box.type) : run.vars;
   let n = 0;
@@ -57,14 +95,15 @@ export const repeat: StepHandler<'repeat'> = async (step, run) => {
 export const retry: StepHandler<'retry'> = async (step, run) => {
   const children: StepRecord[] = [];
   run.record.children = children;
+  const times = runtimeInteger(run, step.times, 'retry times', 0, 100);
   for (let attempt = 1; ; attempt++) {
     const batch = await run.runChildren(step.steps, run.vars, run.flowFile, attempt);
     children.push(...batch);
     run.record.attempts = attempt;
     if (!batch.some((c) => c.status === 'failed')) {
-      run.record.message = attempt === 1 ? 'passed on the first attempt' : `passed on attempt ${attempt} of ${step.times + 1}`;
+      run.record.message = attempt === 1 ? 'passed on the first attempt' : `passed on attempt ${attempt} of ${times + 1}`;
       return;
     }
-    if (attempt > step.times) failIfChildFailed(batch);
+    if (attempt > times) failIfChildFailed(batch);
   }
 };

@@ -5,6 +5,7 @@ import * as android from './android.js';
 import * as app from './app.js';
 import * as asserts from './asserts.js';
 import * as control from './control.js';
+import * as device from './device.js';
 import * as visual from './visual.js';
 import * as web from './web.js';
 
@@ -15,6 +16,7 @@ export const handlers: { [K in Step['kind']]: StepHandler<K> } = {
   ...app,
   ...asserts,
   ...control,
+  ...device,
   ...visual,
   ...web,
 };

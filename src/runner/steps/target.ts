@@ -1,7 +1,7 @@
 // Turning a step's target (selector, point, percent, prompt) into what the drag API takes:
 // a point in the box's action space (real pixels × scale), or a natural-language string.
 import { BoxflowError } from '../../errors.js';
-import type { Target } from '../../flow/types.js';
+import type { ElementPoint, Target } from '../../flow/types.js';
 import { centre, describeSelector, nearMatches, query, serializeTree } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
 import type { StepRun } from './types.js';
@@ -16,14 +16,29 @@ export function toAction(run: StepRun, p: { x: number; y: number }): { x: number
 }
 
 export async function resolveTarget(run: StepRun, target: Target): Promise<ApiTarget> {
+  if ('selector' in target) {
+    const node = await findVisible(run, run.resolve(target.selector), { needGeometry: true });
+    return toAction(run, target.point ? pointIn(node, target.point) : centre(node, (t) => run.rt.masker.text(t)));
+  }
   if ('prompt' in target) return run.resolve(target.prompt);
   if ('point' in target) return toAction(run, target.point);
-  if ('percent' in target) {
-    const screen = await screenSize(run);
-    return toAction(run, { x: (target.percent.x / 100) * screen.width, y: (target.percent.y / 100) * screen.height });
+  const screen = await screenSize(run);
+  return toAction(run, { x: (target.percent.x / 100) * screen.width, y: (target.percent.y / 100) * screen.height });
+}
+
+/**
+ * A point inside an element's bounds, as Maestro computes it: percent of its width and height
+ * from its top-left, or pixels from its top-left (which must lie inside it).
+ */
+export function pointIn(node: LayoutNode, p: ElementPoint): { x: number; y: number } {
+  const b = node.bounds!;
+  const width = b.right - b.left;
+  const height = b.bottom - b.top;
+  if (p.unit === '%') return { x: b.left + (width * p.x) / 100, y: b.top + (height * p.y) / 100 };
+  if (p.x >= width || p.y >= height) {
+    throw new BoxflowError('INVALID_ARGUMENT', `point "${p.x},${p.y}" lies outside the element, which is ${Math.round(width)}×${Math.round(height)} pixels (a pixel point counts from its top-left)`);
   }
-  const node = await findVisible(run, run.resolve(target.selector), { needGeometry: true });
-  return toAction(run, centre(node, (t) => run.rt.masker.text(t)));
+  return { x: b.left + p.x, y: b.top + p.y };
 }
 
 /** Polls the layout until the selector matches a visible node; fails with ELEMENT_NOT_FOUND. */

@@ -8,7 +8,7 @@ import { BoxflowError } from '../../errors.js';
 import type { Rect } from '../../flow/types.js';
 import { query, describeSelector } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
-import { compareImages, decideBaseline, pngSize, resolveBaselinePath, stableCapture, writeBaseline, writeFailureImages, type BaselineWritten } from '../../visual/index.js';
+import { clampRect, compareImages, cropRgba, decideBaseline, decodePng, encodePng, pngSize, resolveBaselinePath, stableCapture, writeBaseline, writeFailureImages, type BaselineWritten } from '../../visual/index.js';
 import { pollUntil } from '../poll.js';
 import { attachEvidence } from './target.js';
 import type { StepHandler, StepRun } from './types.js';
@@ -82,30 +82,56 @@ async function toRects(run: StepRun, items: (Selector | Rect)[]): Promise<Rect[]
 }
 
 export const screenshot: StepHandler<'screenshot'> = async (step, run) => {
-  const png = await captureOnce(run);
+  const crop = step.crop ? (await toRects(run, [step.crop]))[0] : undefined;
+  const png = crop ? cropPng(await captureOnce(run), crop) : await captureOnce(run);
   const path = await run.rt.artifacts.put(png, 'png');
   run.record.attachments = [{ name: step.name, path, contentType: 'image/png' }];
   run.record.screenshots = { after: path };
   run.record.message = `captured ${step.name} (${kCaptureMode.get(run.rt.state) === 'type' ? 'after-phase of an empty type' : 'POST /actions/screenshot'})`;
 };
 
+/** maxDiffPixelRatio as given, or its `${...}` evaluated now: a number from 0 to 1. */
+function diffRatio(run: StepRun, value: number | string | undefined): number | undefined {
+  if (typeof value !== 'string') return value;
+  const text = run.resolve(value).trim();
+  const n = Number(text);
+  if (text === '' || !(n >= 0 && n <= 1)) throw new BoxflowError('INVALID_ARGUMENT', `maxDiffPixelRatio: ${value} is ${JSON.stringify(text)}, not a number from 0 to 1`);
+  return n;
+}
+
+/** The part of a PNG inside `rect` (image pixels), as a PNG. */
+function cropPng(png: Buffer, rect: Rect): Buffer {
+  const img = decodePng(png, 'screenshot');
+  const r = clampRect({ x: Math.round(rect.x), y: Math.round(rect.y), width: Math.round(rect.width), height: Math.round(rect.height) }, img);
+  if (r.width <= 0 || r.height <= 0) throw new BoxflowError('ASSERT_SCREENSHOT', `the crop region {x: ${rect.x}, y: ${rect.y}, width: ${rect.width}, height: ${rect.height}} lies outside the screenshot (${img.width}×${img.height})`);
+  return encodePng(cropRgba(img, r));
+}
+
 export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, run) => {
   const { rt } = run;
   const name = run.resolve(step.name);
-  const baseline = resolveBaselinePath(rt.options.baselines.pathTemplate, {
-    flowDir: dirname(rt.flow.file),
-    flowName: rt.flow.name,
-    name,
-    boxType: rt.box.type,
-  });
+  // An explicit baseline file (relative to the flow file; a `${...}` one resolves now), else the config's template.
+  const baseline = step.baseline !== undefined
+    ? resolve(dirname(run.flowFile), run.resolve(step.baseline))
+    : resolveBaselinePath(rt.options.baselines.pathTemplate, {
+      flowDir: dirname(rt.flow.file),
+      flowName: rt.flow.name,
+      name,
+      boxType: rt.box.type,
+    });
   const rel = relative(rt.options.rootDir, baseline);
   const outDir = resolve(rt.options.outputDir, 'visual', rt.info.id);
   const outRel = (p: string) => relative(rt.options.outputDir, p);
   const capture = () => captureOnce(run);
-  const masks = step.mask ? await toRects(run, step.mask) : [];
+  const maxDiffPixelRatio = diffRatio(run, step.maxDiffPixelRatio);
+  const crop = step.crop ? (await toRects(run, [step.crop]))[0] : undefined;
+  // With a crop, the compared image is that region alone: masks move with it.
+  const screenMasks = step.mask ? await toRects(run, step.mask) : [];
+  const masks = crop ? screenMasks.map((m) => ({ ...m, x: m.x - crop.x, y: m.y - crop.y })) : screenMasks;
   const clip = step.clip ? (await toRects(run, [step.clip]))[0] : undefined;
 
-  const frame = await stableCapture(capture, { timeoutMs: run.timeoutMs, masks, ...(clip ? { clip } : {}), signal: run.signal });
+  const settled = await stableCapture(capture, { timeoutMs: run.timeoutMs, masks: screenMasks, ...(clip ?? crop ? { clip: (clip ?? crop)! } : {}), signal: run.signal });
+  const frame = crop ? { ...settled, png: cropPng(settled.png, crop), ...('previous' in settled ? { previous: cropPng(settled.previous, crop) } : {}) } : settled;
   const captureMode = kCaptureMode.get(rt.state) ?? 'screenshot';
   const visual: NonNullable<typeof run.record.visual> = { name, baseline: rel, capture: captureMode };
   run.record.visual = visual;
@@ -143,7 +169,7 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
   const result = await compareImages(expected, frame.png, {
     threshold: step.threshold,
     maxDiffPixels: step.maxDiffPixels,
-    maxDiffPixelRatio: step.maxDiffPixelRatio,
+    maxDiffPixelRatio,
     masks,
     clip,
   });

@@ -1,0 +1,456 @@
+// Device state a test sets up (setDevice, assertDevice; launchApp's permissions): airplane mode,
+// location, permissions, orientation, dark mode, the clipboard pasteText types. Android boxes: device
+// commands through the box's commands endpoint (POST /boxes/{id}/commands, gbox-api-full.md §2.1),
+// each value quoted. Linux boxes: what the browser emulates (offline, geolocation, permission
+// overrides, prefers-color-scheme) over the box's CDP URL, or the screen-rotation action. What a box
+// cannot do fails when the step runs, with a code and the reason, never at load time.
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { BoxApiError } from '../../api/client.js';
+import { BoxflowError } from '../../errors.js';
+import type { DeviceSettings, GeoPoint, PermissionValue, Step } from '../../flow/types.js';
+import { quietly } from '../layoutSource.js';
+import { scriptHostFor } from '../script.js';
+import { delay } from '../poll.js';
+import type { StepHandler, StepRun } from './types.js';
+
+const isLinux = (run: StepRun) => run.rt.box.type === 'linux';
+
+/** One POSIX single-quoted word (as the server's shellQuote): the device's sh gives nothing in it a meaning. */
+export function shWord(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+export interface CommandResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs one command line in the box (Android: `adb shell`). The service must offer the commands
+ * endpoint; one that does not (404, 405, 501) is said so, with what needed it.
+ */
+export async function boxCommand(run: StepRun, command: string, what: string): Promise<CommandResult> {
+  try {
+    return await run.rt.client.runCommand(run.rt.box.id, { command }, { signal: run.signal, timeoutMs: Math.max(1_000, run.deadline - performance.now()) });
+  } catch (err) {
+    if (err instanceof BoxApiError && [404, 405, 501].includes(err.httpStatus ?? 0) && err.serverCode !== 'BOX_NOT_FOUND') {
+      throw new BoxflowError('UNPROCESSABLE', `${what} runs device commands through the box's commands endpoint (POST /boxes/{id}/commands), which this service does not answer (${err.httpStatus}: ${err.message})`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** A device command that must succeed: exit code 0 and no Java exception in its output. */
+async function device(run: StepRun, command: string, what: string): Promise<string> {
+  const r = await boxCommand(run, command, what);
+  const out = `${r.stdout}${r.stderr}`.trim();
+  if (r.exitCode !== 0 || /^(?:Exception occurred|Error:|java\.lang\.\w+Exception|Security exception)/m.test(out)) {
+    throw new BoxflowError('DEVICE_ERROR', `${what}: \`${command}\` failed${r.exitCode !== 0 ? ` (exit ${r.exitCode})` : ''}: ${out.split('\n').slice(0, 3).join(' ') || 'no output'}`);
+  }
+  return r.stdout;
+}
+
+async function androidSdk(run: StepRun, what: string): Promise<number> {
+  const cached = kSdk.get(run.rt.state);
+  if (cached !== undefined) return cached;
+  const sdk = Number((await device(run, 'getprop ro.build.version.sdk', what)).trim());
+  kSdk.set(run.rt.state, sdk);
+  return sdk;
+}
+const kSdk = new WeakMap<object, number>();
+
+// ------------------------------------------------------------------ the values, checked when the step runs
+
+/** A latitude or longitude as given, or its `${...}` evaluated now, checked to be degrees in range. */
+function degrees(run: StepRun, value: number | string, what: 'latitude' | 'longitude'): number {
+  const max = what === 'latitude' ? 90 : 180;
+  const text = typeof value === 'number' ? String(value) : run.resolve(value).trim();
+  const n = Number(text);
+  if (text === '' || !(Math.abs(n) <= max)) throw new BoxflowError('INVALID_ARGUMENT', `${what}: ${typeof value === 'string' ? `${value} is ${JSON.stringify(text)}, ` : ''}not a number from -${max} to ${max}`);
+  return n;
+}
+
+/** A place, its `${...}` parts evaluated now (a path point may be one `${...}` giving "lat,lng"). */
+function place(run: StepRun, p: GeoPoint): { latitude: number; longitude: number } {
+  if (p.longitude === '') {
+    const text = run.resolve(String(p.latitude)).trim();
+    const [lat, lng, extra] = text.split(',');
+    if (lng === undefined || extra !== undefined) throw new BoxflowError('INVALID_ARGUMENT', `location path point: ${p.latitude} is ${JSON.stringify(text)}, not "latitude,longitude"`);
+    return { latitude: degrees(run, lat!.trim(), 'latitude'), longitude: degrees(run, lng.trim(), 'longitude') };
+  }
+  return { latitude: degrees(run, p.latitude, 'latitude'), longitude: degrees(run, p.longitude, 'longitude') };
+}
+
+const kPermissionValues = ['allow', 'deny', 'unset'];
+function permissionValues(run: StepRun, permissions: Record<string, PermissionValue>): Record<string, PermissionValue> {
+  const out: Record<string, PermissionValue> = {};
+  for (const [name, raw] of Object.entries(permissions)) {
+    const v = run.resolve(raw).trim();
+    if (!kPermissionValues.includes(v)) throw new BoxflowError('INVALID_ARGUMENT', `permissions.${name}: ${raw} is ${JSON.stringify(v)}, not allow, deny or unset`);
+    out[name] = v as PermissionValue;
+  }
+  return out;
+}
+
+/** Maestro's orientation names (any case, underscores optional) and boxflow's, as the GBOX names. */
+const kOrientationNames: Record<string, 'portrait' | 'landscapeLeft' | 'landscapeRight' | 'portraitUpsideDown'> = {
+  portrait: 'portrait',
+  landscapeleft: 'landscapeLeft',
+  landscaperight: 'landscapeRight',
+  upsidedown: 'portraitUpsideDown',
+  portraitupsidedown: 'portraitUpsideDown',
+};
+function orientationOf(run: StepRun, value: string) {
+  const text = run.resolve(value).trim();
+  const o = kOrientationNames[text.replace(/_/g, '').toLowerCase()];
+  if (!o) throw new BoxflowError('INVALID_ARGUMENT', `orientation: ${value === text ? '' : `${value} is `}${JSON.stringify(text)} is not portrait, landscapeLeft, landscapeRight or upsideDown`);
+  return o;
+}
+
+// ------------------------------------------------------------------ Android
+
+/**
+ * Maestro's permission names (AndroidDriver.translatePermissionName): each is one or more Android
+ * permissions; any other name is an Android permission as written.
+ */
+const kAndroidPermissions: Record<string, string[]> = {
+  bluetooth: ['BLUETOOTH_CONNECT', 'BLUETOOTH_SCAN'],
+  calendar: ['WRITE_CALENDAR', 'READ_CALENDAR'],
+  camera: ['CAMERA'],
+  contacts: ['READ_CONTACTS', 'WRITE_CONTACTS'],
+  location: ['ACCESS_FINE_LOCATION', 'ACCESS_COARSE_LOCATION'],
+  medialibrary: ['WRITE_EXTERNAL_STORAGE', 'READ_EXTERNAL_STORAGE', 'READ_MEDIA_AUDIO', 'READ_MEDIA_IMAGES', 'READ_MEDIA_VIDEO'],
+  microphone: ['RECORD_AUDIO'],
+  notifications: ['POST_NOTIFICATIONS'],
+  phone: ['CALL_PHONE', 'ANSWER_PHONE_CALLS'],
+  sms: ['READ_SMS', 'RECEIVE_SMS', 'SEND_SMS'],
+  storage: ['WRITE_EXTERNAL_STORAGE', 'READ_EXTERNAL_STORAGE'],
+};
+const androidPermissions = (name: string): string[] =>
+  (kAndroidPermissions[name.toLowerCase()] ?? [name]).map((p) => (p.includes('.') ? p : `android.permission.${p}`));
+
+/** The permissions an app asks for (`dumpsys package`: "requested permissions:"), as Maestro's `all` reads them from the APK. */
+async function requestedPermissions(run: StepRun, appId: string): Promise<string[]> {
+  const out = await device(run, `dumpsys package ${shWord(appId)}`, 'permissions: all');
+  if (/Unable to find package/.test(out)) throw new BoxflowError('PACKAGE_NOT_FOUND', `permissions: ${appId} is not installed`);
+  const lines = out.split('\n');
+  const at = lines.findIndex((l) => /^\s*requested permissions:\s*$/.test(l));
+  if (at < 0) return [];
+  const indent = /^\s*/.exec(lines[at]!)![0].length;
+  const perms: string[] = [];
+  for (const l of lines.slice(at + 1)) {
+    if (/^\s*$/.test(l) || /^\s*/.exec(l)![0].length <= indent) break;
+    const name = /^\s*([\w.]+)/.exec(l)?.[1];
+    if (name) perms.push(name);
+  }
+  return perms;
+}
+
+/**
+ * Grants (allow) or revokes (deny, unset) each permission with `pm`, as Maestro does. A permission
+ * that cannot be changed that way (not a runtime one, not asked for by the app) is left as it is,
+ * and said so in the message, as Maestro ignores it.
+ */
+async function androidPermissions_(run: StepRun, appId: string, permissions: Record<string, PermissionValue>): Promise<string> {
+  const changed: string[] = [];
+  const left: string[] = [];
+  for (const [name, value] of Object.entries(permissions)) {
+    const perms = name === 'all' ? await requestedPermissions(run, appId) : androidPermissions(name);
+    for (const perm of perms) {
+      const verb = value === 'allow' ? 'grant' : 'revoke';
+      const r = await boxCommand(run, `pm ${verb} ${shWord(appId)} ${shWord(perm)}`, `permissions.${name}`);
+      const out = `${r.stdout}${r.stderr}`.trim();
+      if (r.exitCode === 0 && !/Exception|Error/.test(out)) changed.push(`${verb === 'grant' ? '+' : '-'}${perm.replace(/^android\.permission\./, '')}`);
+      else if (/Unknown package|not installed/i.test(out)) throw new BoxflowError('PACKAGE_NOT_FOUND', `permissions: ${appId} is not installed`);
+      else left.push(`${perm.replace(/^android\.permission\./, '')} (${/(?:Exception|Error)[^:]*: (.*)/.exec(out)?.[1]?.trim() ?? (out.split('\n')[0] || `exit ${r.exitCode}`)})`);
+    }
+  }
+  const done = changed.length ? `permissions of ${appId}: ${changed.join(' ')}` : `no permission of ${appId} changed`;
+  return left.length ? `${done}; left as they are: ${left.join(', ')}` : done;
+}
+
+async function androidAirplane(run: StepRun, want: boolean | 'toggle'): Promise<string> {
+  const what = 'airplaneMode';
+  const state = (await device(run, 'cmd connectivity airplane-mode', what)).trim();
+  // API < 28 has no `cmd connectivity airplane-mode`: the global setting and its broadcast, as Maestro does.
+  const legacy = state !== 'enabled' && state !== 'disabled';
+  const now = legacy ? (await device(run, 'settings get global airplane_mode_on', what)).trim() === '1' : state === 'enabled';
+  const on = want === 'toggle' ? !now : want;
+  if (legacy) {
+    await device(run, `settings put global airplane_mode_on ${on ? 1 : 0}`, what);
+    await device(run, `am broadcast -a android.intent.action.AIRPLANE_MODE --ez state ${on}`, what);
+  } else {
+    await device(run, `cmd connectivity airplane-mode ${on ? 'enable' : 'disable'}`, what);
+  }
+  return `airplane mode ${on ? 'on' : 'off'}${on === now ? ' (it already was)' : ''}`;
+}
+
+/**
+ * The device's location through a test provider of the location service (Android 12+: `cmd
+ * location providers`, what Android's own location tests use), for the gps and network
+ * providers; the shell may mock locations once `appops` lets it. Apps that read Google Play
+ * services' fused location see it only where that follows these providers.
+ */
+async function androidLocation(run: StepRun, p: { latitude: number; longitude: number }): Promise<void> {
+  const what = 'location';
+  const setUp = kMockReady.get(run.rt.state);
+  if (!setUp) {
+    const sdk = await androidSdk(run, what);
+    if (sdk < 31) {
+      throw new BoxflowError('UNPROCESSABLE', `location: box ${run.rt.box.id} runs Android API ${sdk}; setting the location over adb needs Android 12 (API 31) or later (\`cmd location providers\`). An emulator's own \`emu geo fix\` is a console command, not a device shell command, so the Box API cannot send it`);
+    }
+    await device(run, 'appops set com.android.shell android:mock_location allow', what);
+    await device(run, 'cmd location set-location-enabled true', what);
+    for (const provider of kProviders) {
+      await device(run, `cmd location providers add-test-provider ${provider}`, what);
+      await device(run, `cmd location providers set-test-provider-enabled ${provider} true`, what);
+    }
+    kMockReady.set(run.rt.state, true);
+  }
+  for (const provider of kProviders) await device(run, `cmd location providers set-test-provider-location ${provider} --location ${shWord(`${p.latitude},${p.longitude}`)}`, what);
+}
+const kProviders = ['gps', 'network'];
+const kMockReady = new WeakMap<object, boolean>();
+
+/** Maestro's rotation values (AndroidDriver.setOrientation): the accelerometer off, then user_rotation. */
+const kUserRotation = { portrait: 0, landscapeLeft: 1, portraitUpsideDown: 2, landscapeRight: 3 } as const;
+
+async function androidDarkMode(run: StepRun, want?: boolean | 'toggle'): Promise<boolean> {
+  const out = (await device(run, 'cmd uimode night', 'darkMode')).trim();
+  const now = /Night mode: yes/i.test(out);
+  if (want === undefined) return now;
+  const on = want === 'toggle' ? !now : want;
+  await device(run, `cmd uimode night ${on ? 'yes' : 'no'}`, 'darkMode');
+  return on;
+}
+
+// ------------------------------------------------------------------ Linux boxes (the browser)
+
+/**
+ * What a flow set on a Linux box's browser. Emulation lives as long as the CDP connection that set
+ * it: it is set again whenever the flow's connection is new (launchApp restarts the browser, back
+ * reconnects), and ends with the flow.
+ */
+interface WebState {
+  offline?: boolean;
+  geolocation?: { latitude: number; longitude: number };
+  permissions: Array<{ origin: string; name: string; setting: 'granted' | 'denied' | 'prompt' }>;
+  colorScheme?: 'dark' | 'light';
+  /** The page the state was last applied to. */
+  page?: Page;
+}
+const kWebState = new WeakMap<object, WebState>();
+const webState = (run: StepRun): WebState => {
+  let s = kWebState.get(run.rt.state);
+  if (!s) kWebState.set(run.rt.state, (s = { permissions: [] }));
+  return s;
+};
+
+/** A browser-level CDP session per connection, kept open: permission overrides end when it detaches. */
+const kBrowserSessions = new WeakMap<Browser, Promise<CDPSession>>();
+function browserSession(context: BrowserContext): Promise<CDPSession> {
+  const browser = context.browser()!;
+  let s = kBrowserSessions.get(browser);
+  if (!s) kBrowserSessions.set(browser, (s = browser.newBrowserCDPSession()));
+  return s;
+}
+
+async function applyWeb(page: Page, s: WebState): Promise<void> {
+  await quietly(async () => {
+    const context = page.context();
+    if (s.offline !== undefined) await context.setOffline(s.offline);
+    if (s.geolocation) await context.setGeolocation({ ...s.geolocation, accuracy: 1 });
+    if (s.colorScheme) await page.emulateMedia({ colorScheme: s.colorScheme });
+    if (s.permissions.length) {
+      const cdp = await browserSession(context);
+      for (const p of s.permissions) await cdp.send('Browser.setPermission', { permission: { name: p.name }, setting: p.setting, origin: p.origin });
+    }
+  });
+  s.page = page;
+}
+
+/** Sets the flow's browser emulation again when the flow's page is a new one (a new connection or tab). Linux boxes only. */
+export async function keepWebState(run: StepRun): Promise<void> {
+  const s = kWebState.get(run.rt.state);
+  if (!s || !isLinux(run)) return;
+  const page = await run.rt.layout.page();
+  if (s.page !== page) await applyWeb(page, s);
+}
+
+/** Maestro's permission names as the web's (Permissions API names, as Browser.setPermission takes them); names the web has no permission for map to none. */
+const kWebPermissions: Record<string, string[]> = {
+  location: ['geolocation'],
+  camera: ['camera'],
+  microphone: ['microphone'],
+  notifications: ['notifications'],
+  motion: ['accelerometer', 'gyroscope', 'magnetometer'],
+  bluetooth: [],
+  calendar: [],
+  contacts: [],
+  medialibrary: [],
+  photos: [],
+  phone: [],
+  sms: [],
+  storage: [],
+};
+const kAllWeb = ['geolocation', 'camera', 'microphone', 'notifications', 'accelerometer', 'gyroscope', 'magnetometer'];
+
+async function webPermissions(run: StepRun, page: Page, permissions: Record<string, PermissionValue>): Promise<string> {
+  const url = page.url();
+  if (!/^https?:/.test(url)) throw new BoxflowError('UNPROCESSABLE', `permissions: the active tab shows ${url}, which has no web origin to grant permissions to; launchApp or openTab the site first`);
+  const origin = new URL(url).origin;
+  const s = webState(run);
+  const done: string[] = [];
+  const none: string[] = [];
+  for (const [name, value] of Object.entries(permissions)) {
+    const names = name === 'all' ? kAllWeb : (kWebPermissions[name.toLowerCase()] ?? [name]);
+    if (!names.length) none.push(name);
+    const setting = value === 'allow' ? 'granted' : value === 'deny' ? 'denied' : 'prompt';
+    for (const n of names) {
+      s.permissions = [...s.permissions.filter((p) => !(p.origin === origin && p.name === n)), { origin, name: n, setting }];
+      done.push(`${n} ${setting}`);
+    }
+  }
+  await applyWeb(page, s);
+  return `permissions of ${origin}: ${done.join(', ') || 'none'}${none.length ? `; the web has no permission for ${none.join(', ')}` : ''}`;
+}
+
+// ------------------------------------------------------------------ the steps
+
+async function setPermissions(run: StepRun, appId: string | undefined, permissions: Record<string, PermissionValue>): Promise<string> {
+  const values = permissionValues(run, permissions);
+  if (isLinux(run)) return webPermissions(run, await run.rt.layout.page(), values);
+  const app = appId ?? run.rt.flow.appId;
+  if (!app) throw new BoxflowError('INVALID_ARGUMENT', 'permissions need an app: give setDevice appId, or set appId: at the top of the flow');
+  return androidPermissions_(run, run.resolve(app), values);
+}
+
+/** launchApp's permissions (Android: before the app starts; Linux boxes: for the site, once it is open). */
+export function launchPermissions(run: StepRun, appId: string | undefined, permissions: Record<string, PermissionValue>): Promise<string> {
+  return setPermissions(run, appId, permissions);
+}
+
+/** Maestro's travel: 50 steps per leg, each after the leg's time / 50; the time as Maestro computes it (see below). */
+async function travel(run: StepRun, path: GeoPoint[], speed: number, set: (p: { latitude: number; longitude: number }) => Promise<void>): Promise<string> {
+  const points = path.map((p) => place(run, p));
+  await set(points[0]!);
+  let ms = 0;
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1]!;
+    const b = points[i]!;
+    const legMs = (maestroDistance(a, b) / speed) * 1000;
+    for (let k = 1; k <= 50; k++) {
+      await set({ latitude: a.latitude + ((b.latitude - a.latitude) * k) / 50, longitude: a.longitude + ((b.longitude - a.longitude) * k) / 50 });
+      await delay(Math.floor(legMs / 50), run.signal);
+    }
+    ms += legMs;
+  }
+  return `travelled ${points.length} points in ${Math.round(ms)} ms`;
+}
+
+/**
+ * The distance Maestro's travel uses (TravelCommand.getDistanceInMeters): the haversine formula with
+ * the coordinate differences converted to radians twice, so about 1/57 of the real distance; kept,
+ * so that a travel takes as long as under Maestro.
+ */
+function maestroDistance(a: { latitude: number; longitude: number }, b: { latitude: number; longitude: number }): number {
+  const rad = (d: number) => (d * Math.PI) / 180;
+  const [oLat, oLon, aLat, aLon] = [rad(a.latitude), rad(a.longitude), rad(b.latitude), rad(b.longitude)];
+  const dLat = rad(aLat - oLat);
+  const dLon = rad(aLon - oLon);
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(oLat)) * Math.cos(rad(aLat)) * Math.sin(dLon / 2) ** 2;
+  return 6371 * 2 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h)) * 1000;
+}
+
+async function setLocation(run: StepRun, location: NonNullable<DeviceSettings['location']>): Promise<string> {
+  const linux = isLinux(run);
+  const set = async (p: { latitude: number; longitude: number }) => {
+    if (!linux) return androidLocation(run, p);
+    const s = webState(run);
+    s.geolocation = p;
+    await applyWeb(await run.rt.layout.page(), s);
+  };
+  if ('path' in location) return travel(run, location.path, location.speed, set);
+  const p = place(run, location);
+  await set(p);
+  return `location ${p.latitude},${p.longitude}`;
+}
+
+async function setOrientation(run: StepRun, value: string, step: Step): Promise<string> {
+  const o = orientationOf(run, value);
+  if (!isLinux(run)) {
+    await device(run, 'settings put system accelerometer_rotation 0', 'orientation');
+    await device(run, `settings put system user_rotation ${kUserRotation[o]}`, 'orientation');
+    run.rt.layout.reset();
+    return `orientation ${o}`;
+  }
+  // A Linux box turns its screen (width and height swap); the pool puts the size back for the next flow.
+  const box = run.rt.boxState;
+  if (!box.resolution) box.resolution = (await run.rt.client.getDisplay(run.rt.box.id, { signal: run.signal })).resolution;
+  box.resolutionChanged = true;
+  const result = await run.rt.client.screenRotation(run.rt.box.id, { orientation: o, options: run.actionOptions(step) }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+  await run.recordAction(result);
+  return `orientation ${o}`;
+}
+
+async function darkModeOf(run: StepRun, want?: boolean | 'toggle'): Promise<boolean> {
+  if (!isLinux(run)) return androidDarkMode(run, want);
+  const page = await run.rt.layout.page();
+  const now = await quietly(() => page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches));
+  if (want === undefined) return now;
+  const on = want === 'toggle' ? !now : want;
+  const s = webState(run);
+  s.colorScheme = on ? 'dark' : 'light';
+  await applyWeb(page, s);
+  return on;
+}
+
+async function airplaneMode(run: StepRun, want: boolean | 'toggle'): Promise<string> {
+  if (!isLinux(run)) return androidAirplane(run, want);
+  // The web meaning: the browser is offline (requests fail, navigator.onLine is false).
+  const s = webState(run);
+  const on = want === 'toggle' ? !s.offline : want;
+  s.offline = on;
+  await applyWeb(await run.rt.layout.page(), s);
+  return `airplane mode ${on ? 'on: the browser is offline' : 'off: the browser is online'}`;
+}
+
+export const setDevice: StepHandler<'setDevice'> = async (step, run) => {
+  const said: string[] = [];
+  if (step.clearKeychain) said.push(kKeychainNote(run));
+  if (step.airplaneMode !== undefined) said.push(await airplaneMode(run, step.airplaneMode));
+  if (step.location !== undefined) said.push(await setLocation(run, step.location));
+  if (step.permissions !== undefined) said.push(await setPermissions(run, step.appId, step.permissions));
+  if (step.orientation !== undefined) said.push(await setOrientation(run, step.orientation, step));
+  if (step.darkMode !== undefined) said.push(`dark mode ${(await darkModeOf(run, step.darkMode)) ? 'on' : 'off'}`);
+  if (step.clipboard !== undefined) {
+    const text = run.resolve(step.clipboard);
+    scriptHostFor(run.rt.state).copiedText = text;
+    said.push(`clipboard ${JSON.stringify(text)}`);
+  }
+  run.record.message = said.join('; ');
+};
+
+export const assertDevice: StepHandler<'assertDevice'> = async (step, run) => {
+  const said: string[] = [];
+  if (step.darkMode !== undefined) {
+    const on = await darkModeOf(run);
+    if (on !== step.darkMode) throw new BoxflowError('FLOW_ERROR', `assertDevice: dark mode is ${on ? 'on' : 'off'}, expected ${step.darkMode ? 'on' : 'off'}`);
+    said.push(`dark mode ${on ? 'on' : 'off'}`);
+  }
+  if (step.airplaneMode !== undefined) {
+    let on: boolean;
+    if (isLinux(run)) on = webState(run).offline ?? false;
+    else {
+      const state = (await device(run, 'cmd connectivity airplane-mode', 'airplaneMode')).trim();
+      on = state === 'enabled' || state === 'disabled' ? state === 'enabled' : (await device(run, 'settings get global airplane_mode_on', 'airplaneMode')).trim() === '1';
+    }
+    if (on !== step.airplaneMode) throw new BoxflowError('FLOW_ERROR', `assertDevice: airplane mode is ${on ? 'on' : 'off'}, expected ${step.airplaneMode ? 'on' : 'off'}`);
+    said.push(`airplane mode ${on ? 'on' : 'off'}`);
+  }
+  run.record.message = said.join('; ');
+};
+
+/** clearKeychain is iOS-only: Maestro does nothing on Android and the web, and neither does boxflow; the record says so. */
+export const kKeychainNote = (run: StepRun): string => `clearKeychain: iOS-only, nothing to clear on ${run.rt.box.type === 'linux' ? 'a Linux box' : 'an Android box'} (Maestro ignores it there too)`;

@@ -1,0 +1,177 @@
+// Maestro flows (issue 23) on the embedded Linux box: real `boxflow serve`, real Chromium, the runner
+// as `boxflow test` runs it. A point inside an element, device state with its web meaning
+// (permissions, offline, geolocation, travel, dark mode), clearKeychain noted, a ${...} timeout
+// evaluated when it runs, assertScreenshot with path, cropOn and thresholdPercentage; each step
+// titled by its Maestro command as written.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseMaestroYaml } from '../../src/flow/index.js';
+import { ReporterHost } from '../../src/runner/reporterHost.js';
+import { runFlows } from '../../src/runner/run.js';
+import type { RunOptions } from '../../src/runner/options.js';
+import type { FlowResult, StepRecord } from '../../src/runner/types.js';
+import { decodePng } from '../../src/visual/index.js';
+import { useLocalServer } from '../support/localServer.js';
+import { testRunOptions } from '../support/runOptions.js';
+
+const local = useLocalServer('maestro-device');
+
+// A page that shows what it is told: where the card was clicked, online state, a position, the camera
+// permission, the colour scheme.
+const kApp = `<!doctype html><html><body style="margin:0;font:16px sans-serif">
+<div id="card" style="position:absolute;left:100px;top:120px;width:200px;height:100px;background:#8ab">Card</div>
+<div style="position:absolute;left:0;top:240px">
+<p id="hit">no hit</p><p id="online"></p><p id="scheme"></p><p id="camera"></p><p id="geo">no position</p>
+<button id="locate" onclick="locate()">Locate</button></div>
+<script>
+const $ = (id) => document.getElementById(id);
+const color = new URLSearchParams(location.search).get('color');
+if (color) $('card').style.background = color;
+$('card').addEventListener('click', (e) => {
+  const r = $('card').getBoundingClientRect();
+  $('hit').textContent = 'hit ' + Math.round((e.clientX - r.left) / r.width * 100) + '%,' + Math.round((e.clientY - r.top) / r.height * 100) + '%';
+});
+function locate() {
+  navigator.geolocation.getCurrentPosition((p) => { $('geo').textContent = 'at ' + p.coords.latitude.toFixed(3) + ',' + p.coords.longitude.toFixed(3); }, (e) => { $('geo').textContent = 'geo error ' + e.code; });
+}
+setInterval(() => {
+  $('online').textContent = navigator.onLine ? 'online' : 'offline';
+  $('scheme').textContent = matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  navigator.permissions.query({ name: 'camera' }).then((s) => { $('camera').textContent = 'camera: ' + s.state; });
+}, 50);
+</script></body></html>`;
+
+let site: Server;
+let siteUrl: string;
+before(async () => {
+  site = createServer((_req, res) => {
+    res.setHeader('content-type', 'text/html');
+    res.end(kApp);
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+});
+after(async () => {
+  site?.closeAllConnections();
+  await new Promise((r) => site?.close(r));
+});
+
+async function run(name: string, commands: string, overrides: Partial<RunOptions> = {}): Promise<{ flow: FlowResult; steps: StepRecord[] }> {
+  const dir = join(local.dir, name);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.yaml`);
+  const text = `url: ${siteUrl}/app\n---\n${commands}`;
+  writeFileSync(file, text);
+  const flow = parseMaestroYaml(text, file);
+  const options = testRunOptions(local.dir, { outputDir: join(local.dir, `out-${name}`), ...overrides });
+  const result = await runFlows([flow], options, { client: local.client, reporter: new ReporterHost([]), secrets: [] });
+  const f = result.flows[0]!;
+  return { flow: f, steps: f.attempts.at(-1)!.steps };
+}
+
+const failure = (f: FlowResult, steps: StepRecord[]) => JSON.stringify(f.error ?? steps.find((s) => s.status === 'failed')?.error);
+
+test('tapOn with a point inside the element clicks there, and the report titles it as the Maestro command', async () => {
+  const { flow, steps } = await run('point', `- launchApp
+- tapOn: { id: card, point: "25%,75%" }
+- assertVisible: "hit 25%,75%"
+- tapOn:
+    id: card
+    point: "150,10"
+- assertVisible: "hit 75%,10%"
+`);
+  assert.equal(flow.status, 'passed', failure(flow, steps));
+  assert.deepEqual(steps.map((s) => s.label), ['launchApp', 'tapOn id: card, point: "25%,75%"', 'assertVisible hit 25%,75%', 'tapOn id: card, point: "150,10"', 'assertVisible hit 75%,10%']);
+  assert.deepEqual(steps.map((s) => s.command), ['launchApp', 'tap', 'assertVisible', 'tap', 'assertVisible']);
+});
+
+test('device state on a Linux box: permissions, airplane mode (offline), location and travel, dark mode; clearKeychain is noted', async () => {
+  const { flow, steps } = await run('state', `- launchApp:
+    permissions: { camera: deny, location: allow }
+- assertVisible: "camera: denied"
+- setAirplaneMode: enabled
+- assertVisible: offline
+- toggleAirplaneMode
+- assertVisible: online
+- setLocation: { latitude: 48.8566, longitude: 2.3522 }
+- tapOn: Locate
+- assertVisible: "at 48.857,2.352"
+- travel:
+    points: ["48.8566,2.3522", "48.8600,2.3600"]
+    speed: 2000
+- tapOn: Locate
+- assertVisible: "at 48.860,2.360"
+- setPermissions: { permissions: { camera: allow } }
+- assertVisible: "camera: granted"
+- toggleDarkMode
+- assertVisible: dark
+- assertDarkMode
+- clearKeychain
+`);
+  assert.equal(flow.status, 'passed', failure(flow, steps));
+  const by = (label: string) => steps.find((s) => s.label === label)!;
+  assert.match(by('launchApp permissions: {camera: deny, location: allow}').message ?? '', /permissions of http:\/\/127\.0\.0\.1:\d+: camera denied, geolocation granted/);
+  assert.equal(by('setAirplaneMode enabled').message, 'airplane mode on: the browser is offline');
+  assert.match(by('travel points: ["48.8566,2.3522", "48.8600,2.3600"], speed: 2000').message ?? '', /^travelled 2 points in \d+ ms$/);
+  assert.equal(by('clearKeychain').message, 'clearKeychain: iOS-only, nothing to clear on a Linux box (Maestro ignores it there too)');
+  assert.equal(by('clearKeychain').status, 'passed');
+});
+
+test('a ${...} option value is evaluated when the step runs; a value of the wrong type fails then, at its command', async () => {
+  const good = await run('expr', `- launchApp
+- evalScript: \${output.myTimeout = 4000}
+- waitForAnimationToEnd:
+    timeout: \${output.myTimeout}
+- repeat:
+    times: \${output.myTimeout / 2000}
+    commands:
+      - tapOn: { id: card }
+`);
+  assert.equal(good.flow.status, 'passed', failure(good.flow, good.steps));
+  const wait = good.steps[2]!;
+  assert.equal(wait.label, 'waitForAnimationToEnd timeout: ${output.myTimeout}');
+  assert.equal(wait.message, 'ran 1 step (each within 4000 ms)');
+  assert.equal(good.steps[3]!.attempts, 2, 'repeat times from a ${...}');
+
+  const bad = await run('bad-expr', `- launchApp
+- evalScript: \${output.myTimeout = 'soon'}
+- waitForAnimationToEnd:
+    timeout: \${output.myTimeout}
+`);
+  assert.equal(bad.flow.status, 'failed');
+  const step = bad.steps[2]!;
+  assert.equal(step.error?.code, 'INVALID_ARGUMENT');
+  assert.equal(step.error?.message, 'stepTimeout: ${output.myTimeout} is "soon", not milliseconds nor a duration (e.g. 10s)');
+  assert.deepEqual([step.source?.line, step.source?.column], [5, 3], 'at the Maestro command');
+});
+
+test('assertScreenshot: path is the baseline beside the flow, cropOn the element alone, thresholdPercentage the share that must match', async () => {
+  const commands = `- launchApp
+- assertScreenshot:
+    path: shots/card
+    cropOn: { id: card }
+    thresholdPercentage: 99
+`;
+  const first = await run('shot', commands, { baselines: { pathTemplate: '{flowDir}/__screenshots__/{name}.png', update: 'missing' } });
+  assert.equal(first.flow.status, 'passed', failure(first.flow, first.steps));
+  const baseline = join(local.dir, 'shot', 'shots', 'card.png');
+  assert.ok(existsSync(baseline), 'the baseline is written where Maestro reads it: the path, relative to the flow, .png added');
+  const img = decodePng(readFileSync(baseline));
+  assert.deepEqual([img.width, img.height], [200, 100], 'the baseline holds the cropOn element only');
+  const again = await run('shot', commands);
+  assert.equal(again.flow.status, 'passed', failure(again.flow, again.steps));
+  assert.equal(again.steps[1]!.label, 'assertScreenshot path: shots/card, cropOn: {id: card}, thresholdPercentage: 99');
+  assert.match(again.steps[1]!.message ?? '', /^matches .*shots\/card\.png/);
+
+  // A red card: far more than 1% of its pixels differ; with thresholdPercentage 0 any image matches.
+  const red = commands.replace('- launchApp', '- launchApp: { arguments: { color: red } }');
+  const changed = await run('shot', red);
+  assert.equal(changed.flow.status, 'failed');
+  assert.equal(changed.steps[1]!.error?.code, 'ASSERT_SCREENSHOT', failure(changed.flow, changed.steps));
+  const lenient = await run('shot', red.replace('thresholdPercentage: 99', 'thresholdPercentage: 0'));
+  assert.equal(lenient.flow.status, 'passed', failure(lenient.flow, lenient.steps));
+});
