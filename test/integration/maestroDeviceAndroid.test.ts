@@ -175,3 +175,14 @@ test('a point inside an element and a swipe from it: the device gets the point M
   assert.match(input[0]!, /^input (?:tap 697 611|swipe 697 611 697 611 \d+)$/, input[0]);
   assert.match(input[1]!, /^input swipe 1263 611 144 611 \d+$/, input[1]);
 });
+
+test('openLink browser opens the link in Chrome (as Maestro: Chrome, else Firefox); autoVerify answers what shows, here nothing', async () => {
+  hook();
+  device().on(/^pm list packages$/, () => 'package:com.android.chrome\npackage:com.example.maps\n');
+  device().on(/^am start -a android\.intent\.action\.VIEW -d ('[^']*') ('[^']*')$/, (m) => `Starting: Intent { act=android.intent.action.VIEW dat=${shellWords(m[1]!)[0]} pkg=${shellWords(m[2]!)[0]} }\n`);
+  const { flow, steps, cmds } = await run('browser', '- openLink:\n    link: https://example.com/a b\n    browser: true\n    autoVerify: true\n');
+  assert.equal(flow.status, 'passed', why(flow, steps));
+  assert.deepEqual(cmds.filter((c) => c === 'pm list packages' || c.startsWith('am start')), ['pm list packages', `am start -a android.intent.action.VIEW -d ${q('https://example.com/a b')} ${q('com.android.chrome')}`]);
+  assert.equal(steps[0]!.message, 'opened https://example.com/a b in com.android.chrome; auto-verify: no chooser or first-run screen showed');
+});
+

@@ -26,7 +26,7 @@ const kApp = `<!doctype html><html><body style="margin:0;font:16px sans-serif">
 <div id="card" style="position:absolute;left:100px;top:120px;width:200px;height:100px;background:#8ab">Card</div>
 <div style="position:absolute;left:0;top:240px">
 <p id="hit">no hit</p><p id="online"></p><p id="scheme"></p><p id="camera"></p><p id="geo">no position</p>
-<button id="locate" onclick="locate()">Locate</button></div>
+<button id="locate" onclick="locate()">Locate</button><input id="field"><p id="shape"></p></div>
 <script>
 const $ = (id) => document.getElementById(id);
 const color = new URLSearchParams(location.search).get('color');
@@ -40,6 +40,7 @@ function locate() {
 }
 setInterval(() => {
   $('online').textContent = navigator.onLine ? 'online' : 'offline';
+  $('shape').textContent = innerWidth > innerHeight ? 'wide screen' : 'tall screen';
   $('scheme').textContent = matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
   navigator.permissions.query({ name: 'camera' }).then((s) => { $('camera').textContent = 'camera: ' + s.state; });
 }, 50);
@@ -174,4 +175,33 @@ test('assertScreenshot: path is the baseline beside the flow, cropOn the element
   assert.equal(changed.steps[1]!.error?.code, 'ASSERT_SCREENSHOT', failure(changed.flow, changed.steps));
   const lenient = await run('shot', red.replace('thresholdPercentage: 99', 'thresholdPercentage: 0'));
   assert.equal(lenient.flow.status, 'passed', failure(lenient.flow, lenient.steps));
+});
+
+test('setClipboard is what pasteText types; takeScreenshot cropOn keeps that element alone; setOrientation turns the screen, and the next flow gets it back', async () => {
+  const dir = join(local.dir, 'misc');
+  mkdirSync(dir, { recursive: true });
+  const first = `url: ${siteUrl}/app\n---\n- launchApp
+- setClipboard: hello there
+- tapOn: { id: field }
+- pasteText
+- assertVisible: { id: field, text: hello there }
+- takeScreenshot:
+    path: card
+    cropOn: { id: card }
+- assertVisible: wide screen
+- setOrientation: PORTRAIT
+- assertVisible: tall screen
+`;
+  const second = `url: ${siteUrl}/app\n---\n- launchApp\n- assertVisible: wide screen\n`;
+  const flows = [parseMaestroYaml(first, join(dir, 'first.yaml')), parseMaestroYaml(second, join(dir, 'second.yaml'))];
+  const result = await runFlows(flows, testRunOptions(local.dir, { outputDir: join(local.dir, 'out-misc') }), { client: local.client, reporter: new ReporterHost([]), secrets: [] });
+  const [a, b] = result.flows.map((f) => ({ flow: f, steps: f.attempts.at(-1)!.steps }));
+  assert.equal(a!.flow.status, 'passed', failure(a!.flow, a!.steps));
+  assert.equal(b!.flow.status, 'passed', `the next flow on the box gets its screen back: ${failure(b!.flow, b!.steps)}`);
+  const shot = a!.steps.find((s) => s.command === 'screenshot')!;
+  const png = decodePng(readFileSync(join(local.dir, 'out-misc', shot.attachments![0]!.path)));
+  assert.deepEqual([png.width, png.height], [200, 100], 'the cropOn element only');
+  const turn = a!.steps.find((s) => s.label === 'setOrientation PORTRAIT')!;
+  assert.equal(turn.message, 'orientation portrait');
+  assert.ok(turn.actionId, 'the screen-rotation action');
 });
