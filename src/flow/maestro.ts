@@ -125,8 +125,6 @@ class MissingFile extends Unsupported {
 /** Maestro commands boxflow refuses, with the reason (each at its file:line:col, never a silent no-op). */
 const kRefused: Record<string, string> = {
   addMedia: 'boxflow serve has no media upload yet (the GBOX album endpoints are not served); push the files before the flow',
-  startRecording: 'a recording started and stopped by steps is not offered; run with the config\'s `video: on` (each attempt is recorded, with a chapter per step)',
-  stopRecording: 'a recording started and stopped by steps is not offered; run with the config\'s `video: on` (each attempt is recorded, with a chapter per step)',
   assertNoDefectsWithAI: 'AI assertions need Maestro\'s cloud model, which boxflow does not have',
   assertWithAI: 'AI assertions need Maestro\'s cloud model, which boxflow does not have',
   extractTextWithAI: 'AI extraction needs Maestro\'s cloud model, which boxflow does not have',
@@ -661,6 +659,13 @@ class Mapper {
         return { assertDevice: { darkMode: true } };
       case 'assertLightMode':
         return { assertDevice: { darkMode: false } };
+      case 'startRecording': {
+        // Maestro always adds .mp4 to the path; the video is attached to the report under the path's name.
+        const file = String(isObj(v) ? v.path : v);
+        return { record: { start: file.replace(/[\\:*?"<>|]/g, '_') } };
+      }
+      case 'stopRecording':
+        return { record: 'stop' };
       case 'setClipboard':
         return { setDevice: { clipboard: String(isObj(v) ? v.text : v) } };
       default: {

@@ -1028,6 +1028,18 @@ export const stepDefs = {
       return body;
     },
   },
+  record: {
+    description:
+      'Record the box\'s screen from `record: {start: name}` (or `start`) to `record: stop`, which attaches the video to the report ' +
+      '(Maestro\'s startRecording/stopRecording; the GBOX recording endpoints). With the config\'s `video` on, the attempt is recorded already: both steps say so and do nothing.',
+    example: '- record: { start: checkout }',
+    label: (s, c) => (s.action === 'start' ? `record start${s.name !== undefined ? ` ${c.mask(s.name)}` : ''}` : 'record stop'),
+    arg: {
+      title: 'start, stop or {start: name}',
+      anyOf: [{ type: 'string', enum: ['start', 'stop'] }, { type: 'object', properties: { start: screenshotName }, required: ['start'], additionalProperties: false }],
+    },
+    normalize: (a, ctx) => (typeof a === 'string' ? { kind: 'record', action: a as 'start' | 'stop' } : { kind: 'record', action: 'start', name: checkName(a.start, ctx, ['start']) }),
+  },
   assertDevice: {
     description: 'Fail unless the device is in this state: `darkMode` (Android boxes: the system\'s night mode; Linux boxes: the page\'s prefers-color-scheme), `airplaneMode`.',
     example: '- assertDevice: { darkMode: true }',

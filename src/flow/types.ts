@@ -124,6 +124,7 @@ export type StepBody =
       clearKeychain?: boolean;
     }
   | ({ kind: 'setDevice' } & DeviceSettings)
+  | { kind: 'record'; action: 'start' | 'stop'; /** The video's name in the report (start). */ name?: string }
   | { kind: 'assertDevice'; darkMode?: boolean; airplaneMode?: boolean }
   | { kind: 'stopApp'; appId?: string; /** Android: `am kill` (process death, as the system kills a background app) instead of force-stop. */ processDeath?: boolean }
   | { kind: 'clearState'; appId?: string }

@@ -59,9 +59,9 @@ test('boxflow validate reports each command a Maestro file uses that boxflow can
   const run = await runCli(['validate', 'test/fixtures/maestro/refused', 'test/fixtures/maestro/demo'], { cwd: project });
   assert.equal(run.code, 2, run.stderr);
   const text = run.stdout + run.stderr;
-  assert.match(text, /unsupported\.yaml:4:3: Maestro command "startRecording" is not supported: a recording started and stopped by steps is not offered; run with the config's `video: on`/);
-  assert.match(text, /unsupported\.yaml:6:3: "tapOnn" is not a Maestro command \(did you mean "tapOn"\?\)/);
-  assert.match(text, /unsupported\.yaml:7:3: Maestro command "assertWithAI" is not supported: AI assertions need Maestro's cloud model/);
+  assert.match(text, /unsupported\.yaml:4:3: Maestro command "addMedia" is not supported: boxflow serve has no media upload yet/);
+  assert.match(text, /unsupported\.yaml:7:3: "tapOnn" is not a Maestro command \(did you mean "tapOn"\?\)/);
+  assert.match(text, /unsupported\.yaml:8:3: Maestro command "assertWithAI" is not supported: AI assertions need Maestro's cloud model/);
   // What Android or the web can do is not refused: device state, permissions, clearKeychain (noted when it runs).
   assert.doesNotMatch(text, /unsupported\.yaml:\d+:\d+: .*(?:setLocation|clearKeychain|launchApp|permissions)/);
   assert.doesNotMatch(text, /demo\/[\w/]+\.yaml:\d+:\d+/, 'the demo flows are valid: no problem at any of their positions');

@@ -52,8 +52,8 @@ test('validate on the folder of real Maestro flows: every file is valid or names
   assert.match(text, new RegExp(`\\b${invalid.size} (?:flow files? )?invalid`), 'the summary counts the invalid files');
 
   const at = (file: string, line: number, column: number) => found.filter((p) => p.file === file && p.line === line && p.column === column).map((p) => p.message);
-  assert.match(at('rocket-chat-react-native/onboarding/roomslist.yaml', 10, 3).join('\n'), /"startRecording" is not supported: a recording started and stopped by steps is not offered; run with the config's `video: on`/);
-  assert.match(at('rocket-chat-react-native/onboarding/roomslist.yaml', 26, 3).join('\n'), /"stopRecording" is not supported/);
+  // Every command of the corpus is one boxflow runs (issue 23): what is left is files the copy does not hold.
+  for (const p of found) assert.match(p.message, /no such file|is invalid: /, `${p.file}:${p.line}:${p.column} ${p.message}`);
   // A runFlow file the corpus does not hold is named at the runFlow that calls it.
   assert.match(at('element-x-android/tests/account/login.yaml', 4, 3).join('\n'), /runFlow: no such file .*assertLoginDisplayed\.yaml/);
   // … also inside a retry, where Maestro's own position is the runFlow item (line 16), not the retry (line 5).

@@ -205,3 +205,18 @@ test('setClipboard is what pasteText types; takeScreenshot cropOn keeps that ele
   assert.equal(turn.message, 'orientation portrait');
   assert.ok(turn.actionId, 'the screen-rotation action');
 });
+
+test('startRecording / stopRecording record the box between them and attach the video; with the run\'s video on they only say so', async () => {
+  const { flow, steps } = await run('record', '- launchApp\n- startRecording: checkout\n- tapOn: { id: card }\n- stopRecording\n');
+  assert.equal(flow.status, 'passed', failure(flow, steps));
+  const stop = steps[3]!;
+  assert.equal(stop.label, 'stopRecording');
+  assert.equal(stop.attachments?.[0]?.name, 'checkout.webm');
+  assert.equal(stop.attachments?.[0]?.contentType, 'video/webm');
+  assert.ok(readFileSync(join(local.dir, 'out-record', stop.attachments![0]!.path)).length > 1000, 'a video');
+  assert.match(stop.message ?? '', /^recorded checkout \(\d+\.\d s\)$/);
+
+  const on = await run('record-on', '- launchApp\n- startRecording: checkout\n- stopRecording\n', { video: 'on' });
+  assert.equal(on.flow.status, 'passed', failure(on.flow, on.steps));
+  assert.equal(on.steps[1]!.message, 'the attempt is recorded already (video: on); this step is a chapter of that video');
+});

@@ -305,5 +305,7 @@ function appSteps() {
     { kind: 'runScript', file: script, env: { N: '3' } },
     { kind: 'setDevice', airplaneMode: 'toggle', location: { latitude: 52.52, longitude: 13.405 } },
     { kind: 'assertDevice', darkMode: false },
+    { kind: 'record', action: 'start', name: 'demo' },
+    { kind: 'record', action: 'stop' },
   ];
 }

@@ -68,6 +68,7 @@ const kSamples: Record<string, (Record<string, unknown> | string)[]> = {
   runScript: [{ runScript: 'scripts/setup.js' }],
   setDevice: [{ setDevice: { airplaneMode: true } }, { setDevice: { location: { latitude: 52.5, longitude: 13.4 }, permissions: { camera: 'allow' }, appId: 'com.example.app' } }, { setDevice: { location: { path: ['52.5,13.4', '52.6,13.5'] } } }],
   assertDevice: [{ assertDevice: { darkMode: true } }],
+  record: [{ record: { start: 'checkout' } }, { record: 'stop' }],
 };
 
 test('every step kind of the table gets the same label in boxflow\'s reports and the same title in Playwright\'s', () => {

@@ -454,3 +454,37 @@ export const assertDevice: StepHandler<'assertDevice'> = async (step, run) => {
 
 /** clearKeychain is iOS-only: Maestro does nothing on Android and the web, and neither does boxflow; the record says so. */
 export const kKeychainNote = (run: StepRun): string => `clearKeychain: iOS-only, nothing to clear on ${run.rt.box.type === 'linux' ? 'a Linux box' : 'an Android box'} (Maestro ignores it there too)`;
+
+/** The name of the recording a flow started (per flow attempt). */
+const kRecording = new WeakMap<object, string>();
+
+/**
+ * record start / stop: the box records its screen (GBOX recording endpoints) and the stop attaches the
+ * video. With the run's `video` on, the attempt's own recording is running: a second one would end
+ * it, so both steps only say where the video is.
+ */
+export const record: StepHandler<'record'> = async (step, run) => {
+  const video = run.rt.options.video;
+  if (video && video !== 'off') {
+    run.record.message = `the attempt is recorded already (video: ${video}); this step is a chapter of that video`;
+    return;
+  }
+  const { client, box } = run.rt;
+  if (step.action === 'start') {
+    const name = step.name === undefined ? 'recording' : run.resolve(step.name);
+    await client.startRecording(box.id, { signal: run.signal });
+    kRecording.set(run.rt.state, name);
+    run.record.message = `recording ${name}`;
+    return;
+  }
+  const name = kRecording.get(run.rt.state);
+  if (name === undefined) throw new BoxflowError('INVALID_ARGUMENT', 'record stop: no recording was started in this flow (record: {start: name} first)');
+  kRecording.delete(run.rt.state);
+  const result = await client.stopRecording(box.id, undefined, { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 120_000) });
+  const bytes = await client.fetchObject(result.presignedUrl, { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 120_000) });
+  const ext = result.contentType?.includes('webm') ? 'webm' : 'mp4';
+  const path = await run.rt.artifacts.put(bytes, ext);
+  run.record.attachments = [{ name: `${name}.${ext}`, path, contentType: result.contentType ?? `video/${ext}` }];
+  run.record.message = `recorded ${name}${result.durationMs !== undefined ? ` (${(result.durationMs / 1000).toFixed(1)} s)` : ''}${result.truncated ? `, cut at its ${result.truncated} bound` : ''}`;
+};
+
