@@ -608,11 +608,11 @@ class Mapper {
       }
       case 'scrollUntilVisible': {
         // How fast and how far each swipe goes is boxflow's own; the search ends when the element is visible.
-        const bad = Object.keys(m).find((k) => !['element', 'direction', 'timeout', 'speed', 'visibilityPercentage', 'waitToSettleTimeoutMs', 'label', 'optional'].includes(k) && !(k === 'centerElement' && m[k] !== true));
-        if (bad) throw new Unsupported([...at, bad], name, bad === 'centerElement' ? 'boxflow stops scrolling when the element is visible; it cannot center it' : `the option "${bad}" has no boxflow equivalent`);
+        const bad = Object.keys(m).find((k) => !['element', 'direction', 'timeout', 'speed', 'visibilityPercentage', 'waitToSettleTimeoutMs', 'centerElement', 'label', 'optional'].includes(k));
+        if (bad) throw new Unsupported([...at, bad], name, `the option "${bad}" has no boxflow equivalent`);
         // Maestro's direction is the scroll direction; boxflow's the same word, default down.
         // Maestro bounds the search by time (default 20 s), not by a number of swipes.
-        const arg = { ...this.selector(m.element, [...at, 'element'], name), direction: String(m.direction ?? 'down').toLowerCase(), maxSwipes: 100 };
+        const arg = { ...this.selector(m.element, [...at, 'element'], name), direction: String(m.direction ?? 'down').toLowerCase(), maxSwipes: 100, ...(m.centerElement === true ? { center: true } : {}) };
         return this.withTimeout({ scrollUntilVisible: arg }, m.timeout ?? 20000, [...at, 'timeout'], name);
       }
       case 'setAirplaneMode': {

@@ -461,7 +461,7 @@ export const stepDefs = {
   scrollUntilVisible: {
     description: 'Swipe until the selector is visible (direction default down, at most maxSwipes, default 10).',
     example: '- scrollUntilVisible: { text: Settings, direction: down, maxSwipes: 5 }',
-    label: (s, c) => `scrollUntilVisible ${selectorLabel(s.selector, c)} (${s.direction})`,
+    label: (s, c) => `scrollUntilVisible ${selectorLabel(s.selector, c)} (${s.direction}${s.center ? ', centred' : ''})`,
     arg: {
       title: 'a selector, or selector keys with direction and maxSwipes',
       anyOf: [
@@ -472,6 +472,7 @@ export const stepDefs = {
             ...kSelectorProps,
             direction: { ...kDirection, description: 'Direction of the swipe (default down).' },
             maxSwipes: { type: 'integer', minimum: 1, maximum: 100, description: 'Default 10.' },
+            center: { type: 'boolean', description: 'Once visible, swipe on (at most 4 more) until the element is past the middle of the screen (Maestro\'s centerElement).' },
           },
           additionalProperties: false,
         },
@@ -482,6 +483,7 @@ export const stepDefs = {
       selector: typeof a === 'string' ? checkSelector(a, ctx, []) : pickSelector(a, ctx),
       direction: (typeof a === 'string' ? undefined : a.direction) ?? 'down',
       maxSwipes: (typeof a === 'string' ? undefined : a.maxSwipes) ?? 10,
+      ...(typeof a !== 'string' && a.center ? { center: true } : {}),
     }),
   },
   pressKey: {

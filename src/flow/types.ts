@@ -65,7 +65,7 @@ export type StepBody =
   | { kind: 'assertTitle'; title: string }
   | { kind: 'swipe'; direction?: 'up' | 'down' | 'left' | 'right'; on?: Selector; from?: Target; to?: Target; duration?: number }
   | { kind: 'drag'; from?: Target; to?: Target; duration?: number; path?: { x: number; y: number }[]; interval?: number }
-  | { kind: 'scrollUntilVisible'; selector: Selector; direction: 'up' | 'down' | 'left' | 'right'; maxSwipes: number }
+  | { kind: 'scrollUntilVisible'; selector: Selector; direction: 'up' | 'down' | 'left' | 'right'; maxSwipes: number; /** Scroll on (at most 4 more swipes) until the element is past the screen's middle. */ center?: boolean }
   | { kind: 'pressKey'; keys: KeyName[]; combination: boolean; /** An Android KEYCODE sent instead of `keys` (Android boxes). */ keyCode?: number }
   | { kind: 'type'; text: string; mode?: 'append' | 'replace'; pressEnter?: boolean }
   | { kind: 'setScale'; scale: number }

@@ -46,12 +46,14 @@ setInterval(() => {
 }, 50);
 </script></body></html>`;
 
+const kLong = `<!doctype html><body style="margin:0;font:16px sans-serif">${Array.from({ length: 80 }, (_, i) => `<p style="height:40px;margin:0">Row ${i + 1}</p>`).join('')}</body>`;
+
 let site: Server;
 let siteUrl: string;
 before(async () => {
-  site = createServer((_req, res) => {
+  site = createServer((req, res) => {
     res.setHeader('content-type', 'text/html');
-    res.end(kApp);
+    res.end(req.url === '/long' ? kLong : kApp);
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
@@ -220,3 +222,10 @@ test('startRecording / stopRecording record the box between them and attach the 
   assert.equal(on.flow.status, 'passed', failure(on.flow, on.steps));
   assert.equal(on.steps[1]!.message, 'the attempt is recorded already (video: on); this step is a chapter of that video');
 });
+
+test('scrollUntilVisible with centerElement scrolls on until the element is past the middle of the screen', async () => {
+  const { flow, steps } = await run('center', `- openLink: ${siteUrl}/long\n- scrollUntilVisible:\n    element: Row 40\n    centerElement: true\n`);
+  assert.equal(flow.status, 'passed', failure(flow, steps));
+  assert.match(steps[1]!.message ?? '', /^visible after \d+ swipes?, near the middle of the screen$/);
+});
+

@@ -172,11 +172,13 @@ test('mobile-only options: ignored on the web as Maestro does; permissions are s
   assert.match(refusal(flow('- launchApp: { permissions: { camera: maybe } }')), /a permission is allow, deny or unset, not "maybe"/);
 });
 
-test('scrollUntilVisible takes speed and visibilityPercentage (boxflow swipes its own way); centerElement: true is refused', () => {
+test('scrollUntilVisible takes speed and visibilityPercentage (boxflow swipes its own way); centerElement: true scrolls on to the middle', () => {
   assert.deepEqual(mapped(flow('- scrollUntilVisible: { element: Item 80, speed: 40, visibilityPercentage: 50, centerElement: false, direction: UP }')).steps, [
     { scrollUntilVisible: { text: '/^Item 80$/i', direction: 'up', maxSwipes: 100 }, timeout: '20000ms' },
   ]);
-  assert.match(refusal(flow('- scrollUntilVisible: { element: X, centerElement: true }')), /boxflow stops scrolling when the element is visible; it cannot center it/);
+  assert.deepEqual(mapped(flow('- scrollUntilVisible: { element: X, centerElement: true }')).steps, [
+    { scrollUntilVisible: { text: '/^X$/i', direction: 'down', maxSwipes: 100, center: true }, timeout: '20000ms' },
+  ]);
 });
 
 test('a runFlow, retry or runScript file that does not exist is a load-time error at its item, every one of them', () => {

@@ -150,10 +150,13 @@ export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step
   let tree: LayoutTree;
   let hiddenBy: { container: LayoutNode; end: boolean } | undefined;
   const scrolled = new Set<string>();
+  let centring = 0;
   for (; ; swipes++) {
     tree = await run.rt.layout.tree(run.signal);
-    if (query(tree, selector).length) {
-      run.record.message = `visible after ${swipes} swipe${swipes === 1 ? '' : 's'}${scrolled.size ? ` (scrolled ${[...scrolled].join(', ')})` : ''}`;
+    const found = query(tree, selector)[0];
+    // `center`: as Maestro's centerElement, a few more swipes until the element is past the screen's middle that way.
+    if (found && !(step.center && centring < 4 && !nearCentre(found, tree, step.direction) && (centring++, true))) {
+      run.record.message = `visible after ${swipes} swipe${swipes === 1 ? '' : 's'}${scrolled.size ? ` (scrolled ${[...scrolled].join(', ')})` : ''}${step.center ? (nearCentre(found, tree, step.direction) ? ', near the middle of the screen' : ', not brought near the middle in 4 more swipes') : ''}`;
       return;
     }
     // The element is there but an inner scroll container clips it away: that container scrolls,
@@ -190,6 +193,19 @@ export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step
     throw new BoxflowError('ELEMENT_NOT_FOUND', `${(err as Error).message} (${after})`);
   });
 };
+
+/**
+ * Maestro's isElementNearScreenCenter: scrolling down, the element's centre is above the screen's
+ * middle plus a fifth of its height (and so on for each direction). True without geometry.
+ */
+function nearCentre(node: LayoutNode, tree: LayoutTree, direction: 'up' | 'down' | 'left' | 'right'): boolean {
+  const b = node.bounds;
+  const s = tree.screen;
+  if (!b || !s) return true;
+  const x = (b.left + b.right) / 2;
+  const y = (b.top + b.bottom) / 2;
+  return { down: y < s.height / 2 + s.height / 5, up: y > s.height / 2 - s.height / 5, right: x < s.width / 2 + s.width / 5, left: x > s.width / 2 - s.width / 5 }[direction];
+}
 
 /**
  * The nearest ancestor that scrolls or hides its overflow (`overflowOf`, Linux boxes' layouts)
