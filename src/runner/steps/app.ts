@@ -67,7 +67,8 @@ export const launchApp: StepHandler<'launchApp'> = async (step, run) => {
     if (step.permissions) {
       // The site's permissions, once it has an origin in the tab; it loads again to start with them.
       notes.push(await launchPermissions(run, step.appId, step.permissions));
-      await (await run.rt.layout.page()).reload({ timeout: Math.max(1, run.deadline - performance.now()) });
+      // A navigation is bounded as openTab's is: the step timeout, at least 30 s.
+      await (await run.rt.layout.page()).reload({ timeout: Math.max(run.timeoutMs, 30_000) });
       run.rt.layout.reset();
       await keepWebState(run);
     }
