@@ -152,6 +152,6 @@ test('a recording ends by itself at its length bound, and stop answers it', { sk
     assert.ok(isRed(colourAt(video.file, 0.5)));
     rmSync(video.dir, { recursive: true, force: true });
   } finally {
-    await linux.closeBrowser();
+    await linux.closeBrowser({ final: true });
   }
 });
