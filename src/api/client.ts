@@ -11,7 +11,7 @@ import { Agent, FormData, interceptors, request, type Dispatcher } from 'undici'
 import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError, type ErrorCode } from '../errors.js';
 import { Masker } from '../mask.js';
-import { endpoints, kInstallMaxBytes, type EndpointName } from './schemas.js';
+import { endpoints, kInstallMaxBytes, kMediaLimits, type EndpointName } from './schemas.js';
 import { check, formatProblem } from './validate.js';
 import { boxflowVersion } from './version.js';
 
@@ -49,6 +49,9 @@ interface Call {
   json?: unknown;
   form?: FormData;
 }
+
+/** A file for an album: a local path or file:// URL (streamed from disk), or bytes with the file's name. */
+export type MediaUpload = string | { name: string; data: Buffer | Uint8Array | Blob };
 
 export class BoxApiError extends BoxflowError {
   readonly method: string;
@@ -336,6 +339,102 @@ export class BoxClient {
   /** Runs a command in the box (gbox-api-full.md §2.1): `{exitCode, stdout, stderr}`; exit 124 when it timed out. */
   runCommand(boxId: string, body: Body<'runCommand'>, opts?: RequestOptions) {
     return this.#call('runCommand', { pathParams: { boxId }, json: body }, opts);
+  }
+
+  // ------------------------------------------------------------------ Android apps and packages (gbox-api-full.md §4)
+
+  /** A launcher app of the box: `{packageName, activityName, activityClassName}`. */
+  getApp(boxId: string, packageName: string, opts?: RequestOptions) {
+    return this.#call('getApp', { pathParams: { boxId, packageName } }, opts);
+  }
+  /** Package names, APK paths and types only (faster than listPackages); `pkgType` defaults to thirdParty on the service. */
+  listPackagesSimple(boxId: string, query: Query<'listPackagesSimple'> = {}, opts?: RequestOptions) {
+    return this.#call('listPackagesSimple', { pathParams: { boxId }, query }, opts);
+  }
+  /** The activities a package declares: `{data: [{name, className, packageName, isExported, isMain, isLauncher}]}`. */
+  listActivities(boxId: string, packageName: string, opts?: RequestOptions) {
+    return this.#call('listActivities', { pathParams: { boxId, packageName } }, opts);
+  }
+  /** Uninstalls a package; `keepData` keeps its data and cache. The body goes out as `{}` when not given, as the SDK sends it. */
+  uninstallPackage(boxId: string, packageName: string, body: Body<'uninstallPackage'> = {}, opts?: RequestOptions) {
+    return this.#call('uninstallPackage', { pathParams: { boxId, packageName }, json: body }, opts);
+  }
+  /** `{adb}`: the address `adb connect` takes to reach the box's device. */
+  getConnectAddress(boxId: string, opts?: RequestOptions) {
+    return this.#call('getConnectAddress', { pathParams: { boxId } }, opts);
+  }
+
+  // ------------------------------------------------------------------ media and storage (gbox-api-full.md §5)
+
+  listAlbums(boxId: string, opts?: RequestOptions) {
+    return this.#call('listAlbums', { pathParams: { boxId } }, opts);
+  }
+  /** Creates an album: multipart, a `name` text part and a `media[]` file part per file (a local path, a file:// URL, or `{name, data}`). */
+  async createAlbum(boxId: string, body: { name: string; media?: MediaUpload[] }, opts?: RequestOptions) {
+    const form = new FormData();
+    form.set('name', body.name);
+    await this.#mediaParts(form, body.media ?? [], { method: 'POST', path: expandPath(endpoints.createAlbum.path, { boxId }, 'POST'), boxId });
+    return this.#call('createAlbum', { pathParams: { boxId }, form }, opts);
+  }
+  getAlbum(boxId: string, albumName: string, opts?: RequestOptions) {
+    return this.#call('getAlbum', { pathParams: { boxId, albumName } }, opts);
+  }
+  /** Adds media to an album: multipart, a `media[]` file part per file. */
+  async updateAlbum(boxId: string, albumName: string, body: { media: MediaUpload[] }, opts?: RequestOptions) {
+    const form = new FormData();
+    await this.#mediaParts(form, body.media, { method: 'PATCH', path: expandPath(endpoints.updateAlbum.path, { boxId, albumName }, 'PATCH'), boxId });
+    return this.#call('updateAlbum', { pathParams: { boxId, albumName }, form }, opts);
+  }
+  listMedia(boxId: string, albumName: string, opts?: RequestOptions) {
+    return this.#call('listMedia', { pathParams: { boxId, albumName } }, opts);
+  }
+  getMedia(boxId: string, albumName: string, mediaName: string, opts?: RequestOptions) {
+    return this.#call('getMedia', { pathParams: { boxId, albumName, mediaName } }, opts);
+  }
+  /** A media file's bytes (`Accept: application/octet-stream`, as the SDK asks). */
+  async downloadMedia(boxId: string, albumName: string, mediaName: string, opts: RequestOptions = {}): Promise<Buffer> {
+    const path = expandPath(endpoints.downloadMedia.path, { boxId, albumName, mediaName }, 'GET');
+    const where = { method: 'GET', path, boxId };
+    const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
+    if (opts.signal?.aborted) throw this.#error('ABORTED', 'aborted by the caller', where, undefined, undefined, opts.signal.reason);
+    try {
+      const res = await request(this.baseUrl + path, {
+        method: 'GET',
+        headers: { authorization: `Bearer ${this.#apiKey}`, accept: 'application/octet-stream', 'user-agent': `boxflow/${boxflowVersion()}` },
+        signal: opts.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        dispatcher: this.#dispatcher,
+      });
+      if (res.statusCode !== 200) throw this.#httpError(res.statusCode, await res.body.text().catch(() => ''), where);
+      return Buffer.from(await res.body.arrayBuffer());
+    } catch (cause) {
+      throw BoxflowError.is(cause) ? cause : this.#transportError(cause, opts.signal, timeoutMs, where);
+    }
+  }
+  /** `{photo, video}`: the file extensions an album takes. */
+  getMediaSupport(boxId: string, opts?: RequestOptions) {
+    return this.#call('getMediaSupport', { pathParams: { boxId } }, opts);
+  }
+  /** A new pre-signed URL for a stored object of the box (a screenshot's `uri` with storageKey, a recording's `storageKey`): the URL string. */
+  createPresignedUrl(boxId: string, body: Body<'createPresignedUrl'>, opts?: RequestOptions) {
+    return this.#call('createPresignedUrl', { pathParams: { boxId }, json: body }, opts);
+  }
+
+  /** Appends each file as a `media[]` part (the name the SDK gives an array); a local file over 512 MB is refused before sending. */
+  async #mediaParts(form: FormData, media: MediaUpload[], where: { method: string; path: string; boxId: string }): Promise<void> {
+    for (const item of media) {
+      if (typeof item !== 'string') {
+        form.append('media[]', item.data instanceof Blob ? item.data : new Blob([Uint8Array.from(item.data)]), item.name);
+        continue;
+      }
+      const file = item.startsWith('file://') ? fileURLToPath(item) : item;
+      const info = await stat(file).catch((cause: unknown) => {
+        throw this.#error('INVALID_ARGUMENT', `cannot read the media file ${file}: ${(cause as Error).message}`, where, undefined, undefined, cause);
+      });
+      if (info.size > kMediaLimits.fileBytes) throw this.#error('FILE_TOO_LARGE', `${basename(file)} is ${(info.size / 2 ** 20).toFixed(0)} MB; the limit is ${kMediaLimits.fileBytes / 2 ** 20} MB per file`, where);
+      form.append('media[]', await openAsBlob(file), basename(file));
+    }
   }
 
   /** Downloads a stored object (a screenshot's pre-signed URL). Pre-signed URLs carry no API key. */

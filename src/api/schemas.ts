@@ -502,9 +502,56 @@ export type CommandBody = Static<typeof CommandBody>;
 export const CommandResult = Type.Object({ exitCode: Type.Number(), stdout: Type.String(), stderr: Type.String() });
 export type CommandResult = Static<typeof CommandResult>;
 
+// ---------------------------------------------------------------- Android apps and packages, media, storage (gbox-api-full.md §4, §5)
+
+/** GET /android/apps/{packageName}: a launcher app, as in the apps list. */
+export const AndroidApp = LauncherApp;
+export const ListPackagesSimpleQuery = Type.Object({ pkgType: Type.Optional(Type.Array(PkgType, { maxItems: kLimits.listItems })) });
+export type ListPackagesSimpleQuery = Static<typeof ListPackagesSimpleQuery>;
+export const PackageSimple = Type.Object({ apkPath: Type.String(), packageName: Type.String(), pkgType: PkgType });
+export type PackageSimple = Static<typeof PackageSimple>;
+export const ListPackagesSimpleResult = Type.Object({ data: Type.Array(PackageSimple) });
+export const ListActivitiesResult = Type.Object({ data: Type.Array(Activity) });
+/** DELETE /android/packages/{packageName}: `keepData` keeps the app's data and cache (`pm uninstall -k`). */
+export const UninstallBody = Type.Object({ keepData: Type.Optional(Type.Boolean()) });
+export type UninstallBody = Static<typeof UninstallBody>;
+/** `adb connect <adb>` reaches the box's device. */
+export const ConnectAddress = Type.Object({ adb: Type.String() });
+
+/** Bounds of the media endpoints: an album or file name, the files of one upload. */
+export const kMediaLimits = {
+  /** Characters of an album or media name (a path parameter is at most 100 characters anyway). */
+  name: 100,
+  /** One media file, uploaded or downloaded (GBOX: 512 MB per file). */
+  fileBytes: 512 * 1024 * 1024,
+  /** Files of one createAlbum/updateAlbum request, and their bytes together. */
+  files: 100,
+  totalBytes: 2 * 1024 * 1024 * 1024,
+} as const;
+/** An album: a folder of the device's gallery. */
+export const MediaAlbum = Type.Object({ name: Type.String(), path: Type.String(), mediaCount: Type.Number(), lastModified: Type.String() });
+export type MediaAlbum = Static<typeof MediaAlbum>;
+const mediaOf = (type: 'photo' | 'video') =>
+  Type.Object({ type: Type.Literal(type), name: Type.String(), path: Type.String(), size: Type.String(), mimeType: Type.String(), lastModified: Type.String() });
+export const Media = Type.Union([mediaOf('photo'), mediaOf('video')]);
+export type Media = Static<typeof Media>;
+export const ListAlbumsResult = Type.Object({ data: Type.Array(MediaAlbum) });
+export const ListMediaResult = Type.Object({ data: Type.Array(Media) });
+/** File extensions (lower case, no dot) an album takes. */
+export const MediaSupport = Type.Object({ photo: Type.Array(Type.String()), video: Type.Array(Type.String()) });
+export type MediaSupport = Static<typeof MediaSupport>;
+
+/** A new pre-signed URL for a stored object of the box (a screenshot's or a recording's `storageKey`). */
+export const PresignedUrlBody = Type.Object({
+  storageKey: Type.String({ minLength: 1, maxLength: kLimits.path }),
+  expiresIn: Type.Optional(Duration({ default: '30m', maxDuration: '6h' })),
+});
+export type PresignedUrlBody = Static<typeof PresignedUrlBody>;
+export const PresignedUrlResult = Type.String();
+
 // ---------------------------------------------------------------- the endpoint table
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface Endpoint {
   method: Method;
   /** Relative to the base URL (which ends in /api/v1); `{name}` marks a path parameter. */
@@ -587,6 +634,23 @@ export const endpoints = {
   liveViewUrl: ep({ method: 'POST', path: '/boxes/{boxId}/live-view-url', body: LiveViewUrlBody, response: LiveViewUrlResult, status: 201, spec: false }),
   // extra: commands (src/server/gbox/commands.ts)
   runCommand: ep({ method: 'POST', path: '/boxes/{boxId}/commands', body: CommandBody, response: CommandResult, status: 200, spec: false }),
+  // extra: Android apps and packages (src/server/gbox/androidApps.ts)
+  getApp: ep({ method: 'GET', path: '/boxes/{boxId}/android/apps/{packageName}', response: AndroidApp, status: 200, spec: false }),
+  listPackagesSimple: ep({ method: 'GET', path: '/boxes/{boxId}/android/packages/simple', query: ListPackagesSimpleQuery, response: ListPackagesSimpleResult, status: 200, spec: false }),
+  listActivities: ep({ method: 'GET', path: '/boxes/{boxId}/android/packages/{packageName}/activities', response: ListActivitiesResult, status: 200, spec: false }),
+  uninstallPackage: ep({ method: 'DELETE', path: '/boxes/{boxId}/android/packages/{packageName}', body: UninstallBody, status: 204, spec: false }),
+  getConnectAddress: ep({ method: 'GET', path: '/boxes/{boxId}/android/connect-address', response: ConnectAddress, status: 200, spec: false }),
+  // extra: media and storage (src/server/gbox/media.ts, storageUrl.ts)
+  listAlbums: ep({ method: 'GET', path: '/boxes/{boxId}/media/albums', response: ListAlbumsResult, status: 200, spec: false }),
+  createAlbum: ep({ method: 'POST', path: '/boxes/{boxId}/media/albums', multipart: true, response: MediaAlbum, status: 201, spec: false }),
+  getAlbum: ep({ method: 'GET', path: '/boxes/{boxId}/media/albums/{albumName}', response: MediaAlbum, status: 200, spec: false }),
+  updateAlbum: ep({ method: 'PATCH', path: '/boxes/{boxId}/media/albums/{albumName}', multipart: true, response: MediaAlbum, status: 200, spec: false }),
+  listMedia: ep({ method: 'GET', path: '/boxes/{boxId}/media/albums/{albumName}/media', response: ListMediaResult, status: 200, spec: false }),
+  getMedia: ep({ method: 'GET', path: '/boxes/{boxId}/media/albums/{albumName}/media/{mediaName}', response: Media, status: 200, spec: false }),
+  /** The file's bytes (BoxClient.downloadMedia reads them; no JSON). */
+  downloadMedia: ep({ method: 'GET', path: '/boxes/{boxId}/media/albums/{albumName}/media/{mediaName}/download', status: 200, spec: false }),
+  getMediaSupport: ep({ method: 'GET', path: '/boxes/{boxId}/media/support', response: MediaSupport, status: 200, spec: false }),
+  createPresignedUrl: ep({ method: 'POST', path: '/boxes/{boxId}/storage/presigned-url', body: PresignedUrlBody, response: PresignedUrlResult, status: 200, spec: false }),
 } as const;
 
 export type EndpointName = keyof typeof endpoints;

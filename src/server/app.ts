@@ -17,6 +17,7 @@ import { findChromium } from './chromium/findChromium.js';
 import { GridClient, type GridOptions } from './grid/client.js';
 import { guardGridBoxes, isGridBox } from './grid/guard.js';
 import { kNotOffered, notOffered } from './gbox/notOffered.js';
+import { kMediaUploadLimits, kMediaUploads } from './gbox/media.js';
 import { createHandlers, kActionEndpoints, kForeignBody, newActionId, type Answer, type Call } from './routes.js';
 import { storedContentType } from './recording.js';
 import { KeyVerifier, resolveSecret } from './secret.js';
@@ -236,7 +237,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         let failure: ErrorReply | undefined;
         try {
           tenant = await keys.verify(req.headers.authorization);
-          const body = !req.isMultipart() ? req.body : name === 'installPackage' ? { [kMultipart]: req.parts() } : { [kForeignBody]: String(req.headers['content-type']) };
+          const body = !req.isMultipart() ? req.body : name === 'installPackage' ? { [kMultipart]: req.parts() } : kMediaUploads.has(name) ? { [kMultipart]: req.parts({ limits: kMediaUploadLimits }) } : { [kForeignBody]: String(req.headers['content-type']) };
           const call: Call = { tenant, params, body, query: req.query as Record<string, unknown>, origin: origin(req), actionId, signal: cancel.signal };
           answer = await handler(call);
         } catch (err) {
@@ -249,6 +250,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         }
         if (failure) return reply.code(failure.status).send(failure.body);
         reply.code(answer!.status);
+        if (answer!.headers) void reply.headers(answer!.headers);
         if (answer!.jsonString) return reply.type('application/json; charset=utf-8').send(JSON.stringify(answer!.body));
         return answer!.body === undefined ? reply.send() : reply.send(answer!.body);
       },

@@ -15,6 +15,9 @@ import { createGboxHandlers, kGboxAndroid, type Prepared } from './gbox/handlers
 import { tallScreenshot } from './gbox/linux.js';
 import { createRecordingHandlers } from './recording.js';
 import { createCommandHandlers } from './gbox/commands.js';
+import { createAndroidAppHandlers, kAndroidAppEndpoints } from './gbox/androidApps.js';
+import { createMediaHandlers, kMediaEndpoints } from './gbox/media.js';
+import { createStorageUrlHandlers } from './gbox/storageUrl.js';
 import { screenshotAnswer, screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
 import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
@@ -47,12 +50,14 @@ export interface Answer {
   body?: unknown;
   /** Send `body` (a string) as a JSON string literal. */
   jsonString?: boolean;
+  /** Headers of a non-JSON answer (a download: its content type, length and file name). */
+  headers?: Record<string, string>;
 }
 
 export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot', 'pressButton', 'click', 'tap', 'longPress', 'move', 'scroll', 'swipe', 'touch', 'screenRotation', 'setClipboard']);
 /** Endpoints whose handler here serves Android boxes itself; any other goes to src/server/adb/routes.ts. */
-const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot', 'liveViewUrl', 'runCommand']);
-const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum', 'openApp', 'restartApp', 'closeApp', 'clearAppData']);
+const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot', 'liveViewUrl', 'runCommand', ...kAndroidAppEndpoints, ...kMediaEndpoints, 'getMediaSupport', 'createPresignedUrl']);
+const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum', 'openApp', 'restartApp', 'closeApp', 'clearAppData', ...kAndroidAppEndpoints, ...kMediaEndpoints]);
 
 /** A foreign (non-JSON) body: kept apart so a JSON route can refuse it clearly. */
 export const kForeignBody = Symbol('foreignBody');
@@ -332,6 +337,9 @@ export function createHandlers(deps: RouteDeps) {
     ...createGboxHandlers({ boxCall, action, validated, cdpUrl }),
     ...createRecordingHandlers({ registry, store: deps.store }),
     ...createCommandHandlers({ boxCall, validated: (schema, body) => validated(schema as TSchema, body) as never }),
+    ...createAndroidAppHandlers({ boxCall, validated: (schema, body, where) => validated(schema as TSchema, body, where) as never }),
+    ...createMediaHandlers({ boxCall }),
+    ...createStorageUrlHandlers({ boxCall, validated: (schema, body) => validated(schema as TSchema, body) as never, store: deps.store }),
   };
   return handlers;
 }

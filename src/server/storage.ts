@@ -1,5 +1,5 @@
 // Stored screenshot objects, reachable only through pre-signed, expiring URLs.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BoxflowError } from '../errors.js';
 import { presign, verifyPresigned } from './secret.js';
@@ -38,6 +38,14 @@ export class ObjectStore {
     void done.finally(() => {
       if (this.#pending.get(key) === done) this.#pending.delete(key);
     });
+  }
+
+  /** Whether `key` is stored (or being stored); if so it is kept at least until `expiresAt`, for a new URL (POST /storage/presigned-url). */
+  async keep(key: string, expiresAt: number): Promise<boolean> {
+    const file = this.#file(key);
+    if (!this.#pending.has(key) && !(await stat(file).then((s) => s.isFile(), () => false))) return false;
+    this.#expiry.set(key, Math.max(expiresAt, this.#expiry.get(key) ?? 0));
+    return true;
   }
 
   /** `origin` is e.g. http://127.0.0.1:28080. */

@@ -39,6 +39,8 @@ const box = {
   expiresAt: null,
   config: { cpu: 2, memory: 2048, storage: 10, envs: {}, labels: { team: 'qa' }, os: { version: 'ubuntu-22.04' }, workingDir: '/root', publicIp: '10.0.0.1' },
 };
+const album = { name: 'Ferien 2025', path: '/sdcard/Pictures/Ferien 2025', mediaCount: 2, lastModified: '2025-01-01T00:00:00Z' };
+const photo = { type: 'photo', name: 'IMG 1.jpg', path: '/sdcard/DCIM/Camera/IMG 1.jpg', size: '1.2 MB', mimeType: 'image/jpeg', lastModified: '2025-01-01T00:00:00Z' };
 const installResult = { packageName: 'com.example.app', apkPath: '/data/app/base.apk', pkgType: 'thirdParty', activities: [{ name: 'Main', className: 'com.example.app.Main', packageName: 'com.example.app', isExported: true, isMain: true, isLauncher: true }] };
 
 interface Case {
@@ -55,8 +57,11 @@ interface Case {
   result?: unknown;
 }
 
-// One row per endpoint; install has its own multipart tests below.
-const cases: Record<Exclude<EndpointName, 'installPackage'>, Case> = {
+/** Endpoints with tests of their own below: multipart bodies (install, albums), a binary answer (media download). */
+const kOwnTests = ['installPackage', 'createAlbum', 'updateAlbum', 'downloadMedia'] as const;
+
+// One row per endpoint but those.
+const cases: Record<Exclude<EndpointName, (typeof kOwnTests)[number]>, Case> = {
   drag: {
     call: (c) => c.drag('b1', { start: { x: 10, y: 20 }, end: 'Settings icon', duration: '300ms', options: { model: 'gelato', screenshot: { phases: ['after'], delay: '1s' } } }),
     method: 'POST', path: '/boxes/b1/actions/drag',
@@ -177,10 +182,31 @@ const cases: Record<Exclude<EndpointName, 'installPackage'>, Case> = {
   },
   liveViewUrl: { call: (c) => c.liveViewUrl('b1'), method: 'POST', path: '/boxes/b1/live-view-url', body: {}, status: 201, response: { url: 'https://h/live-view/b1?sig=1', rawUrl: 'https://h/live-view/b1/raw?sig=1' } },
   runCommand: { call: (c) => c.runCommand('b1', { command: 'getprop ro.build.version.sdk' }), method: 'POST', path: '/boxes/b1/commands', body: { command: 'getprop ro.build.version.sdk' }, status: 200, response: { exitCode: 0, stdout: '33\n', stderr: '' } },
+  // Android apps and packages, media and storage (gbox-api-full.md §4, §5)
+  getApp: {
+    call: (c) => c.getApp('b1', 'com.example.app'), method: 'GET', path: '/boxes/b1/android/apps/com.example.app', status: 200,
+    response: { packageName: 'com.example.app', activityName: '.Main', activityClassName: 'com.example.app.Main' },
+  },
+  listPackagesSimple: {
+    call: (c) => c.listPackagesSimple('b1', { pkgType: ['system', 'thirdParty'] }), method: 'GET', path: '/boxes/b1/android/packages/simple', query: 'pkgType=system%2CthirdParty', status: 200,
+    response: { data: [{ apkPath: '/data/app/~~a==/com.example.app-b==/base.apk', packageName: 'com.example.app', pkgType: 'thirdParty' }] },
+  },
+  listActivities: { call: (c) => c.listActivities('b1', 'com.example.app'), method: 'GET', path: '/boxes/b1/android/packages/com.example.app/activities', status: 200, response: { data: installResult.activities } },
+  uninstallPackage: { call: (c) => c.uninstallPackage('b1', 'com.example.app'), method: 'DELETE', path: '/boxes/b1/android/packages/com.example.app', body: {}, status: 204, result: undefined },
+  getConnectAddress: { call: (c) => c.getConnectAddress('b1'), method: 'GET', path: '/boxes/b1/android/connect-address', status: 200, response: { adb: '127.0.0.1:5555' } },
+  listAlbums: { call: (c) => c.listAlbums('b1'), method: 'GET', path: '/boxes/b1/media/albums', status: 200, response: { data: [album] } },
+  getAlbum: { call: (c) => c.getAlbum('b1', 'Ferien 2025'), method: 'GET', path: '/boxes/b1/media/albums/Ferien%202025', status: 200, response: album },
+  listMedia: { call: (c) => c.listMedia('b1', 'Camera'), method: 'GET', path: '/boxes/b1/media/albums/Camera/media', status: 200, response: { data: [photo, { ...photo, type: 'video', name: 'a.mp4', mimeType: 'video/mp4' }] } },
+  getMedia: { call: (c) => c.getMedia('b1', 'Camera', 'IMG 1.jpg'), method: 'GET', path: '/boxes/b1/media/albums/Camera/media/IMG%201.jpg', status: 200, response: photo },
+  getMediaSupport: { call: (c) => c.getMediaSupport('b1'), method: 'GET', path: '/boxes/b1/media/support', status: 200, response: { photo: ['jpg', 'png'], video: ['mp4'] } },
+  createPresignedUrl: {
+    call: (c) => c.createPresignedUrl('b1', { storageKey: 'storage://a/b/c', expiresIn: '1h' }), method: 'POST', path: '/boxes/b1/storage/presigned-url', body: { storageKey: 'storage://a/b/c', expiresIn: '1h' }, status: 200,
+    response: 'https://store.example/a/b/c?sig=1',
+  },
 };
 
 test('every endpoint of the contract has a wire case here', () => {
-  const covered = [...Object.keys(cases), 'installPackage'].sort();
+  const covered = [...Object.keys(cases), ...kOwnTests].sort();
   assert.deepEqual(covered, Object.keys(endpoints).sort());
 });
 
@@ -318,6 +344,47 @@ test('install from a URL: still multipart, `apk` is a text part holding the URL'
     ['apk', undefined, 'https://cdn.example.com/app-release.apk?sig=1'],
     ['open', undefined, 'true'],
   ]);
+});
+
+// ------------------------------------------------------------------ albums (multipart) and media download (binary)
+
+test('createAlbum and updateAlbum: multipart, `name` as text and each file as a `media[]` file part (a path streamed from disk, or bytes), as the SDK sends them', async () => {
+  const bytes = randomBytes(50_000);
+  const file = join(dir, 'beach day.jpg');
+  await writeFile(file, bytes);
+  service.reset();
+  service.handle((_req, res) => sendJson(res, 201, album));
+  assert.deepEqual(await client.createAlbum('b1', { name: 'Ferien 2025', media: [file, { name: 'b.png', data: Buffer.from('png') }] }), album);
+  await client.createAlbum('b1', { name: 'Leer' });
+  service.handle((_req, res) => sendJson(res, 200, album));
+  assert.deepEqual(await client.updateAlbum('b1', 'Ferien 2025', { media: [pathToFileURL(file).href] }), album);
+  const [create, empty, update] = service.requests;
+  assert.deepEqual([create!.method, create!.path, update!.method, update!.path], ['POST', '/boxes/b1/media/albums', 'PATCH', '/boxes/b1/media/albums/Ferien%202025']);
+  for (const req of service.requests) {
+    assert.match(String(req.headers['content-type']), /^multipart\/form-data; boundary=/);
+    assert.equal(req.headers.accept, 'application/json');
+  }
+  const parts = (req: Recorded) => parseMultipart(req.body, req.headers['content-type']).map((p) => [p.name, p.filename, p.filename ? p.data.length : p.data.toString()]);
+  assert.deepEqual(parts(create!), [['name', undefined, 'Ferien 2025'], ['media[]', 'beach day.jpg', bytes.length], ['media[]', 'b.png', 3]]);
+  assert.deepEqual(parts(empty!), [['name', undefined, 'Leer']], 'no media: only the name');
+  assert.deepEqual(parts(update!), [['media[]', 'beach day.jpg', bytes.length]]);
+  await assert.rejects(client.createAlbum('b1', { name: 'x', media: [join(dir, 'missing.jpg')] }), (err: unknown) => err instanceof BoxApiError && err.code === 'INVALID_ARGUMENT');
+});
+
+test('downloadMedia: GET with Accept application/octet-stream, the bytes back; a refusal is a BoxApiError with its code', async () => {
+  const bytes = randomBytes(70_000);
+  service.reset();
+  service.handle((_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': bytes.length });
+    res.end(bytes);
+  });
+  assert.ok((await client.downloadMedia('b1', 'Camera', 'IMG 1.jpg')).equals(bytes));
+  const req = service.requests[0]!;
+  assert.deepEqual([req.method, req.path, req.query, req.headers.accept, req.headers.authorization], ['GET', '/boxes/b1/media/albums/Camera/media/IMG%201.jpg/download', '', 'application/octet-stream', `Bearer ${kKey}`]);
+  assert.equal(req.body.length, 0);
+  service.handle((_req, res) => sendJson(res, 404, { code: 'FILE_NOT_FOUND', message: 'no such photo' }));
+  await assert.rejects(client.downloadMedia('b1', 'Camera', 'x.jpg'), (err: unknown) => err instanceof BoxApiError && err.httpStatus === 404 && err.serverCode === 'FILE_NOT_FOUND');
+  await assert.rejects(client.downloadMedia('b1', 'Camera', '..'), (err: unknown) => err instanceof BoxApiError && err.code === 'INVALID_ARGUMENT');
 });
 
 // ------------------------------------------------------------------ response kinds

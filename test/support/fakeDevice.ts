@@ -93,6 +93,8 @@ export class FakeDevice {
   readonly openedLinks: string[] = [];
   /** Packages whose data `pm clear` wiped. */
   readonly cleared: string[] = [];
+  /** Packages `pm uninstall` removed (`keepData`: with `-k`). */
+  readonly uninstalled: Array<{ packageName: string; keepData: boolean }> = [];
   /** The string extras (`--es KEY VALUE`) of every launcher `am start`, in order. */
   readonly extrasStarted: Array<Record<string, string>> = [];
   imes = ['com.android.inputmethod.latin/.LatinIME'];
@@ -239,6 +241,11 @@ export class FakeDevice {
       return failed ? `${reply.fail}\n` : reply;
     }],
     [/^echo (.*)$/, (m, d) => `${shellWords(m[1]!.replaceAll('$?', String(d.lastExit))).join(' ')}\n`],
+    // run-code's line (src/server/gbox/files.ts), inside its `sh -c`: `cd <dir> || exit 1` (sh's
+    // message for a dir that is not there), `export NAME=<value>` and `set -- <argv>` print nothing.
+    [/^cd (.+) \|\| exit 1$/, (m, d) => (d.files.has(shellWords(m[1]!)[0]!) ? '' : `/system/bin/sh: cd: ${shellWords(m[1]!)[0]}: No such file or directory\n`)],
+    [/^export [A-Za-z_][A-Za-z0-9_]*=.*$/s, () => ''],
+    [/^set -- .*$/s, () => ''],
     // constructed: `[key]: [value]` lines, the format adbkit's getProperties parses (F13 in android-adb.md)
     [/^getprop$/, (_m, d) => Object.entries(d.props).map(([k, v]) => `[${k}]: [${v}]`).join('\n') + '\n'],
     [/^getprop ([\w.]+)$/, (m, d) => `${d.props[m[1]!] ?? ''}\n`],
@@ -281,6 +288,18 @@ export class FakeDevice {
     // plus what was installed; `-3` is constructed from the same list (PackageManagerShellCommand format).
     [/^pm list packages -f$/, (_m, d) => d.packages.map((p) => `package:${p.apkPath}=${p.packageName}`).join('\n') + '\n'],
     [/^pm list packages -3$/, (_m, d) => d.packages.filter((p) => !p.system).map((p) => `package:${p.packageName}`).join('\n') + '\n'],
+    // constructed, the same format: `-f -3` third-party packages with their paths, `-f -s` system ones (GET packages/simple)
+    [/^pm list packages -f -(3|s)$/, (m, d) => d.packages.filter((p) => p.system === (m[1] === 's')).map((p) => `package:${p.apkPath}=${p.packageName}`).join('\n') + '\n'],
+    // constructed (PackageManagerShellCommand.runUninstall): `Success`, or `Failure [DELETE_FAILED_INTERNAL_ERROR]` (not installed, or a system package)
+    [/^pm uninstall (-k )?(.+)$/, (m, d) => {
+      const pkg = word(m[2]!);
+      const p = d.packages.find((x) => x.packageName === pkg);
+      if (!p || p.system) return 'Failure [DELETE_FAILED_INTERNAL_ERROR]\n';
+      d.packages = d.packages.filter((x) => x !== p);
+      d.running.delete(pkg);
+      d.uninstalled.push({ packageName: pkg, keepData: !!m[1] });
+      return 'Success\n';
+    }],
     // constructed: toybox `ps -A -o NAME`
     [/^ps -A -o NAME$/, (_m, d) => `NAME\ninit\nsystem_server\n${[...d.running].join('\n')}\n`],
     [/^dumpsys package (.+)$/, (m, d) => d.#dumpsysPackage(word(m[1]!))],

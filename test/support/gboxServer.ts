@@ -32,6 +32,8 @@ export interface GboxServer {
   client(tenant: string): BoxClient;
   /** A web site on loopback for the boxes to open (closed after the file's tests); its origin. */
   site(handler: RequestListener): Promise<string>;
+  /** `tenant`'s API key, for requests no helper here makes (multipart bodies, binary answers). */
+  key(tenant: string): string;
   /** A request with `tenant`'s key: a JSON body when given, else none (and no content-type). */
   raw(tenant: string, method: string, path: string, json?: unknown): Promise<RawAnswer>;
 }
@@ -84,6 +86,7 @@ export function useGboxServer(name: string, serials: string[] = []): GboxServer 
       if (!c) clients.set(tenant, (c = new BoxClient({ baseUrl: started().baseUrl, apiKey: keyOf(tenant), maxRetries: 0 })));
       return c;
     },
+    key: (tenant) => keyOf(tenant),
     async site(handler) {
       const site = createServer(handler);
       sites.push(site);

@@ -12,7 +12,7 @@ function endpointRows(): Row[] {
   const section = doc.slice(doc.indexOf('## Endpoints'), doc.indexOf('\n## ', doc.indexOf('## Endpoints') + 1));
   return section
     .split('\n')
-    .filter((l) => /^\| `\w+` \| (GET|POST|PUT|DELETE) \|/.test(l))
+    .filter((l) => /^\| `\w+` \| (GET|POST|PUT|PATCH|DELETE) \|/.test(l))
     .map((l) => {
       const cells = l.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
       return { name: cells[0]!.replaceAll('`', ''), method: cells[1]!, path: cells[2]!.replaceAll('`', ''), status: cells[5]!, source: cells[6]! };

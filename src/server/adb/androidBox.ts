@@ -3,7 +3,7 @@
 // shared/design/android-adb.md §2.
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join, posix } from 'node:path';
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BoxflowError } from '../../errors.js';
 import type { AndroidPackage, FsEntry, InstallResult, LauncherApp, Point, Resolution } from '../../api/schemas.js';
@@ -635,6 +635,57 @@ export class AndroidBox {
     const st = await this.#stat(path);
     if (!st || st.mode === 0 || (st.mode & S_IFMT) === S_IFDIR) return undefined;
     return { size: st.size, data: () => this.#call(`pull ${path}`, () => this.#timed(`pull ${path}`, timeoutMs, async (track) => Adb.util.readAll(track(await this.#device.pull(path))))) };
+  }
+
+  // ---------------------------------------------------------------- sync, for the GBOX apps and media endpoints (src/server/gbox)
+
+  /** The adb server the device is on (GET connect-address). */
+  get adbServer(): { host: string; port: number } {
+    return { ...this.#adb };
+  }
+
+  /** A path's sync STAT; undefined when nothing is there. */
+  stat(path: string): Promise<{ mode: number; size: number; mtime: Date } | undefined> {
+    return this.#stat(path);
+  }
+
+  /** A directory's entries over sync (LIST, without `.` and `..`); none when it does not exist. */
+  listDir(path: string): Promise<Array<{ name: string; mode: number; size: number; mtime: Date }>> {
+    return this.#call(`list ${path}`, () =>
+      this.#timed(`list ${path}`, kCommandTimeoutMs, async () => ((await this.#device.readdir(path)) as Array<{ name: string; mode: number; size: number; mtimeMs: number }>).map((e) => ({ name: e.name, mode: e.mode, size: Number(e.size), mtime: new Date(e.mtimeMs) }))),
+    );
+  }
+
+  /**
+   * A device file's bytes as they arrive over sync (RECV), for the caller to pipe on; the stream
+   * fails when the device fails the transfer, and destroying it closes the sync connection.
+   */
+  async readStream(path: string): Promise<Readable> {
+    const transfer = (await this.#call(`pull ${path}`, () => this.#device.pull(path))) as Readable & { cancel(): boolean };
+    transfer.once('close', () => {
+      if (!transfer.readableEnded) transfer.cancel();
+    });
+    return transfer;
+  }
+
+  /** Writes a stream to a device file over sync (SEND, mode 0644); resolves once the device has it all. */
+  async writeStream(from: Readable, path: string, timeoutMs = kInstallTimeoutMs): Promise<void> {
+    await this.#call(`push ${path}`, async () => {
+      const transfer = await this.#device.push(from, path, 0o644);
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          timer = setTimeout(() => {
+            transfer.cancel();
+            reject(new BoxflowError('DEVICE_ERROR', `writing ${path} took over ${timeoutMs / 1000} s on ${this.info.serial}`));
+          }, timeoutMs);
+          transfer.once('error', reject);
+          transfer.once('end', resolve);
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+    });
   }
 
   async rename(oldPath: string, newPath: string, workingDir: string | undefined): Promise<FsEntry> {

@@ -2,6 +2,7 @@
 // a device (they are also quoted there, see shellQuote.ts: the check is what a name may be, the
 // quoting is how any value travels).
 import { BoxflowError } from '../../errors.js';
+import { kMediaLimits } from '../../api/schemas.js';
 
 /**
  * Android's package-name rule (FrameworkParsingPackageUtils.validateName with requireSeparator):
@@ -58,4 +59,29 @@ export function activityClass(packageName: string, activityName: string, where =
     );
   }
   return full;
+}
+
+const kMaxMediaName = kMediaLimits.name;
+
+/**
+ * An album or media file name (a folder under /sdcard/DCIM, Pictures or Movies, or a file in it),
+ * checked at the route before anything reaches the device: 1 to 100 characters, one path segment
+ * (no `/`), not `.` and no `..`, no NUL or other control character. The name is
+ * also quoted wherever it reaches a shell (shellQuote.ts).
+ */
+export function checkMediaName(name: string | undefined, where: string): string {
+  const text = String(name ?? '');
+  const why = !text
+    ? 'is empty'
+    : [...text].length > kMaxMediaName
+      ? `is over ${kMaxMediaName} characters`
+      : text.includes('/')
+        ? 'holds a /'
+        : text === '.' || text.includes('..')
+          ? 'is . or holds ..'
+          : /[\x00-\x1f\x7f]/.test(text)
+            ? 'holds a control character (NUL, newline, ...)'
+            : undefined;
+  if (why) throw new BoxflowError('INVALID_REQUEST', `${where} ${show(text)} ${why}: a name is one folder or file name of 1 to ${kMaxMediaName} characters, without /, .. or control characters`);
+  return text;
 }

@@ -16,7 +16,7 @@ import type { ObjectStore } from '../storage.js';
 import { terminalPath, webTerminalReady } from '../terminal.js';
 import { getPublicUrl } from '../publicUrl.js';
 import type { AndroidBox } from './androidBox.js';
-import { activityClass, checkPackageName } from './names.js';
+import { activityClass, checkMediaName, checkPackageName } from './names.js';
 
 /** What the Android handlers need of a registry entry. */
 export interface AndroidEntry {
@@ -222,11 +222,11 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       return { status: 204 };
     },
     deleteMedia: async (entry, call) => {
-      await entry.android.deleteMedia(call.params.albumName!, call.params.mediaName!);
+      await entry.android.deleteMedia(checkMediaName(call.params.albumName, 'albumName'), checkMediaName(call.params.mediaName, 'mediaName'));
       return { status: 204 };
     },
     deleteAlbum: async (entry, call) => {
-      await entry.android.deleteAlbum(call.params.albumName!);
+      await entry.android.deleteAlbum(checkMediaName(call.params.albumName, 'albumName'));
       return { status: 204 };
     },
   };

@@ -1,8 +1,8 @@
 // Endpoints of the GBOX API that a local server has no use for: features of the cloud account
 // (snapshots, its device fleet, the box proxy, the hosted model) and what needs a model or could
-// only be pretended (stopping a box). Each answers 501 NOT_OFFERED_LOCALLY, after the key and, for
-// a box's route, the box (another tenant's box is 404 as everywhere), so a client learns at once
-// that asking again will not help.
+// only be pretended (stopping a box, app backups, an Appium server). Each answers 501
+// NOT_OFFERED_LOCALLY, after the key and, for a box's route, the box (another tenant's box is 404
+// as everywhere), so a client learns at once that asking again will not help.
 import { BoxflowError } from '../../errors.js';
 
 export interface NotOffered {
@@ -15,10 +15,16 @@ export interface NotOffered {
 }
 
 const cloud = 'a feature of the GBOX cloud account';
+/** GBOX's backup format is not documented, and Android's own (`adb backup`, `bu`) leaves out the data of apps that target Android 12 or later. */
+const appBackups = 'app backups (GBOX does not document their format, and adb backup leaves out the data of apps that target Android 12 or later, so a restore would not give the app back as it was)';
 
 export const kNotOffered: readonly NotOffered[] = [
   { name: 'stopBox', method: 'POST', path: '/boxes/{boxId}/stop', what: 'stopping a box (a local box runs until it is terminated; POST /boxes/{boxId}/terminate ends it)' },
   { name: 'extract', method: 'POST', path: '/boxes/{boxId}/actions/extract', what: 'extracting data with a model (it needs an LLM, which this server does not have)' },
+  { name: 'backupApp', method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/backup', what: appBackups },
+  { name: 'backupAllApps', method: 'POST', path: '/boxes/{boxId}/android/packages/backup-all', what: appBackups },
+  { name: 'restoreApps', method: 'POST', path: '/boxes/{boxId}/android/packages/restore', what: appBackups },
+  { name: 'appiumUrl', method: 'POST', path: '/boxes/{boxId}/android/connect-url/appium', what: 'an Appium server for the box (none runs beside boxflow serve; the box\'s device is on its adb server, GET /boxes/{boxId}/android/connect-address)' },
   { name: 'getBoxProxy', method: 'GET', path: '/boxes/{boxId}/proxy', what: `the box proxy, ${cloud}` },
   { name: 'setBoxProxy', method: 'POST', path: '/boxes/{boxId}/proxy', what: `the box proxy, ${cloud}` },
   { name: 'clearBoxProxy', method: 'DELETE', path: '/boxes/{boxId}/proxy', what: `the box proxy, ${cloud}` },
