@@ -37,7 +37,7 @@ async function run(name: string, steps: string): Promise<StepRecord[]> {
   const client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, name) });
   try {
     const flow = parseFlowYaml(`name: ${name}\nenv: { TOKEN: hunter2 }\nsecrets: [TOKEN]\nsteps:\n  - openTab: '${page}'\n${steps}`, join(dir, `${name}.flow.yaml`));
-    const options = testRunOptions(join(dir, name), { screenshots: { phases: ['after', 'trace'], delay: '0ms' } });
+    const options = testRunOptions(join(dir, name), { screenshots: { phases: ['before', 'after', 'trace'], delay: '0ms' } });
     const result = await runFlows([flow], options, { client, reporter: new ReporterHost([]), secrets: [] });
     assert.equal(result.flows[0]!.status, 'passed', JSON.stringify(result.flows[0]!.error));
     return result.flows[0]!.attempts[0]!.steps;
@@ -50,13 +50,13 @@ test('boxflow serve draws `type: ••••` on the trace of a step that types
   const steps = await run('masked', '  - tap: { id: token }\n  - type: "${TOKEN}"\n  - type: " plain"\n');
   const out = join(dir, 'masked', 'out');
   const [, typedSecret, typedPlain] = steps.slice(1);
-  const shot = (s: StepRecord, phase: 'after' | 'trace') => readFileSync(join(out, s.screenshots![phase]!));
-  const expected = decodePng(await drawTrace(shot(typedSecret!, 'after'), { kind: 'label', text: 'type: ••••' }));
+  const shot = (s: StepRecord, phase: 'before' | 'after' | 'trace') => readFileSync(join(out, s.screenshots![phase]!));
+  const expected = decodePng(await drawTrace(shot(typedSecret!, 'before'), { kind: 'label', text: 'type: ••••' }));
   const actual = decodePng(shot(typedSecret!, 'trace'));
-  assert.ok(Buffer.from(actual.data).equals(Buffer.from(expected.data)), 'the trace is the after-screenshot with "type: ••••" drawn, nothing else');
+  assert.ok(Buffer.from(actual.data).equals(Buffer.from(expected.data)), 'the trace is the before-screenshot (where the step acted) with "type: ••••" drawn, nothing else');
   // The check can tell labels apart: text that is no secret is drawn as typed.
-  const plainAsMasked = decodePng(await drawTrace(shot(typedPlain!, 'after'), { kind: 'label', text: 'type: ••••' }));
-  const plainAsTyped = decodePng(await drawTrace(shot(typedPlain!, 'after'), { kind: 'label', text: 'type: " plain"' }));
+  const plainAsMasked = decodePng(await drawTrace(shot(typedPlain!, 'before'), { kind: 'label', text: 'type: ••••' }));
+  const plainAsTyped = decodePng(await drawTrace(shot(typedPlain!, 'before'), { kind: 'label', text: 'type: " plain"' }));
   const plainTrace = Buffer.from(decodePng(shot(typedPlain!, 'trace')).data);
   assert.ok(plainTrace.equals(Buffer.from(plainAsTyped.data)));
   assert.ok(!plainTrace.equals(Buffer.from(plainAsMasked.data)));
