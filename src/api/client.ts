@@ -11,7 +11,8 @@ import { Agent, FormData, interceptors, request, type Dispatcher } from 'undici'
 import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError, type ErrorCode } from '../errors.js';
 import { Masker } from '../mask.js';
-import { endpoints, kInstallMaxBytes, kMediaLimits, type EndpointName } from './schemas.js';
+import { endpoints, kFsLimits, kInstallMaxBytes, kMediaLimits, type EndpointName } from './schemas.js';
+import { parseDuration } from './duration.js';
 import { check, formatProblem } from './validate.js';
 import { boxflowVersion } from './version.js';
 
@@ -339,6 +340,60 @@ export class BoxClient {
   /** Runs a command in the box (gbox-api-full.md §2.1): `{exitCode, stdout, stderr}`; exit 124 when it timed out. */
   runCommand(boxId: string, body: Body<'runCommand'>, opts?: RequestOptions) {
     return this.#call('runCommand', { pathParams: { boxId }, json: body }, opts);
+  }
+
+  // ------------------------------------------------------------------ run-code and files (gbox-api-full.md §2.2, §2.4)
+
+  /**
+   * Runs code in the box (a string is `{code}`, as the SDK's wrapper sends it): `{exitCode, stdout,
+   * stderr}`, 124 when it timed out. The request waits for the code's `timeout` (default 30s) and 30 s more.
+   */
+  runCode(boxId: string, body: Body<'runCode'> | string, opts: RequestOptions = {}) {
+    const json = typeof body === 'string' ? { code: body } : body;
+    let runsMs = 30_000;
+    try {
+      runsMs = parseDuration(json.timeout ?? '30s', '/timeout');
+    } catch {
+      // a bad duration: the service refuses it
+    }
+    return this.#call('runCode', { pathParams: { boxId }, json }, { ...opts, timeoutMs: opts.timeoutMs ?? Math.max(this.#timeoutMs, runsMs + 30_000) });
+  }
+  /** The entries under a directory (a string is `{path}`): `{data: (File | Dir)[]}`; `depth` 1 (the default) lists its own entries. */
+  listFiles(boxId: string, query: Query<'listFiles'> | string, opts?: RequestOptions) {
+    return this.#call('listFiles', { pathParams: { boxId }, query: typeof query === 'string' ? { path: query } : query }, opts);
+  }
+  /** A file's content as text: `{content}`. */
+  readFile(boxId: string, query: Query<'readFile'> | string, opts?: RequestOptions) {
+    return this.#call('readFile', { pathParams: { boxId }, query: typeof query === 'string' ? { path: query } : query }, opts);
+  }
+  /**
+   * Writes a file, making its folders (an existing file is overwritten): multipart with `path` and
+   * `workingDir` as text parts and `content` as a file part named by the path's base name, also for
+   * a string (UTF-8): the SDK sends a string as a text part, in which FormData turns every line break
+   * into CRLF; a file part arrives byte for byte. Answers the File.
+   */
+  async writeFile(boxId: string, body: { path: string; content: string | Buffer | Uint8Array | Blob; workingDir?: string }, opts?: RequestOptions) {
+    const where = { method: 'POST', path: expandPath(endpoints.writeFile.path, { boxId }, 'POST'), boxId };
+    const { content } = body;
+    const blob = content instanceof Blob ? content : new Blob([typeof content === 'string' ? content : Uint8Array.from(content)]);
+    if (blob.size > kFsLimits.writeFileBytes) throw this.#error('FILE_TOO_LARGE', `the content is ${(blob.size / 2 ** 20).toFixed(0)} MiB; fs/write takes at most ${kFsLimits.writeFileBytes / 2 ** 20} MiB`, where);
+    const form = new FormData();
+    form.set('path', body.path);
+    if (body.workingDir !== undefined) form.set('workingDir', body.workingDir);
+    form.set('content', blob, basename(body.path) || 'unknown_file');
+    return this.#call('writeFile', { pathParams: { boxId }, form }, opts);
+  }
+  /** `{exists: true, type}` or `{exists: false}` (a string is `{path}`). */
+  fileExists(boxId: string, body: Body<'fileExists'> | string, opts?: RequestOptions) {
+    return this.#call('fileExists', { pathParams: { boxId }, json: typeof body === 'string' ? { path: body } : body }, opts);
+  }
+  /** A path's File or Dir (a string is `{path}`). */
+  fileInfo(boxId: string, query: Query<'fileInfo'> | string, opts?: RequestOptions) {
+    return this.#call('fileInfo', { pathParams: { boxId }, query: typeof query === 'string' ? { path: query } : query }, opts);
+  }
+  /** Removes a file, or a directory with everything in it: `{message}`. DELETE with a JSON body, as the SDK sends it. */
+  removeFile(boxId: string, body: Body<'removeFile'> | string, opts?: RequestOptions) {
+    return this.#call('removeFile', { pathParams: { boxId }, json: typeof body === 'string' ? { path: body } : body }, opts);
   }
 
   // ------------------------------------------------------------------ Android apps and packages (gbox-api-full.md §4)

@@ -549,6 +549,56 @@ export const PresignedUrlBody = Type.Object({
 export type PresignedUrlBody = Static<typeof PresignedUrlBody>;
 export const PresignedUrlResult = Type.String();
 
+// ---------------------------------------------------------------- run-code and files (gbox-api-full.md §2.2, §2.4)
+
+/**
+ * The languages of run-code: GBOX's bash, python and typescript, and boxflow's javascript and sh. A
+ * Linux box runs those whose interpreter its user can run (bash, python3, node; typescript needs a
+ * node that strips types); an Android box runs bash and sh, both with the device's sh.
+ */
+export const kRunCodeLanguages = ['bash', 'python', 'typescript', 'javascript', 'sh'] as const;
+export type RunCodeLanguage = (typeof kRunCodeLanguages)[number];
+export const RunCodeBody = Type.Object({
+  code: Type.String({ maxLength: 1_000_000 }),
+  argv: Type.Optional(Type.Array(Type.String({ maxLength: kLimits.path }), { maxItems: 256 })),
+  envs: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 100_000 }))),
+  language: Type.Optional(Type.Union(kRunCodeLanguages.map((l) => Type.Literal(l)))),
+  timeout: Type.Optional(Duration({ default: '30s', maxDuration: '10m' })),
+  workingDir: Type.Optional(Type.String({ minLength: 1, maxLength: kLimits.path })),
+});
+export type RunCodeBody = Static<typeof RunCodeBody>;
+
+/** Bounds of the file-system endpoints. */
+export const kFsLimits = {
+  /** Bytes fs/read answers (its `content` is one JSON string); a larger file is 413 FILE_TOO_LARGE. */
+  readBytes: 8 * 1024 * 1024,
+  /** Bytes of an fs/write `content` sent as a text part (the SDK's string variant; held in memory). */
+  writeTextBytes: 8 * 1024 * 1024,
+  /** Bytes of an fs/write `content` sent as a file part (streamed to disk; GBOX's limit). */
+  writeFileBytes: 512 * 1024 * 1024,
+  /** The deepest fs/list `depth`, and the most entries one listing answers (then `truncated: true`). */
+  listDepth: 32,
+  listEntries: 10_000,
+} as const;
+/** A path in the box: absolute from the box's root, or relative to `workingDir` (default: the box's). */
+const FsPath = Type.String({ minLength: 1, maxLength: kLimits.path });
+const FsWorkingDir = Type.Optional(Type.String({ maxLength: kLimits.path }));
+export const FsPathQuery = Type.Object({ path: FsPath, workingDir: FsWorkingDir });
+export type FsPathQuery = Static<typeof FsPathQuery>;
+/** `depth`: 1 (the default) lists the directory's own entries, 2 theirs too, and so on. */
+export const FsListQuery = Type.Object({ path: FsPath, depth: Type.Optional(Type.Integer({ minimum: 1, maximum: kFsLimits.listDepth })), workingDir: FsWorkingDir });
+export type FsListQuery = Static<typeof FsListQuery>;
+/** boxflow adds `truncated: true` when the listing stopped at kFsLimits.listEntries entries. */
+export const FsListResult = Type.Object({ data: Type.Array(FsEntry), truncated: Type.Optional(Type.Boolean()) });
+export type FsListResult = Static<typeof FsListResult>;
+export const FsReadResult = Type.Object({ content: Type.String() });
+/** fs/exists and DELETE fs: a JSON body. */
+export const FsPathBody = Type.Object({ path: FsPath, workingDir: FsWorkingDir });
+export type FsPathBody = Static<typeof FsPathBody>;
+export const FsExistsResult = Type.Union([Type.Object({ exists: Type.Literal(true), type: Type.String() }), Type.Object({ exists: Type.Literal(false) })]);
+export type FsExistsResult = Static<typeof FsExistsResult>;
+export const FsRemoveResult = Type.Object({ message: Type.String() });
+
 // ---------------------------------------------------------------- the endpoint table
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -651,6 +701,14 @@ export const endpoints = {
   downloadMedia: ep({ method: 'GET', path: '/boxes/{boxId}/media/albums/{albumName}/media/{mediaName}/download', status: 200, spec: false }),
   getMediaSupport: ep({ method: 'GET', path: '/boxes/{boxId}/media/support', response: MediaSupport, status: 200, spec: false }),
   createPresignedUrl: ep({ method: 'POST', path: '/boxes/{boxId}/storage/presigned-url', body: PresignedUrlBody, response: PresignedUrlResult, status: 200, spec: false }),
+  // extra: run-code and files (src/server/gbox/files.ts)
+  runCode: ep({ method: 'POST', path: '/boxes/{boxId}/run-code', body: RunCodeBody, response: CommandResult, status: 200, spec: false }),
+  listFiles: ep({ method: 'GET', path: '/boxes/{boxId}/fs/list', query: FsListQuery, response: FsListResult, status: 200, spec: false }),
+  readFile: ep({ method: 'GET', path: '/boxes/{boxId}/fs/read', query: FsPathQuery, response: FsReadResult, status: 200, spec: false }),
+  writeFile: ep({ method: 'POST', path: '/boxes/{boxId}/fs/write', multipart: true, response: FsEntry, status: 200, spec: false }),
+  fileExists: ep({ method: 'POST', path: '/boxes/{boxId}/fs/exists', body: FsPathBody, response: FsExistsResult, status: 200, spec: false }),
+  fileInfo: ep({ method: 'GET', path: '/boxes/{boxId}/fs/info', query: FsPathQuery, response: FsEntry, status: 200, spec: false }),
+  removeFile: ep({ method: 'DELETE', path: '/boxes/{boxId}/fs', body: FsPathBody, response: FsRemoveResult, status: 200, spec: false }),
 } as const;
 
 export type EndpointName = keyof typeof endpoints;

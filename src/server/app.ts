@@ -17,6 +17,7 @@ import { findChromium } from './chromium/findChromium.js';
 import { GridClient, type GridOptions } from './grid/client.js';
 import { guardGridBoxes, isGridBox } from './grid/guard.js';
 import { kNotOffered, notOffered } from './gbox/notOffered.js';
+import { kFsWriteParts } from './gbox/files.js';
 import { kMediaUploadLimits, kMediaUploads } from './gbox/media.js';
 import { createHandlers, kActionEndpoints, kForeignBody, newActionId, type Answer, type Call } from './routes.js';
 import { storedContentType } from './recording.js';
@@ -237,7 +238,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         let failure: ErrorReply | undefined;
         try {
           tenant = await keys.verify(req.headers.authorization);
-          const body = !req.isMultipart() ? req.body : name === 'installPackage' ? { [kMultipart]: req.parts() } : kMediaUploads.has(name) ? { [kMultipart]: req.parts({ limits: kMediaUploadLimits }) } : { [kForeignBody]: String(req.headers['content-type']) };
+          const body = !req.isMultipart() ? req.body : name === 'installPackage' ? { [kMultipart]: req.parts() } : name === 'writeFile' ? { [kMultipart]: req.parts(kFsWriteParts) } : kMediaUploads.has(name) ? { [kMultipart]: req.parts({ limits: kMediaUploadLimits }) } : { [kForeignBody]: String(req.headers['content-type']) };
           const call: Call = { tenant, params, body, query: req.query as Record<string, unknown>, origin: origin(req), actionId, signal: cancel.signal };
           answer = await handler(call);
         } catch (err) {

@@ -15,6 +15,7 @@ import { createGboxHandlers, kGboxAndroid, type Prepared } from './gbox/handlers
 import { tallScreenshot } from './gbox/linux.js';
 import { createRecordingHandlers } from './recording.js';
 import { createCommandHandlers } from './gbox/commands.js';
+import { createFileHandlers, kFileEndpoints } from './gbox/files.js';
 import { createAndroidAppHandlers, kAndroidAppEndpoints } from './gbox/androidApps.js';
 import { createMediaHandlers, kMediaEndpoints } from './gbox/media.js';
 import { createStorageUrlHandlers } from './gbox/storageUrl.js';
@@ -56,7 +57,7 @@ export interface Answer {
 
 export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot', 'pressButton', 'click', 'tap', 'longPress', 'move', 'scroll', 'swipe', 'touch', 'screenRotation', 'setClipboard']);
 /** Endpoints whose handler here serves Android boxes itself; any other goes to src/server/adb/routes.ts. */
-const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot', 'liveViewUrl', 'runCommand', ...kAndroidAppEndpoints, ...kMediaEndpoints, 'getMediaSupport', 'createPresignedUrl']);
+const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot', 'liveViewUrl', 'runCommand', ...kAndroidAppEndpoints, ...kMediaEndpoints, 'getMediaSupport', 'createPresignedUrl', ...kFileEndpoints]);
 const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum', 'openApp', 'restartApp', 'closeApp', 'clearAppData', ...kAndroidAppEndpoints, ...kMediaEndpoints]);
 
 /** A foreign (non-JSON) body: kept apart so a JSON route can refuse it clearly. */
@@ -337,6 +338,7 @@ export function createHandlers(deps: RouteDeps) {
     ...createGboxHandlers({ boxCall, action, validated, cdpUrl }),
     ...createRecordingHandlers({ registry, store: deps.store }),
     ...createCommandHandlers({ boxCall, validated: (schema, body) => validated(schema as TSchema, body) as never }),
+    ...createFileHandlers({ boxCall, validated }),
     ...createAndroidAppHandlers({ boxCall, validated: (schema, body, where) => validated(schema as TSchema, body, where) as never }),
     ...createMediaHandlers({ boxCall }),
     ...createStorageUrlHandlers({ boxCall, validated: (schema, body) => validated(schema as TSchema, body) as never, store: deps.store }),

@@ -41,6 +41,7 @@ const box = {
 };
 const album = { name: 'Ferien 2025', path: '/sdcard/Pictures/Ferien 2025', mediaCount: 2, lastModified: '2025-01-01T00:00:00Z' };
 const photo = { type: 'photo', name: 'IMG 1.jpg', path: '/sdcard/DCIM/Camera/IMG 1.jpg', size: '1.2 MB', mimeType: 'image/jpeg', lastModified: '2025-01-01T00:00:00Z' };
+const fsFile = { type: 'file', name: 'notes.txt', path: '/work/a b/notes.txt', size: '1.5 KB', mode: '-rw-r--r--', lastModified: '2025-01-01T00:00:00Z' };
 const installResult = { packageName: 'com.example.app', apkPath: '/data/app/base.apk', pkgType: 'thirdParty', activities: [{ name: 'Main', className: 'com.example.app.Main', packageName: 'com.example.app', isExported: true, isMain: true, isLauncher: true }] };
 
 interface Case {
@@ -58,7 +59,7 @@ interface Case {
 }
 
 /** Endpoints with tests of their own below: multipart bodies (install, albums), a binary answer (media download). */
-const kOwnTests = ['installPackage', 'createAlbum', 'updateAlbum', 'downloadMedia'] as const;
+const kOwnTests = ['installPackage', 'createAlbum', 'updateAlbum', 'downloadMedia', 'writeFile'] as const;
 
 // One row per endpoint but those.
 const cases: Record<Exclude<EndpointName, (typeof kOwnTests)[number]>, Case> = {
@@ -203,6 +204,16 @@ const cases: Record<Exclude<EndpointName, (typeof kOwnTests)[number]>, Case> = {
     call: (c) => c.createPresignedUrl('b1', { storageKey: 'storage://a/b/c', expiresIn: '1h' }), method: 'POST', path: '/boxes/b1/storage/presigned-url', body: { storageKey: 'storage://a/b/c', expiresIn: '1h' }, status: 200,
     response: 'https://store.example/a/b/c?sig=1',
   },
+  // run-code and files (gbox-api-full.md §2.2, §2.4)
+  runCode: { call: (c) => c.runCode('b1', 'print(42)'), method: 'POST', path: '/boxes/b1/run-code', body: { code: 'print(42)' }, status: 200, response: { exitCode: 0, stdout: '42\n', stderr: '' } },
+  listFiles: {
+    call: (c) => c.listFiles('b1', { path: '/work/a b', depth: 2 }), method: 'GET', path: '/boxes/b1/fs/list', query: 'path=%2Fwork%2Fa%20b&depth=2', status: 200,
+    response: { data: [{ type: 'dir', name: 'c', path: '/work/a b/c', mode: 'drwxr-xr-x', lastModified: '2025-01-01T00:00:00Z' }, fsFile] },
+  },
+  readFile: { call: (c) => c.readFile('b1', 'notes.txt'), method: 'GET', path: '/boxes/b1/fs/read', query: 'path=notes.txt', status: 200, response: { content: 'hello' } },
+  fileExists: { call: (c) => c.fileExists('b1', { path: 'notes.txt', workingDir: '/work' }), method: 'POST', path: '/boxes/b1/fs/exists', body: { path: 'notes.txt', workingDir: '/work' }, status: 200, response: { exists: true, type: 'file' } },
+  fileInfo: { call: (c) => c.fileInfo('b1', '/work/a b/notes.txt'), method: 'GET', path: '/boxes/b1/fs/info', query: 'path=%2Fwork%2Fa%20b%2Fnotes.txt', status: 200, response: fsFile },
+  removeFile: { call: (c) => c.removeFile('b1', '/work/old'), method: 'DELETE', path: '/boxes/b1/fs', body: { path: '/work/old' }, status: 200, response: { message: 'removed /work/old' } },
 };
 
 test('every endpoint of the contract has a wire case here', () => {
@@ -344,6 +355,26 @@ test('install from a URL: still multipart, `apk` is a text part holding the URL'
     ['apk', undefined, 'https://cdn.example.com/app-release.apk?sig=1'],
     ['open', undefined, 'true'],
   ]);
+});
+
+// ------------------------------------------------------------------ fs/write (multipart)
+
+test('writeFile: multipart, `path` and `workingDir` as text parts, `content` as a file part named by the path (a string too, so its line breaks arrive as they are)', async () => {
+  service.reset();
+  service.handle((_req, res) => sendJson(res, 200, fsFile));
+  assert.deepEqual(await client.writeFile('b1', { path: '/work/a b/notes.txt', content: 'line 1\nline 2\n', workingDir: '/work' }), fsFile);
+  await client.writeFile('b1', { path: 'bytes.bin', content: Buffer.from([0, 255, 10]) });
+  const [text, bytes] = service.requests;
+  for (const req of [text!, bytes!]) {
+    assert.deepEqual([req.method, req.path, req.query], ['POST', '/boxes/b1/fs/write', '']);
+    assert.match(String(req.headers['content-type']), /^multipart\/form-data; boundary=/);
+    assertCommonHeaders(req, true);
+  }
+  const parts = parseMultipart(text!.body, text!.headers['content-type']);
+  assert.deepEqual(parts.map((p) => [p.name, p.filename, p.data.toString('utf8')]), [['path', undefined, '/work/a b/notes.txt'], ['workingDir', undefined, '/work'], ['content', 'notes.txt', 'line 1\nline 2\n']]);
+  const bin = parseMultipart(bytes!.body, bytes!.headers['content-type']);
+  assert.deepEqual(bin.map((p) => [p.name, p.filename]), [['path', undefined], ['content', 'bytes.bin']]);
+  assert.deepEqual([...bin[1]!.data], [0, 255, 10]);
 });
 
 // ------------------------------------------------------------------ albums (multipart) and media download (binary)

@@ -6,13 +6,14 @@
 // of a marker and `$?`, read back and cut off; stdout and stderr arrive as one stream, all of it in
 // `stdout`. A command still running at `timeout` (default 30s) is cut off and answers exit code 124,
 // as GNU `timeout` and GBOX do. Output past 1 MiB is cut and said so.
-// Linux boxes: not served by this route yet (UNSUPPORTED_BOX_TYPE says so).
+// Linux boxes: as the box's own user, without network, in the box's working dir (linuxCommands.ts).
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, kCommandOutputMax, type CommandBody, type EndpointName } from '../../api/schemas.js';
 import { shQuote } from '../adb/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
 import type { Answer, Call } from '../routes.js';
+import { runLinuxCommand } from './linuxCommands.js';
 
 interface CommandDeps {
   boxCall: <T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
@@ -39,7 +40,7 @@ export function createCommandHandlers(deps: CommandDeps) {
       deps.boxCall('runCommand', call, async (entry): Promise<Answer> => {
         const body = deps.validated<CommandBody>(endpoints.runCommand.body, call.body);
         const android = entry.android;
-        if (!android) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `POST /boxes/{boxId}/commands is served on Android boxes only by this server; box ${entry.record.id} is a ${entry.record.type} box`);
+        if (!android) return { status: 200, body: await runLinuxCommand(entry, body, call.signal) };
         const timeoutMs = parseDuration(body.timeout ?? '30s', '/timeout');
         const started = performance.now();
         let out: string;

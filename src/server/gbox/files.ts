@@ -1,0 +1,675 @@
+// run-code and the file-system endpoints (gbox-api-full.md §2.2, §2.4): fs/list, fs/read, fs/write,
+// fs/exists, fs/info and DELETE fs, on Linux and Android boxes.
+//
+// Linux boxes. Paths are box paths (boxFs.ts): `/` is the box's directory, relative paths start at
+// `workingDir` (default: the box's), `..` never climbs above `/`. As for fs/rename, the server
+// resolves a path first (every symlink on the way, and a symlink at the end, must land inside the
+// box; else 403 FORBIDDEN), and then does the I/O itself as the box's user: one short `node` child
+// with the box's uid and gid and an empty environment per request. A tenant with a shell can swap a
+// checked directory for a link to /etc between the check and the I/O; the child then meets the
+// kernel's permissions for the box's user, which are no more than that tenant's shell has, so the
+// race gains nothing (it never reaches the server's secret, another box or the browser's profile).
+// Without root the child runs as the server's user (not isolated, as the web terminal). When the
+// box's user cannot run node, the request fails closed (500) rather than doing the I/O as root.
+// Sizes are bounded: fs/read answers at most kFsLimits.readBytes (413 beyond), fs/write takes a text
+// part up to kFsLimits.writeTextBytes and a file part up to kFsLimits.writeFileBytes, spooled to a
+// root-only folder in the box's directory and written by the child to a temporary file renamed over
+// the target (a write cut short leaves the old file as it was).
+//
+// Android boxes. Paths are device paths resolved against the box's working dir on the device
+// (/data/local/tmp/boxflow/<box>) and must stay inside it, as for fs/rename there; the files move
+// over adb's sync service (STAT, LIST, RECV, SEND), `mkdir -p` and `rm -rf` go through the device
+// shell with the path quoted (shellQuote.ts). The device is the tenant's (it has `adb shell` on it),
+// so a link there is not a boundary.
+//
+// run-code writes the code to a file in a fresh folder of the box's directory (as the box's user)
+// and runs it with the language's interpreter, as a command (linuxCommands.ts): the same user,
+// namespace, environment, timeout, output bounds and exit codes. Android boxes run bash and sh code
+// with the device's sh.
+import { spawn } from 'node:child_process';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { lstat, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { BoxflowError } from '../../errors.js';
+import { parseDuration } from '../../api/duration.js';
+import { endpoints, kFsLimits, type CommandResult, type EndpointName, type FsEntry, type FsExistsResult, type FsListQuery, type FsListResult, type FsPathBody, type FsPathQuery, type RunCodeBody, type RunCodeLanguage } from '../../api/schemas.js';
+import type { AndroidBox } from '../adb/androidBox.js';
+import { kMultipart, type MultipartBody, type MultipartPart } from '../adb/routes.js';
+import { sh, shQuote } from '../adb/shellQuote.js';
+import type { BoxEntry } from '../boxEntry.js';
+import { boxPath, boxPathOf, humanSize, modeString, realOf } from '../boxFs.js';
+import type { Answer, Call } from '../routes.js';
+import { androidCommandLine } from './commands.js';
+import { boxRoot, noNul, runInLinuxBox } from './linuxCommands.js';
+
+export interface FileDeps {
+  boxCall: <T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
+  validated: <S extends TSchema>(schema: S | undefined, body: unknown, where?: string) => Static<S>;
+}
+
+/** The endpoints of this file: they serve Android boxes themselves (routes.ts). */
+export const kFileEndpoints: readonly EndpointName[] = ['runCode', 'listFiles', 'readFile', 'writeFile', 'fileExists', 'fileInfo', 'removeFile'];
+
+/** @fastify/multipart options for fs/write (app.ts): a `content` text part may be this long. */
+export const kFsWriteParts = { limits: { fieldSize: kFsLimits.writeTextBytes } };
+
+const kFsChildMs = 30_000;
+const kFsWriteChildMs = 5 * 60_000;
+/** One `shell:` request line: adbd's v1 service request is limited to 4 KiB, the `shell:` prefix included. */
+const kAndroidLineBytes = 4_000;
+const kExitMarker = 'boxflow-exit:';
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+
+// ---------------------------------------------------------------- Linux: the box user's file operations
+
+/**
+ * The child that does a Linux box's file I/O as the box's user (`node -e`, argv: op, real path,
+ * args). It answers JSON on stdout (read: the bytes); a failure is the errno code on stderr, exit 1.
+ * An entry is [type d|f, mode, size, mtimeMs]; a link is described by what it points to (or by
+ * itself when it points nowhere), and a listing does not descend into linked directories.
+ */
+const kFsScript = String.raw`'use strict';
+const fs = require('fs');
+const path = require('path');
+const [op, target, a, b] = process.argv.slice(1);
+const out = (v) => process.stdout.write(JSON.stringify(v));
+const fail = (code) => { process.stderr.write(String(code || 'EIO')); process.exit(1); };
+const info = (st) => [st.isDirectory() ? 'd' : 'f', st.mode, st.size, st.mtimeMs];
+const ops = {
+  stat() {
+    let st;
+    try { st = fs.statSync(target); } catch (e) { if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return out(null); throw e; }
+    out(info(st));
+  },
+  list() {
+    const depth = Number(a), max = Number(b), entries = [];
+    let truncated = false;
+    if (!fs.statSync(target).isDirectory()) fail('ENOTDIR');
+    const walk = (dir, rel, d) => {
+      let names;
+      try { names = fs.readdirSync(dir).sort(); } catch (e) { if (d === 1) throw e; return; }
+      for (const name of names) {
+        if (entries.length >= max) { truncated = true; return; }
+        const full = path.join(dir, name), r = rel ? rel + '/' + name : name;
+        let st;
+        try { st = fs.lstatSync(full); } catch { continue; }
+        const link = st.isSymbolicLink();
+        if (link) { try { st = fs.statSync(full); } catch {} }
+        entries.push([r, ...info(st)]);
+        if (!link && st.isDirectory() && d < depth) walk(full, r, d + 1);
+      }
+    };
+    walk(target, '', 1);
+    out({ entries, truncated });
+  },
+  read() {
+    const fd = fs.openSync(target, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const st = fs.fstatSync(fd);
+    if (st.isDirectory()) fail('EISDIR');
+    if (!st.isFile()) fail('ENOTREG');
+    if (st.size > Number(a)) fail('EFBIG ' + st.size);
+    fs.createReadStream('', { fd, start: 0, end: Number(a) }).on('error', (e) => fail(e.code)).pipe(process.stdout);
+  },
+  write() {
+    const dir = path.dirname(target);
+    fs.mkdirSync(dir, { recursive: true });
+    let mode;
+    try {
+      const st = fs.statSync(target);
+      if (st.isDirectory()) fail('EISDIR');
+      mode = st.mode & 0o7777;
+    } catch (e) { if (e.code !== 'ENOENT') throw e; }
+    const tmp = path.join(dir, '.boxflow-write-' + process.pid + '-' + Date.now().toString(36));
+    const ws = fs.createWriteStream('', { fd: fs.openSync(tmp, 'wx', 0o666) });
+    const undo = (e) => { try { fs.unlinkSync(tmp); } catch {} fail(e && e.code); };
+    ws.on('error', undo);
+    process.stdin.on('error', undo);
+    ws.on('finish', () => {
+      try {
+        if (mode !== undefined) fs.chmodSync(tmp, mode);
+        fs.renameSync(tmp, target);
+        out(info(fs.statSync(target)));
+      } catch (e) { undo(e); }
+    });
+    process.stdin.pipe(ws);
+  },
+  remove() {
+    const st = fs.lstatSync(target);
+    fs.rmSync(target, { recursive: true });
+    out(st.isDirectory() ? 'd' : 'f');
+  },
+};
+try { ops[op](); } catch (e) { fail(e.code); }
+`;
+
+type Info = ['d' | 'f', number, number, number];
+
+/** Thrown for a child's failure: the errno code it reported. */
+class FsFailure extends Error {
+  constructor(readonly code: string, readonly detail: string) {
+    super(code);
+  }
+}
+
+/** Runs the file child for a Linux box (as its user when isolated); its stdout, at most `maxOut` bytes. */
+function fsChild(entry: BoxEntry, args: string[], opts: { stdin?: Readable; maxOut?: number; timeoutMs?: number } = {}): Promise<Buffer> {
+  const user = entry.user;
+  const maxOut = opts.maxOut ?? 64 * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', kFsScript, ...args], { ...(user ? { uid: user.uid, gid: user.gid } : {}), env: {}, cwd: '/', stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    let stderr = '';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs ?? kFsChildMs);
+    child.stdout!.on('data', (d: Buffer) => {
+      size += d.length;
+      if (size > maxOut) {
+        over = true;
+        child.kill('SIGKILL');
+      } else chunks.push(d);
+    });
+    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(0, 200)));
+    if (opts.stdin) {
+      child.stdin!.on('error', () => {});
+      opts.stdin.on('error', () => child.kill('SIGKILL'));
+      opts.stdin.pipe(child.stdin!);
+    }
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      const code = (err as NodeJS.ErrnoException).code;
+      // The box's user cannot run this node (e.g. one under /root): fail closed, never do the I/O as root.
+      if (user && (code === 'EACCES' || code === 'ENOENT' || code === 'EPERM')) reject(new BoxflowError('INTERNAL', `file operations run as the box's user, who cannot run this server's node (${code}); install node where every user can run it (e.g. /usr/bin/node)`));
+      else reject(err);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      if (timedOut) return reject(new FsFailure('ETIMEDOUT', ''));
+      if (over) return reject(new FsFailure('EFBIG', String(size)));
+      if (code !== 0) {
+        const [errno = 'EIO', ...rest] = stderr.trim().split(' ');
+        return reject(new FsFailure(/^E[A-Z0-9]+$/.test(errno) ? errno : 'EIO', rest.join(' ')));
+      }
+      resolve(Buffer.concat(chunks));
+    });
+  });
+}
+
+/** A file operation's failure in this API's terms; `box` is the path as the tenant named it. */
+function fsError(err: unknown, box: string, what: string): unknown {
+  if (!(err instanceof FsFailure)) return err;
+  switch (err.code) {
+    case 'ENOENT':
+      return new BoxflowError('FILE_NOT_FOUND', `${box} does not exist in the box`);
+    case 'EACCES':
+    case 'EPERM':
+      return new BoxflowError('FORBIDDEN', `cannot ${what} ${box}: the box's user may not (permission denied)`);
+    case 'EISDIR':
+      return new BoxflowError('UNPROCESSABLE', `cannot ${what} ${box}: it is a directory`);
+    case 'ENOTDIR':
+      return new BoxflowError('UNPROCESSABLE', `cannot ${what} ${box}: it, or a folder on its way, is not a directory`);
+    case 'ENOTREG':
+      return new BoxflowError('UNPROCESSABLE', `cannot ${what} ${box}: it is not a regular file (a device, socket or pipe)`);
+    case 'EFBIG':
+      return tooLargeToRead(box, Number(err.detail) || undefined);
+    case 'EEXIST':
+      return new BoxflowError('FILE_EXISTS', `cannot ${what} ${box}: something is in the way`);
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new BoxflowError('UNPROCESSABLE', `cannot ${what} ${box}: no space left on the box's disk`);
+    case 'ENAMETOOLONG':
+      return new BoxflowError('INVALID_REQUEST', `cannot ${what} ${box}: a name in it is too long`);
+    case 'ETIMEDOUT':
+      return new BoxflowError('UNPROCESSABLE', `cannot ${what} ${box}: it did not finish within ${kFsChildMs / 1000} s`);
+    default:
+      return new BoxflowError('UNPROCESSABLE', `cannot ${what} ${box} (${err.code})`);
+  }
+}
+
+function tooLargeToRead(box: string, size?: number): BoxflowError {
+  return new BoxflowError('FILE_TOO_LARGE', `${box}${size ? ` is ${humanSize(size)}; ` : ' is too large: '}fs/read answers at most ${kFsLimits.readBytes / 2 ** 20} MiB; read it in parts with a command (e.g. \`tail -c +N | head -c M\`)`);
+}
+
+const inside = (root: string, real: string) => boxPathOf(root, real) !== undefined;
+
+interface Resolved {
+  /** The path as a box path, for answers and messages. */
+  box: string;
+  /** What the child works on. */
+  real: string;
+}
+
+/**
+ * A box path's real path, with fs/rename's rules: every directory on the way is resolved (a link
+ * among them must land inside the box), and a link at the end must point inside the box too.
+ * `follow`: the end's link is followed (read, list, info, exists, write). `leaf`: it is not (remove
+ * removes the link). `create`: folders that do not exist yet are made by the child (write).
+ */
+async function resolveLinux(entry: BoxEntry, path: string, workingDir: string | undefined, how: 'follow' | 'leaf' | 'create'): Promise<Resolved> {
+  const realRoot = await boxRoot(entry);
+  const base = boxPath(entry.record.config.workingDir ?? '/', noNul(workingDir ?? '.', '/workingDir'));
+  const box = boxPath(base, noNul(path, '/path'));
+  if (box === '/') {
+    if (how === 'leaf') throw new BoxflowError('FORBIDDEN', "/path: the box's root directory cannot be removed");
+    return { box, real: realRoot };
+  }
+  const missing: string[] = [];
+  let parent: string | undefined;
+  for (let at = posix.dirname(box); parent === undefined; at = posix.dirname(at)) {
+    try {
+      parent = await realpath(realOf(realRoot, at));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && how === 'create' && at !== '/') {
+        // Missing, or a link that points nowhere (which would lead the child who knows where).
+        if (await lstat(realOf(realRoot, at)).catch(() => undefined)) throw new BoxflowError('FORBIDDEN', `/path: ${box} leads through a symbolic link that points nowhere`);
+        missing.unshift(posix.basename(at));
+        continue;
+      }
+      if (code === 'ENOENT') throw new BoxflowError('FILE_NOT_FOUND', `/path: ${box} does not exist in the box`);
+      if (code === 'ENOTDIR') throw new BoxflowError(how === 'create' ? 'UNPROCESSABLE' : 'FILE_NOT_FOUND', `/path: ${box} does not exist in the box (a part of it is a file)`);
+      throw new BoxflowError('FORBIDDEN', `/path: ${box} cannot be reached (${code ?? 'error'})`);
+    }
+  }
+  if (!inside(realRoot, parent)) throw new BoxflowError('FORBIDDEN', `/path: ${box} leads outside the box through a symbolic link`);
+  let real = join(parent, ...missing, posix.basename(box));
+  if (!missing.length) {
+    const leaf = await lstat(real).catch(() => undefined);
+    if (leaf?.isSymbolicLink()) {
+      const target = await realpath(real).catch(() => undefined);
+      if (!target || !inside(realRoot, target)) throw new BoxflowError('FORBIDDEN', `/path: ${box} is a symbolic link that leads outside the box or nowhere`);
+      if (how !== 'leaf') real = target;
+    }
+  }
+  return { box, real };
+}
+
+function entryOf(path: string, [t, mode, size, mtimeMs]: Info): FsEntry {
+  const common = { name: path === '/' ? '/' : posix.basename(path), path, mode: modeString(mode, t === 'd'), lastModified: new Date(mtimeMs).toISOString() };
+  return t === 'd' ? { type: 'dir', ...common } : { type: 'file', size: humanSize(size), ...common };
+}
+
+const linuxFs = {
+  async info(entry: BoxEntry, q: FsPathQuery): Promise<FsEntry> {
+    const { box, real } = await resolveLinux(entry, q.path, q.workingDir, 'follow');
+    const got = JSON.parse((await fsChild(entry, ['stat', real]).catch((e: unknown) => Promise.reject(fsError(e, box, 'read')))).toString()) as Info | null;
+    if (!got) throw new BoxflowError('FILE_NOT_FOUND', `${box} does not exist in the box`);
+    return entryOf(box, got);
+  },
+  async exists(entry: BoxEntry, q: FsPathBody): Promise<FsExistsResult> {
+    let resolved: Resolved;
+    try {
+      resolved = await resolveLinux(entry, q.path, q.workingDir, 'follow');
+    } catch (err) {
+      if (BoxflowError.is(err) && err.code === 'FILE_NOT_FOUND') return { exists: false };
+      throw err;
+    }
+    const got = JSON.parse((await fsChild(entry, ['stat', resolved.real]).catch((e: unknown) => Promise.reject(fsError(e, resolved.box, 'look at')))).toString()) as Info | null;
+    return got ? { exists: true, type: got[0] === 'd' ? 'dir' : 'file' } : { exists: false };
+  },
+  async list(entry: BoxEntry, q: FsListQuery): Promise<FsListResult> {
+    const { box, real } = await resolveLinux(entry, q.path, q.workingDir, 'follow');
+    const got = JSON.parse((await fsChild(entry, ['list', real, String(q.depth ?? 1), String(kFsLimits.listEntries)]).catch((e: unknown) => Promise.reject(fsError(e, box, 'list')))).toString()) as { entries: Array<[string, ...Info]>; truncated: boolean };
+    const data = got.entries.map(([rel, ...info]) => entryOf(posix.join(box, rel), info));
+    return { data, ...(got.truncated ? { truncated: true } : {}) };
+  },
+  async read(entry: BoxEntry, q: FsPathQuery): Promise<string> {
+    const { box, real } = await resolveLinux(entry, q.path, q.workingDir, 'follow');
+    const bytes = await fsChild(entry, ['read', real, String(kFsLimits.readBytes)], { maxOut: kFsLimits.readBytes }).catch((e: unknown) => Promise.reject(fsError(e, box, 'read')));
+    return bytes.toString('utf8');
+  },
+  async write(entry: BoxEntry, req: WriteRequest): Promise<FsEntry> {
+    const { box, real } = await resolveLinux(entry, req.path, req.workingDir, 'create');
+    if (box === '/') throw new BoxflowError('UNPROCESSABLE', "/path: the box's root is a directory");
+    const stdin = req.file ? createReadStream(req.file) : Readable.from([req.text ?? Buffer.alloc(0)], { objectMode: false });
+    const got = JSON.parse((await fsChild(entry, ['write', real], { stdin, timeoutMs: kFsWriteChildMs }).catch((e: unknown) => Promise.reject(fsError(e, box, 'write')))).toString()) as Info;
+    return entryOf(box, got);
+  },
+  async remove(entry: BoxEntry, q: FsPathBody): Promise<string> {
+    const { box, real } = await resolveLinux(entry, q.path, q.workingDir, 'leaf');
+    const t = JSON.parse((await fsChild(entry, ['remove', real]).catch((e: unknown) => Promise.reject(fsError(e, box, 'remove')))).toString()) as 'd' | 'f';
+    return `removed ${t === 'd' ? 'the directory ' : ''}${box}`;
+  },
+};
+
+// ---------------------------------------------------------------- Android: the box's working dir on the device
+
+/** A device path inside the box's working dir: `workingDir` and `path` resolved against it. */
+function androidPath(android: AndroidBox, path: string, workingDir: string | undefined): string {
+  const outside = (p: string, field: string) => {
+    const rel = posix.relative(android.workDir, p);
+    if (rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel)) throw new BoxflowError('FORBIDDEN', `${field}: ${p} is outside the box's working directory ${android.workDir}`);
+    return p;
+  };
+  const base = outside(posix.resolve(android.workDir, noNul(workingDir ?? '.', '/workingDir')), '/workingDir');
+  return outside(posix.resolve(base, noNul(path, '/path')), '/path');
+}
+
+type DeviceStat = { mode: number; size: number; mtime: Date };
+const isDir = (mode: number) => (mode & S_IFMT) === S_IFDIR;
+const deviceInfo = (st: DeviceStat): Info => [isDir(st.mode) ? 'd' : 'f', st.mode, st.size, st.mtime.getTime()];
+
+async function deviceStat(android: AndroidBox, path: string): Promise<DeviceStat | undefined> {
+  const st = await android.stat(path);
+  return st && st.mode !== 0 ? st : undefined;
+}
+
+/** A device shell line that prints nothing on success; its output is the device's complaint. */
+async function deviceQuiet(android: AndroidBox, line: string, path: string, what: string): Promise<void> {
+  const out = (await android.shell(line)).trim();
+  if (!out) return;
+  const said = out.split('\n').slice(0, 2).join(' | ').slice(0, 300);
+  if (/permission denied|read-only file system/i.test(out)) throw new BoxflowError('FORBIDDEN', `cannot ${what} ${path} on the device: ${said}`);
+  throw new BoxflowError('UNPROCESSABLE', `cannot ${what} ${path} on the device: ${said}`);
+}
+
+const androidFs = {
+  async info(android: AndroidBox, q: FsPathQuery): Promise<FsEntry> {
+    const path = androidPath(android, q.path, q.workingDir);
+    const st = await deviceStat(android, path);
+    if (!st) throw new BoxflowError('FILE_NOT_FOUND', `${path} does not exist on the device`);
+    return entryOf(path, deviceInfo(st));
+  },
+  async exists(android: AndroidBox, q: FsPathBody): Promise<FsExistsResult> {
+    const st = await deviceStat(android, androidPath(android, q.path, q.workingDir));
+    return st ? { exists: true, type: isDir(st.mode) ? 'dir' : 'file' } : { exists: false };
+  },
+  async list(android: AndroidBox, q: FsListQuery): Promise<FsListResult> {
+    const path = androidPath(android, q.path, q.workingDir);
+    const st = await deviceStat(android, path);
+    if (!st) throw new BoxflowError('FILE_NOT_FOUND', `${path} does not exist on the device`);
+    if (!isDir(st.mode)) throw new BoxflowError('UNPROCESSABLE', `cannot list ${path}: it is not a directory`);
+    const data: FsEntry[] = [];
+    let truncated = false;
+    const walk = async (dir: string, depth: number): Promise<void> => {
+      const entries = (await android.listDir(dir)).sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+      for (const e of entries) {
+        if (data.length >= kFsLimits.listEntries) {
+          truncated = true;
+          return;
+        }
+        const full = posix.join(dir, e.name);
+        data.push(entryOf(full, deviceInfo(e)));
+        if (isDir(e.mode) && depth < (q.depth ?? 1)) await walk(full, depth + 1);
+      }
+    };
+    await walk(path, 1);
+    return { data, ...(truncated ? { truncated: true } : {}) };
+  },
+  async read(android: AndroidBox, q: FsPathQuery): Promise<string> {
+    const path = androidPath(android, q.path, q.workingDir);
+    const st = await deviceStat(android, path);
+    if (!st) throw new BoxflowError('FILE_NOT_FOUND', `${path} does not exist on the device`);
+    if (isDir(st.mode)) throw new BoxflowError('UNPROCESSABLE', `cannot read ${path}: it is a directory`);
+    if (st.size > kFsLimits.readBytes) throw tooLargeToRead(path, st.size);
+    const file = await android.pullFile(path);
+    if (!file) throw new BoxflowError('FILE_NOT_FOUND', `${path} does not exist on the device`);
+    if (file.size > kFsLimits.readBytes) throw tooLargeToRead(path, file.size);
+    return (await file.data()).subarray(0, kFsLimits.readBytes).toString('utf8');
+  },
+  async write(android: AndroidBox, req: WriteRequest): Promise<FsEntry> {
+    const path = androidPath(android, req.path, req.workingDir);
+    if (path === android.workDir) throw new BoxflowError('UNPROCESSABLE', `/path: ${path} is the box's working directory`);
+    const existing = await deviceStat(android, path);
+    if (existing && isDir(existing.mode)) throw new BoxflowError('UNPROCESSABLE', `cannot write ${path}: it is a directory`);
+    await deviceQuiet(android, sh`mkdir -p ${posix.dirname(path)}`, path, 'write');
+    await android.writeStream(req.file ? createReadStream(req.file) : Readable.from([req.text ?? Buffer.alloc(0)], { objectMode: false }), path);
+    const st = await deviceStat(android, path);
+    if (!st) throw new BoxflowError('DEVICE_ERROR', `the device took ${path} but has no such file afterwards`);
+    return entryOf(path, deviceInfo(st));
+  },
+  async remove(android: AndroidBox, q: FsPathBody): Promise<string> {
+    const path = androidPath(android, q.path, q.workingDir);
+    if (path === android.workDir) throw new BoxflowError('FORBIDDEN', `/path: the box's working directory ${path} cannot be removed`);
+    const st = await deviceStat(android, path);
+    if (!st) throw new BoxflowError('FILE_NOT_FOUND', `${path} does not exist on the device`);
+    await deviceQuiet(android, sh`rm -rf ${path}`, path, 'remove');
+    return `removed ${isDir(st.mode) ? 'the directory ' : ''}${path}`;
+  },
+};
+
+// ---------------------------------------------------------------- fs/write's multipart body
+
+interface WriteRequest {
+  path: string;
+  workingDir?: string;
+  /** A text part's content. */
+  text?: Buffer;
+  /** A file part's content, spooled to the server's disk. */
+  file?: string;
+}
+
+const tooLargeToWrite = (text: boolean) =>
+  new BoxflowError('FILE_TOO_LARGE', `/content is over the ${(text ? kFsLimits.writeTextBytes : kFsLimits.writeFileBytes) / 2 ** 20} MiB limit${text ? ' of a text part; send it as a file part (up to 512 MiB)' : ''}`);
+
+/** A broken multipart body in this API's terms (4xx), never a server fault. */
+function partsError(err: unknown): BoxflowError {
+  if (BoxflowError.is(err)) return err;
+  const code = (err as { code?: string })?.code;
+  const text = String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 200);
+  switch (code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return tooLargeToWrite(false);
+    case 'FST_FILES_LIMIT':
+      return new BoxflowError('INVALID_REQUEST', 'the multipart body has more than one file part; send one `content`');
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return new BoxflowError('INVALID_REQUEST', 'the multipart body has too many parts; send `path`, `content` and optionally `workingDir`');
+    case 'FST_PROTO_VIOLATION':
+      return new BoxflowError('INVALID_REQUEST', 'a multipart part is named like an object prototype property (__proto__, constructor, ...)');
+    case 'FST_INVALID_JSON_FIELD_ERROR':
+      return new BoxflowError('INVALID_REQUEST', 'a multipart text part declared as application/json is not valid JSON');
+    default:
+      return new BoxflowError('INVALID_REQUEST', `the multipart body is malformed: ${text}`);
+  }
+}
+
+/**
+ * Reads fs/write's parts in any order: `path` and `workingDir` as text, `content` as a text part or
+ * a file part (spooled into `spoolDir()`, counting, never more than the limit on disk).
+ */
+async function readWriteParts(parts: AsyncIterable<MultipartPart>, spoolDir: () => Promise<string>): Promise<WriteRequest> {
+  const fields: Record<string, string> = {};
+  let text: Buffer | undefined;
+  let file: string | undefined;
+  const it = parts[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<MultipartPart>;
+    try {
+      next = await it.next();
+    } catch (err) {
+      throw partsError(err);
+    }
+    if (next.done) break;
+    const part = next.value;
+    if (part.fieldname === 'content' && (text !== undefined || file !== undefined)) throw new BoxflowError('INVALID_REQUEST', 'the multipart body has `content` twice');
+    if (part.type === 'file') {
+      if (part.fieldname !== 'content') {
+        part.file.resume();
+        continue;
+      }
+      file = join(await spoolDir(), 'content');
+      await spool(part.file, file);
+    } else if (part.fieldname === 'content') {
+      if ((part as { valueTruncated?: boolean }).valueTruncated) throw tooLargeToWrite(true);
+      text = Buffer.from(String(part.value), 'utf8');
+    } else if (part.fieldname === 'path' || part.fieldname === 'workingDir') {
+      if ((part as { valueTruncated?: boolean }).valueTruncated || String(part.value).length > 4096) throw new BoxflowError('INVALID_REQUEST', `/${part.fieldname} is over 4096 characters`);
+      fields[part.fieldname] = String(part.value);
+    }
+  }
+  if (!fields.path) throw new BoxflowError('INVALID_REQUEST', '/path is required: a text part naming the file to write');
+  if (text === undefined && file === undefined) throw new BoxflowError('INVALID_REQUEST', '/content is required: a text part, or a file part');
+  return { path: fields.path, ...(fields.workingDir !== undefined ? { workingDir: fields.workingDir } : {}), ...(text !== undefined ? { text } : {}), ...(file !== undefined ? { file } : {}) };
+}
+
+async function spool(from: Readable & { truncated?: boolean }, to: string): Promise<void> {
+  let total = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      total += chunk.length;
+      done(total > kFsLimits.writeFileBytes ? tooLargeToWrite(false) : null, chunk);
+    },
+  });
+  try {
+    await pipeline(from, count, createWriteStream(to, { mode: 0o600 }));
+  } catch (err) {
+    throw partsError(err);
+  }
+  if (from.truncated) throw tooLargeToWrite(false);
+}
+
+// ---------------------------------------------------------------- run-code
+
+interface Interpreter {
+  program: string;
+  /** One option before the file, or ''. */
+  option: string;
+  suffix: string;
+}
+
+const kInterpreters: Record<RunCodeLanguage, Interpreter> = {
+  bash: { program: 'bash', option: '', suffix: '.sh' },
+  python: { program: 'python3', option: '', suffix: '.py' },
+  typescript: { program: 'node', option: '--experimental-strip-types', suffix: '.ts' },
+  javascript: { program: 'node', option: '', suffix: '.js' },
+  sh: { program: 'sh', option: '', suffix: '.sh' },
+};
+
+/**
+ * As the box's user: the code (on stdin) into a fresh folder of the box's directory ($1), run by the
+ * interpreter ($3, with option $4) with the request's argv, the folder removed after.
+ */
+const kRunCodeScript = `d=$(mktemp -d "$1/.boxflow-code-XXXXXX") || exit 125
+f="$d/main$2"; p=$3; o=$4; shift 4
+if ! cat > "$f"; then rm -rf "$d"; exit 125; fi
+if [ -n "$o" ]; then "$p" "$o" "$f" "$@"; else "$p" "$f" "$@"; fi
+s=$?; rm -rf "$d"; exit $s`;
+
+/** Which languages the box's user can run, found on its PATH (cached per box and PATH). */
+const kDetectLanguages = `for l in bash:bash python:python3 javascript:node sh:sh; do command -v "\${l#*:}" >/dev/null 2>&1 && echo "\${l%%:*}"; done
+command -v node >/dev/null 2>&1 && node --experimental-strip-types -e 0 >/dev/null 2>&1 && echo typescript
+exit 0`;
+
+const detected = new WeakMap<BoxEntry, Map<string, Promise<RunCodeLanguage[]>>>();
+
+async function linuxLanguages(entry: BoxEntry, envs: Record<string, string> | undefined): Promise<RunCodeLanguage[]> {
+  const key = envs?.PATH ?? entry.record.config.envs.PATH ?? '';
+  let byPath = detected.get(entry);
+  if (!byPath) detected.set(entry, (byPath = new Map()));
+  let found = byPath.get(key);
+  if (!found) {
+    found = runInLinuxBox(entry, { argv: ['/bin/sh', '-c', kDetectLanguages], ...(envs ? { envs } : {}), timeoutMs: 10_000 }).then((r) => r.stdout.split('\n').filter((l): l is RunCodeLanguage => l in kInterpreters));
+    byPath.set(key, found);
+    found.catch(() => byPath.delete(key));
+  }
+  return found;
+}
+
+const kAndroidLanguages: readonly RunCodeLanguage[] = ['bash', 'sh'];
+
+async function runCodeLinux(entry: BoxEntry, body: RunCodeBody, signal?: AbortSignal): Promise<CommandResult> {
+  const language = body.language ?? 'python';
+  const timeoutMs = parseDuration(body.timeout ?? '30s', '/timeout');
+  const have = await linuxLanguages(entry, body.envs);
+  if (!have.includes(language)) {
+    const { program } = kInterpreters[language];
+    const why = language === 'typescript' && have.includes('javascript') ? 'its node cannot strip types (node 22.6 or later can)' : `the box's user finds no ${program} on its PATH`;
+    throw new BoxflowError('UNPROCESSABLE', `/language: this box cannot run ${language}: ${why}; it runs ${have.join(', ') || 'none of them'}`);
+  }
+  const { program, option, suffix } = kInterpreters[language];
+  const argv = ['/bin/sh', '-c', kRunCodeScript, 'boxflow-run-code', await boxRoot(entry), suffix, program, option, ...(body.argv ?? [])];
+  return runInLinuxBox(entry, { argv, ...(body.envs ? { envs: body.envs } : {}), timeoutMs, ...(body.workingDir !== undefined ? { workingDir: body.workingDir } : {}), stdin: Buffer.from(body.code, 'utf8') }, signal);
+}
+
+/** Android: the code is the device shell's (`sh -c`), with argv as its positional parameters. */
+async function runCodeAndroid(android: AndroidBox, body: RunCodeBody): Promise<CommandResult> {
+  const language = body.language ?? 'bash';
+  if (!kAndroidLanguages.includes(language)) throw new BoxflowError('UNPROCESSABLE', `/language: an Android box cannot run ${language}; it runs ${kAndroidLanguages.join(', ')} (both with the device's sh)`);
+  const timeoutMs = parseDuration(body.timeout ?? '30s', '/timeout');
+  const command = `${body.argv?.length ? `set -- ${body.argv.map(shQuote).join(' ')}; ` : ''}${body.code}`;
+  const workingDir = posix.resolve(android.workDir, noNul(body.workingDir ?? '.', '/workingDir'));
+  const line = androidCommandLine({ command, ...(body.envs ? { envs: body.envs } : {}), workingDir });
+  if (Buffer.byteLength(`shell:${line}`) > kAndroidLineBytes) {
+    throw new BoxflowError('INVALID_REQUEST', `/code: with its quoting, argv and envs the device's command line is ${Buffer.byteLength(line)} bytes; adb takes at most ${kAndroidLineBytes}. Write the code to a file with fs/write and run it with a command`);
+  }
+  const started = performance.now();
+  let out: string;
+  try {
+    out = await android.shell(line, timeoutMs);
+  } catch (err) {
+    if (BoxflowError.is(err) && err.code === 'DEVICE_ERROR' && performance.now() - started >= timeoutMs - 50) return { exitCode: 124, stdout: '', stderr: `timed out after ${timeoutMs} ms` };
+    throw err;
+  }
+  const at = out.lastIndexOf(kExitMarker);
+  const code = at >= 0 ? Number(/^(\d+)/.exec(out.slice(at + kExitMarker.length))?.[1]) : NaN;
+  if (at < 0 || !Number.isInteger(code)) throw new BoxflowError('DEVICE_ERROR', `device ${android.info.serial}: the code's exit status did not come back (its output: ${out.slice(-200).trim() || 'none'})`);
+  const stdout = out.slice(0, at);
+  const max = 1024 * 1024;
+  return { exitCode: code, stdout: Buffer.byteLength(stdout) <= max ? stdout : `${Buffer.from(stdout).subarray(0, max).toString('utf8')}\n[boxflow: output cut at ${max} bytes]`, stderr: '' };
+}
+
+// ---------------------------------------------------------------- the handlers
+
+/** A GET's query for the schema: a number where the schema wants one (`depth`). */
+function queryOf(call: Call): Record<string, unknown> {
+  const q: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(call.query)) q[k] = k === 'depth' && typeof v === 'string' && /^\d{1,9}$/.test(v) ? Number(v) : v;
+  return q;
+}
+
+export function createFileHandlers(deps: FileDeps) {
+  const { boxCall, validated } = deps;
+  const fs = <T>(name: EndpointName, call: Call, linux: (entry: BoxEntry) => Promise<T>, android: (box: AndroidBox) => Promise<T>, wrap: (v: T) => unknown = (v) => v) =>
+    boxCall(name, call, async (entry): Promise<Answer> => ({ status: 200, body: wrap(entry.android ? await android(entry.android) : await linux(entry)) }));
+
+  return {
+    runCode: (call: Call) =>
+      boxCall('runCode', call, async (entry): Promise<Answer> => {
+        const body = validated(endpoints.runCode.body, call.body) as RunCodeBody;
+        return { status: 200, body: entry.android ? await runCodeAndroid(entry.android, body) : await runCodeLinux(entry, body, call.signal) };
+      }),
+    listFiles: (call: Call) => {
+      const q = () => validated(endpoints.listFiles.query, queryOf(call), 'query ') as FsListQuery;
+      return fs('listFiles', call, (e) => linuxFs.list(e, q()), (a) => androidFs.list(a, q()));
+    },
+    readFile: (call: Call) => {
+      const q = () => validated(endpoints.readFile.query, queryOf(call), 'query ') as FsPathQuery;
+      return fs('readFile', call, (e) => linuxFs.read(e, q()), (a) => androidFs.read(a, q()), (content) => ({ content }));
+    },
+    fileInfo: (call: Call) => {
+      const q = () => validated(endpoints.fileInfo.query, queryOf(call), 'query ') as FsPathQuery;
+      return fs('fileInfo', call, (e) => linuxFs.info(e, q()), (a) => androidFs.info(a, q()));
+    },
+    fileExists: (call: Call) => {
+      const b = () => validated(endpoints.fileExists.body, call.body) as FsPathBody;
+      return fs('fileExists', call, (e) => linuxFs.exists(e, b()), (a) => androidFs.exists(a, b()));
+    },
+    removeFile: (call: Call) => {
+      const b = () => validated(endpoints.removeFile.body, call.body) as FsPathBody;
+      return fs('removeFile', call, (e) => linuxFs.remove(e, b()), (a) => androidFs.remove(a, b()), (message) => ({ message }));
+    },
+    writeFile: (call: Call) =>
+      boxCall('writeFile', call, async (entry): Promise<Answer> => {
+        const parts = (call.body as Partial<MultipartBody> | undefined)?.[kMultipart];
+        if (!parts) throw new BoxflowError('INVALID_REQUEST', 'send fs/write as multipart/form-data: a `path` text part, `content` (a text part or a file part) and optionally `workingDir`');
+        const android = entry.android;
+        let dir: string | undefined;
+        const spoolDir = async () => (dir ??= android ? await android.installDir() : await mkdtemp(join(await boxRoot(entry), '.boxflow-upload-')));
+        try {
+          const req = await readWriteParts(parts, spoolDir);
+          return { status: 200, body: android ? await androidFs.write(android, req) : await linuxFs.write(entry, req) };
+        } finally {
+          if (dir) await rm(dir, { recursive: true, force: true });
+        }
+      }),
+  } satisfies Partial<Record<EndpointName, (call: Call) => Promise<Answer>>>;
+}

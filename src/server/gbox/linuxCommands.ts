@@ -1,0 +1,263 @@
+// Commands on a Linux box (POST /boxes/{id}/commands, and run-code through it; gbox-api-full.md
+// §2.1-2.2). A command is the tenant's own shell line, so it is not restricted; what keeps it inside
+// the box is who runs it. When the server runs as root it runs as the box's own user (never the
+// browser's: a box's shell cannot signal, trace or read its Chromium), in a network namespace of its
+// own with no network at all, with the box's environment and nothing of the server's
+// (isolatedShell, boxUser.ts); the working dir is entered as that user, after the uid has dropped.
+// Without root it runs as the server's user with the box's environment (not isolated, as the web
+// terminal). Each command is a process group of its own: at its timeout (default 30 s) the group is
+// killed and the answer is exit code 124, as GNU `timeout` and GBOX answer; when its shell ends,
+// whatever it left running in its group (or, isolated, in its namespace) is killed too. stdout and
+// stderr are kept apart, each cut at kCommandOutputMax bytes and said so; a box runs at most
+// kMaxCommandsPerBox at once.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+import { readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BoxflowError } from '../../errors.js';
+import { parseDuration } from '../../api/duration.js';
+import { kCommandOutputMax, type CommandBody, type CommandResult } from '../../api/schemas.js';
+import type { BoxEntry } from '../boxEntry.js';
+import { boxPath, boxPathOf, realOf } from '../boxFs.js';
+import { boxEnv, checkBoxEnvs, isolatedShell } from '../boxUser.js';
+import { killLedGroup, type ProcessIdentity } from '../reaper.js';
+
+/** Commands (and run-code) one box runs at the same time; one more is 429 RATE_LIMITED. */
+export const kMaxCommandsPerBox = 4;
+/** After its shell has exited, how long a command's output may take to drain before the answer goes. */
+const kDrainMs = 2_000;
+/**
+ * The box user's first step: enter the working dir (as that user, so a directory swapped for a link
+ * after the server looked at it leads nowhere the user could not go anyway), then run the command.
+ */
+const kEnterDir = 'cd -- "$1" || exit 125; shift; exec "$@"';
+
+const running = new WeakMap<BoxEntry, number>();
+
+/** The real path of a Linux box's directory: what box paths are resolved in. */
+export async function boxRoot(entry: BoxEntry): Promise<string> {
+  if (entry.android) throw new Error('boxRoot: an Android box has no directory on the server');
+  if (!entry.dir) throw new BoxflowError('GRID_UNSUPPORTED', "this box's browser runs on a Selenium Grid node, so it has no shell or files on this server; create a box on a server without --grid for that");
+  return realpath(entry.dir);
+}
+
+/** Refuses a path with a NUL character (no file name or argument can hold one). */
+export function noNul(value: string, field: string): string {
+  if (value.includes('\0')) throw new BoxflowError('INVALID_REQUEST', `${field} must not contain a NUL character`);
+  return value;
+}
+
+/**
+ * A request's working dir: `workingDir` as a box path (relative to the box's own working dir), an
+ * existing directory that no symbolic link leads out of the box from. Its real path, for the box's
+ * user to enter.
+ */
+export async function commandDir(entry: BoxEntry, workingDir: string | undefined, field = '/workingDir'): Promise<string> {
+  const realRoot = await boxRoot(entry);
+  const box = boxPath(entry.record.config.workingDir ?? '/', noNul(workingDir ?? '.', field));
+  let real: string;
+  try {
+    real = await realpath(realOf(realRoot, box));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new BoxflowError('FILE_NOT_FOUND', `${field}: ${box} does not exist in the box`);
+    throw new BoxflowError('FORBIDDEN', `${field}: ${box} cannot be reached (${code ?? 'error'})`);
+  }
+  if (boxPathOf(realRoot, real) === undefined) throw new BoxflowError('FORBIDDEN', `${field}: ${box} leads outside the box through a symbolic link`);
+  if (!(await stat(real)).isDirectory()) throw new BoxflowError('INVALID_REQUEST', `${field}: ${box} is not a directory`);
+  return real;
+}
+
+/** One stream's output, cut at `max` bytes (at a character boundary) and said so. */
+class Output {
+  readonly #chunks: Buffer[] = [];
+  #kept = 0;
+  #total = 0;
+  constructor(readonly max: number) {}
+  add(chunk: Buffer): void {
+    this.#total += chunk.length;
+    if (this.#kept >= this.max) return;
+    const part = chunk.subarray(0, this.max - this.#kept);
+    this.#chunks.push(part);
+    this.#kept += part.length;
+  }
+  text(note?: string): string {
+    // A character cut in two at the limit is left out (stream mode keeps an incomplete tail back).
+    let out = new TextDecoder('utf-8').decode(Buffer.concat(this.#chunks), { stream: this.#total > this.max });
+    if (this.#total > this.max) out += `\n[boxflow: output cut at ${this.max} bytes; the command wrote ${this.#total}]`;
+    if (note) out += `${out && !out.endsWith('\n') ? '\n' : ''}[boxflow: ${note}]`;
+    return out;
+  }
+}
+
+export interface LinuxRun {
+  /** The program and its arguments (the box user's PATH finds a bare name). */
+  argv: string[];
+  /** On top of the box's own `config.envs`; checked like them (checkBoxEnvs). */
+  envs?: Record<string, string>;
+  timeoutMs: number;
+  /** A box path; default: the box's working dir. */
+  workingDir?: string;
+  /** Written to the program's stdin, which is then closed; without it stdin is /dev/null. */
+  stdin?: Buffer;
+  /** Bytes kept of stdout and of stderr each; default kCommandOutputMax. */
+  outputMax?: number;
+}
+
+/**
+ * Runs a program in a Linux box as its user (see the top of this file) and answers
+ * `{exitCode, stdout, stderr}`: 124 at the timeout, 128+N when a signal N ended it. The request
+ * going away (`signal`) or the box ending kills it too.
+ */
+export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: AbortSignal): Promise<CommandResult> {
+  checkBoxEnvs(run.envs, '/envs');
+  for (const a of run.argv) noNul(a, '/command');
+  const cwd = await commandDir(entry, run.workingDir);
+  const user = entry.user;
+  const env = boxEnv(entry.dir, { ...entry.record.config.envs, ...run.envs });
+  const launch = user ? isolatedShell(user, env, ['/bin/sh', '-c', kEnterDir, 'boxflow', cwd, ...run.argv]) : undefined;
+  const [file, ...args] = launch ? launch.argv : run.argv;
+
+  const now = running.get(entry) ?? 0;
+  if (now >= kMaxCommandsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already runs ${now} commands, the most it may run at once; wait for one to end`);
+  running.set(entry, now + 1);
+  try {
+    signal?.throwIfAborted();
+    // detached: the command leads a session and process group of its own, which is what is killed.
+    const child = spawn(file!, args, { cwd: launch ? '/' : cwd, env: launch ? launch.rootEnv : env, detached: true, stdio: [run.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const max = run.outputMax ?? kCommandOutputMax;
+    const stdout = new Output(max);
+    const stderr = new Output(max);
+    child.stdout!.on('data', (d: Buffer) => stdout.add(d));
+    child.stderr!.on('data', (d: Buffer) => stderr.add(d));
+    if (run.stdin) {
+      child.stdin!.on('error', () => {}); // a program that does not read its stdin
+      child.stdin!.end(run.stdin);
+    }
+    const failed = new Promise<never>((_, reject) => child.once('error', reject));
+    failed.catch(() => {});
+    const exited = new Promise<{ code: number | null; sig: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, sig) => resolve({ code, sig })));
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+
+    const pid = child.pid;
+    // Read in the tick of the spawn: node has not reaped the child yet, so the pid is still its own.
+    const leader = pid === undefined ? undefined : identity(pid);
+    const netns = pid !== undefined && user ? namespaceOf(pid) : Promise.resolve(undefined);
+    // For reaping after a crash of the server. An isolated box's processes are all reaped by its uid,
+    // so its commands stay out of the ledger, which keeps only its latest 64 entries (the browser's must stay).
+    if (pid !== undefined && !user) void entry.ledger.add(pid);
+    let sweeping: Promise<void> | undefined;
+    const kill = () => {
+      // Until node has reaped the shell its pid is still ours, so its group can be named by it.
+      if (pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // gone meanwhile
+        }
+      }
+      sweeping ??= sweep(leader, user?.uid, netns);
+    };
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, run.timeoutMs);
+    const onAbort = () => kill();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const onGone = () => {
+      if (entry.record.status === 'terminated') kill();
+    };
+    entry.onBrowserGone.add(onGone);
+    try {
+      const { code, sig } = await Promise.race([exited, failed]);
+      // Whatever the shell left in its group or namespace ends with it (detached output included).
+      sweeping ??= sweep(leader, user?.uid, netns);
+      await sweeping;
+      const drained = new AbortController();
+      await Promise.race([closed, sleep(kDrainMs, undefined, { signal: drained.signal }).catch(() => {})]);
+      drained.abort();
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      if (signal?.aborted) throw signal.reason;
+      if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was terminated while the command ran`);
+      if (timedOut) return { exitCode: 124, stdout: stdout.text(), stderr: stderr.text(`timed out after ${run.timeoutMs} ms; the command's processes were killed`) };
+      const exitCode = code ?? 128 + (sig ? (constants.signals[sig] ?? 0) : 0);
+      return { exitCode, stdout: stdout.text(), stderr: stderr.text() };
+    } catch (err) {
+      kill();
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'E2BIG') throw new BoxflowError('INVALID_REQUEST', 'the command, its arguments and its environment are too large for one program (the system limit is some 128 KiB per value, 2 MiB together)');
+      if (code && /^E[A-Z]+$/.test(code)) throw new BoxflowError('UNPROCESSABLE', `the command could not be started in the box (${code})`);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      entry.onBrowserGone.delete(onGone);
+    }
+  } finally {
+    const left = (running.get(entry) ?? 1) - 1;
+    if (left > 0) running.set(entry, left);
+    else running.delete(entry);
+  }
+}
+
+/** POST /boxes/{id}/commands on a Linux box: the body's command line, run by `/bin/sh -c`. */
+export function runLinuxCommand(entry: BoxEntry, body: CommandBody, signal?: AbortSignal): Promise<CommandResult> {
+  return runInLinuxBox(entry, { argv: ['/bin/sh', '-c', body.command], ...(body.envs ? { envs: body.envs } : {}), timeoutMs: parseDuration(body.timeout ?? '30s', '/timeout'), ...(body.workingDir !== undefined ? { workingDir: body.workingDir } : {}) }, signal);
+}
+
+/** A process's pid and start time (zombies too), or undefined when /proc does not have it. */
+function identity(pid: number): ProcessIdentity | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const start = text.slice(text.lastIndexOf(')') + 2).split(' ')[19];
+    return start ? { pid, start } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The network namespace `unshare --net` made for a command: its link name, once the command's pid
+ * has left the server's namespace; undefined when the command ended before.
+ */
+async function namespaceOf(pid: number): Promise<string | undefined> {
+  const own = await readlink('/proc/self/ns/net').catch(() => undefined);
+  for (let i = 0; i < 100; i++) {
+    const ns = await readlink(`/proc/${pid}/ns/net`).catch(() => undefined);
+    if (ns === undefined) return undefined;
+    if (ns !== own) return ns;
+    await sleep(5);
+  }
+  return undefined;
+}
+
+/**
+ * Kills what is left of a command: its process group and session (killLedGroup, which tells a
+ * recycled pid apart by its start time) and, when it ran isolated, every process of the box's user
+ * in its network namespace (one that left the group with setsid is still there).
+ */
+async function sweep(leader: ProcessIdentity | undefined, uid: number | undefined, netns: Promise<string | undefined>): Promise<void> {
+  if (leader) await killLedGroup(leader);
+  const ns = await netns;
+  if (ns === undefined || uid === undefined) return;
+  for (let pass = 0; pass < 3; pass++) {
+    let found = 0;
+    for (const name of await readdir('/proc').catch(() => [] as string[])) {
+      if (!/^\d+$/.test(name)) continue;
+      if ((await readlink(`/proc/${name}/ns/net`).catch(() => undefined)) !== ns) continue;
+      const status = await readFile(`/proc/${name}/status`, 'utf8').catch(() => '');
+      if (Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) !== uid) continue;
+      found++;
+      try {
+        process.kill(Number(name), 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (!found) return;
+    await sleep(20);
+  }
+}
