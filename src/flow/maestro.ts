@@ -124,7 +124,6 @@ class MissingFile extends Unsupported {
 
 /** Maestro commands boxflow refuses, with the reason (each at its file:line:col, never a silent no-op). */
 const kRefused: Record<string, string> = {
-  addMedia: 'boxflow serve has no media upload yet (the GBOX album endpoints are not served); push the files before the flow',
   assertNoDefectsWithAI: 'AI assertions need Maestro\'s cloud model, which boxflow does not have',
   assertWithAI: 'AI assertions need Maestro\'s cloud model, which boxflow does not have',
   extractTextWithAI: 'AI extraction needs Maestro\'s cloud model, which boxflow does not have',
@@ -659,6 +658,12 @@ class Mapper {
         return { assertDevice: { darkMode: true } };
       case 'assertLightMode':
         return { assertDevice: { darkMode: false } };
+      case 'addMedia': {
+        // Maestro reads the files when it parses the flow: each must exist.
+        const files = Array.isArray(v) ? v : isObj(v) && Array.isArray(v.files) ? v.files : undefined;
+        if (!files?.length) throw new Unsupported(at, name, 'addMedia takes a list of files (or {files: [...]})');
+        return { setDevice: { media: files.map((f, i) => this.file(f, Array.isArray(v) ? [...at, i] : [...at, 'files', i], name)) } };
+      }
       case 'startRecording': {
         // Maestro always adds .mp4 to the path; the video is attached to the report under the path's name.
         const file = String(isObj(v) ? v.path : v);

@@ -249,6 +249,7 @@ function deviceLabel(s: DeviceSettings, c: LabelCtx): string {
   if (s.orientation !== undefined) parts.push(`orientation ${clip(c, s.orientation, 20)}`);
   if (s.darkMode !== undefined) parts.push(`darkMode ${onOff(s.darkMode)}`);
   if (s.clipboard !== undefined) parts.push(`clipboard ${quoted(c, s.clipboard, 20)}`);
+  if (s.media) parts.push(`media ${s.media.map((f) => baseName(c, f)).join(', ')}${s.album !== undefined ? ` to ${clip(c, s.album, 30)}` : ''}`);
   if (s.clearKeychain) parts.push('clearKeychain');
   return parts.join(', ');
 }
@@ -980,12 +981,13 @@ export const stepDefs = {
       'Set the device\'s state: `airplaneMode` (true, false or toggle; Linux boxes: the browser offline), `location` (latitude and longitude, ' +
       'or a `path` of "lat,lng" points travelled at `speed` m/s), `permissions` of `appId` (default the flow\'s app; allow, deny or unset; ' +
       '`all`: every permission the app asks for; Linux boxes: the site\'s), `orientation`, `darkMode` (true, false or toggle), `clipboard` ' +
-      '(the text pasteText types). Android boxes: device commands; Linux boxes: the browser\'s emulation. What a box cannot do fails when it runs, saying why.',
+      '(the text pasteText types), `media` (photos and videos added to the gallery\'s `album`, Android). Android boxes: device commands; Linux boxes: the browser\'s emulation. ' +
+      'What a box cannot do fails when it runs, saying why.',
     example: '- setDevice: { location: { latitude: 52.52, longitude: 13.405 } }',
     label: (s, c) => `setDevice ${deviceLabel(s, c)}`,
     arg: {
       type: 'object',
-      title: '{airplaneMode, location, permissions, appId, orientation, darkMode, clipboard, clearKeychain}',
+      title: '{airplaneMode, location, permissions, appId, orientation, darkMode, clipboard, media, album, clearKeychain}',
       properties: {
         airplaneMode: { anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['toggle'] }], description: 'true, false or toggle.' },
         location: {
@@ -1008,6 +1010,8 @@ export const stepDefs = {
         orientation: { anyOf: [{ type: 'string', enum: [...kOrientations] }, runtimeText], description: 'portrait, landscapeLeft, landscapeRight or upsideDown.' },
         darkMode: { anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['toggle'] }], description: 'true, false or toggle.' },
         clipboard: { type: 'string', description: 'The text pasteText types and ${maestro.copiedText} reads.' },
+        media: { type: 'array', items: str('Path relative to this flow file.'), minItems: 1, description: 'Photos and videos added to the gallery (Android boxes; Linux boxes have none).' },
+        album: str('The gallery album media go to (default boxflow).'),
         clearKeychain: { type: 'boolean', description: 'iOS-only: noted in the report, nothing done.' },
       },
       minProperties: 1,
@@ -1026,6 +1030,9 @@ export const stepDefs = {
       if (a.orientation !== undefined) body.orientation = a.orientation;
       if (a.darkMode !== undefined) body.darkMode = a.darkMode;
       if (a.clipboard !== undefined) body.clipboard = a.clipboard;
+      if (a.media !== undefined) body.media = (a.media as string[]).map((f) => resolveFile(f, ctx));
+      if (a.album !== undefined) body.album = a.album;
+      if (a.album !== undefined && a.media === undefined) ctx.fail(['album'], 'album names where media go: give media too', { atKey: true });
       if (a.clearKeychain !== undefined) body.clearKeychain = a.clearKeychain;
       return body;
     },

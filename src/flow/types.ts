@@ -163,6 +163,9 @@ export interface DeviceSettings {
   darkMode?: boolean | 'toggle';
   /** The text pasteText types and `${maestro.copiedText}` reads (Maestro's setClipboard). */
   clipboard?: string;
+  /** Photos and videos (absolute once loaded) added to the gallery's `album` (Android boxes; Maestro's addMedia). */
+  media?: string[];
+  album?: string;
   /** iOS-only; noted in the step's message, nothing done (as Maestro on Android and the web). */
   clearKeychain?: boolean;
 }

@@ -59,7 +59,8 @@ test('boxflow validate reports each command a Maestro file uses that boxflow can
   const run = await runCli(['validate', 'test/fixtures/maestro/refused', 'test/fixtures/maestro/demo'], { cwd: project });
   assert.equal(run.code, 2, run.stderr);
   const text = run.stdout + run.stderr;
-  assert.match(text, /unsupported\.yaml:4:3: Maestro command "addMedia" is not supported: boxflow serve has no media upload yet/);
+  // Maestro reads addMedia's files when it parses the flow: a missing one is a load-time error.
+  assert.match(text, /unsupported\.yaml:5:7: addMedia: no such file .*photo\.png/);
   assert.match(text, /unsupported\.yaml:7:3: "tapOnn" is not a Maestro command \(did you mean "tapOn"\?\)/);
   assert.match(text, /unsupported\.yaml:8:3: Maestro command "assertWithAI" is not supported: AI assertions need Maestro's cloud model/);
   // What Android or the web can do is not refused: device state, permissions, clearKeychain (noted when it runs).

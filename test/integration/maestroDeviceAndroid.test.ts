@@ -186,3 +186,16 @@ test('openLink browser opens the link in Chrome (as Maestro: Chrome, else Firefo
   assert.equal(steps[0]!.message, 'opened https://example.com/a b in com.android.chrome; auto-verify: no chooser or first-run screen showed');
 });
 
+
+test('addMedia puts the files in the gallery through the Box API\'s media album endpoints (the album made when missing)', async () => {
+  hook();
+  writeFileSync(join(local.dir, 'photo.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
+  writeFileSync(join(local.dir, 'clip.mp4'), Buffer.from('not really a video'));
+  const { flow, steps, cmds } = await run('media', '- addMedia:\n    - photo.png\n- addMedia:\n    files: [clip.mp4]\n');
+  assert.equal(flow.status, 'passed', why(flow, steps));
+  assert.ok(device().files.has('/sdcard/Pictures/boxflow/photo.png'), [...device().files.keys()].filter((k) => k.includes('boxflow')).join(', '));
+  assert.ok(device().files.has('/sdcard/Pictures/boxflow/clip.mp4'));
+  assert.deepEqual(steps.map((s) => s.label), ['addMedia [photo.png]', 'addMedia files: [clip.mp4]']);
+  assert.match(steps[0]!.message ?? '', /^media photo\.png added to the album boxflow \(\/sdcard\/Pictures\/boxflow, 1 media\)$/);
+  assert.ok(cmds.some((c) => c.includes('MEDIA_SCANNER_SCAN_FILE') && c.includes('/sdcard/Pictures/boxflow/photo.png')), 'the gallery is told');
+});

@@ -229,3 +229,11 @@ test('scrollUntilVisible with centerElement scrolls on until the element is past
   assert.match(steps[1]!.message ?? '', /^visible after \d+ swipes?, near the middle of the screen$/);
 });
 
+
+test('addMedia on a Linux box: the web has no gallery, nothing is added and the step says so (as Maestro does nothing there)', async () => {
+  mkdirSync(join(local.dir, 'media'), { recursive: true });
+  writeFileSync(join(local.dir, 'media', 'photo.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
+  const { flow, steps } = await run('media', '- launchApp\n- addMedia: [photo.png]\n');
+  assert.equal(flow.status, 'passed', failure(flow, steps));
+  assert.equal(steps[1]!.message, 'media: a Linux box has no gallery, photo.png not added (Maestro does nothing with addMedia on the web either)');
+});

@@ -4,6 +4,8 @@
 // each value quoted. Linux boxes: what the browser emulates (offline, geolocation, permission
 // overrides, prefers-color-scheme) over the box's CDP URL, or the screen-rotation action. What a box
 // cannot do fails when the step runs, with a code and the reason, never at load time.
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { BoxApiError } from '../../api/client.js';
 import { BoxflowError } from '../../errors.js';
@@ -416,6 +418,36 @@ async function airplaneMode(run: StepRun, want: boolean | 'toggle'): Promise<str
   return `airplane mode ${on ? 'on: the browser is offline' : 'off: the browser is online'}`;
 }
 
+/**
+ * Photos and videos into the gallery (Maestro's addMedia): the Box API's media album endpoints, the
+ * album made when it is not there. The web has no gallery: as Maestro, nothing is added (said so).
+ */
+async function addMedia(run: StepRun, files: string[], album = 'boxflow'): Promise<string> {
+  const names = files.map((f) => basename(run.resolve(f)));
+  if (isLinux(run)) return `media: a Linux box has no gallery, ${names.join(', ')} not added (Maestro does nothing with addMedia on the web either)`;
+  const media = await Promise.all(
+    files.map(async (f) => {
+      const path = resolve(dirname(run.flowFile), run.resolve(f));
+      const data = await readFile(path).catch((err: NodeJS.ErrnoException) => {
+        throw new BoxflowError('FILE_NOT_FOUND', `media: cannot read ${basename(path)} (${err.code ?? err.message})`);
+      });
+      return { name: basename(path), data };
+    }),
+  );
+  const name = run.resolve(album);
+  const { client, box } = run.rt;
+  const opts = { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 120_000) };
+  const exists = await client.getAlbum(box.id, name, { signal: run.signal }).then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof BoxApiError && err.httpStatus === 404 && err.serverCode !== 'BOX_NOT_FOUND') return false;
+      throw err;
+    },
+  );
+  const result = exists ? await client.updateAlbum(box.id, name, { media }, opts) : await client.createAlbum(box.id, { name, media }, opts);
+  return `media ${names.join(', ')} added to the album ${result.name} (${result.path}, ${result.mediaCount} media)`;
+}
+
 export const setDevice: StepHandler<'setDevice'> = async (step, run) => {
   const said: string[] = [];
   if (step.clearKeychain) said.push(kKeychainNote(run));
@@ -424,6 +456,7 @@ export const setDevice: StepHandler<'setDevice'> = async (step, run) => {
   if (step.permissions !== undefined) said.push(await setPermissions(run, step.appId, step.permissions));
   if (step.orientation !== undefined) said.push(await setOrientation(run, step.orientation, step));
   if (step.darkMode !== undefined) said.push(`dark mode ${(await darkModeOf(run, step.darkMode)) ? 'on' : 'off'}`);
+  if (step.media !== undefined) said.push(await addMedia(run, step.media, step.album));
   if (step.clipboard !== undefined) {
     const text = run.resolve(step.clipboard);
     scriptHostFor(run.rt.state).copiedText = text;
