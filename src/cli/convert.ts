@@ -52,11 +52,14 @@ export async function runConvertMaestro(paths: string[], opts: { out: string }):
         // A baseline image next to the flow goes with it (Maestro's assertScreenshot path).
         const baseline = s.assertScreenshot?.baseline;
         if (baseline !== undefined && !String(baseline).includes('${') && existsSync(resolve(dirname(file), String(baseline)))) scripts.push(resolve(dirname(file), String(baseline)));
+        // So do the media addMedia puts in the gallery.
+        const media = s.setDevice?.media;
+        if (Array.isArray(media)) for (const m of media) if (!String(m).includes('${')) scripts.push(resolve(dirname(file), String(m)));
         // Steps that hold steps: repeat, retry, a runFlow of inline steps.
         for (const k of ['runFlow', 'repeat', 'retry']) visit(s[k]?.steps);
       }
     };
-    /** Files the flow reads as it runs (scripts, baseline images), copied beside it. */
+    /** Files the flow reads as it runs (scripts, baseline images, media), copied beside it. */
     const scripts: string[] = [];
     for (const k of ['onStart', 'steps', 'onFinish']) visit(doc[k]);
     const target = join(outDir, outName(file, rel));
