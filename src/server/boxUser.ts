@@ -132,10 +132,12 @@ function utilLinux(name: string): string {
  * No tenant value reaches a process while it is still root: `unshare` and `setpriv` run with
  * `rootEnv` (PATH alone); the box's environment is applied by `env -i` once the uid has dropped.
  */
-export function isolatedShell(user: BoxUser, env: Record<string, string>, command: string[]): { argv: string[]; rootEnv: Record<string, string> } {
+export function isolatedShell(user: BoxUser, env: Record<string, string>, command: string[], cwd?: string): { argv: string[]; rootEnv: Record<string, string> } {
   const assignments = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  // The working dir is entered as the box user (`env -C`), never by root: a tenant who swapped it
+  // for a link must not get a shell inside a folder its user could not reach.
   return {
-    argv: [utilLinux('unshare'), '--net', '--', utilLinux('setpriv'), `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--', utilLinux('env'), '-i', ...assignments, ...command],
+    argv: [utilLinux('unshare'), '--net', '--', utilLinux('setpriv'), `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--', utilLinux('env'), '-i', ...(cwd ? ['-C', cwd] : []), ...assignments, ...command],
     rootEnv: { PATH: kDefaultPath },
   };
 }

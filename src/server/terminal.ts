@@ -148,9 +148,9 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     }
     let pty: IPty;
     try {
-      const isolated = !adb && entry.user ? isolatedShell(entry.user, env, [shell]) : undefined;
+      const isolated = !adb && entry.user ? isolatedShell(entry.user, env, [shell], cwd) : undefined;
       const argv = adb ? [adb.file, ...adb.args] : isolated ? isolated.argv : [shell];
-      pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd, env: isolated?.rootEnv ?? env });
+      pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd: isolated ? '/' : cwd, env: isolated?.rootEnv ?? env });
     } catch (err) {
       ws.close(1011, closeReason(`cannot start ${basename(shell)}: ${hidePaths(firstLine(err))}`));
       return;
