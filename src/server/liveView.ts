@@ -31,7 +31,7 @@ import { parseDuration } from '../api/duration.js';
 import { endpoints, kKeyNames, type EndpointName, type LiveViewUrlResult } from '../api/schemas.js';
 import type { BoxEntry } from './boxEntry.js';
 import type { RawCdp } from './chromium/rawCdp.js';
-import { newActionId, type Answer, type Call } from './routes.js';
+import { newActionId, type Answer, type Call } from './call.js';
 import { presign, refuseUpgrade, verifyPresigned } from './secret.js';
 import { kLiveViewAssetPrefix, kLiveViewCsp, liveViewPageHtml, liveViewScript } from './liveViewPage.js';
 

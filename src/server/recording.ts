@@ -18,7 +18,7 @@ import type { BoxEntry } from './boxEntry.js';
 import type { BoxRegistry } from './boxes.js';
 import { startAndroidRecording } from './recordingAndroid.js';
 import { startLinuxRecording, type Recorder, type RecordingLimits } from './recordingLinux.js';
-import type { Answer, Call } from './routes.js';
+import type { Answer, Call } from './call.js';
 import type { ObjectStore } from './storage.js';
 
 export interface RecordingDeps {

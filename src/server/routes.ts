@@ -1,6 +1,5 @@
 // One handler per endpoint of the contract. Every request: auth → box (tenancy, type, state)
 // → schema check of the body → work, serialised per box.
-import { randomBytes } from 'node:crypto';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
@@ -34,26 +33,8 @@ export interface RouteDeps {
   allowInnerDownloads?: boolean;
 }
 
-export interface Call {
-  tenant: string;
-  params: Record<string, string>;
-  body: unknown;
-  query: Record<string, unknown>;
-  /** e.g. http://127.0.0.1:28080, from the request's Host header. */
-  origin: string;
-  actionId: string | undefined;
-  /** Aborts (reason: REQUEST_CANCELLED) when the client goes away before the answer. */
-  signal?: AbortSignal;
-}
-
-export interface Answer {
-  status: number;
-  body?: unknown;
-  /** Send `body` (a string) as a JSON string literal. */
-  jsonString?: boolean;
-  /** Headers of a non-JSON answer (a download: its content type, length and file name). */
-  headers?: Record<string, string>;
-}
+export { newActionId, type Answer, type Call } from './call.js';
+import type { Answer, Call } from './call.js';
 
 export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot', 'pressButton', 'click', 'tap', 'longPress', 'move', 'scroll', 'swipe', 'touch', 'screenRotation', 'setClipboard']);
 /** Endpoints whose handler here serves Android boxes itself; any other goes to src/server/adb/routes.ts. */
@@ -66,9 +47,6 @@ export interface ForeignBody {
   [kForeignBody]: string;
 }
 
-export function newActionId(): string {
-  return `act_${randomBytes(12).toString('base64url')}`;
-}
 
 /** Bodies already checked against a schema (boxCall checks before queueing, handlers again). */
 const checkedBodies = new WeakMap<object, TSchema>();

@@ -12,12 +12,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'png' | 'errors' | 'mask' | 'index' | 'playwright';
+type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'png' | 'errors' | 'mask' | 'index' | 'playwright' | 'studio';
 
 /** What each area may import besides itself and the leaves src/errors.ts and src/mask.ts. `types` = `import type` only. */
 const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
   index: { cli: 'all', runner: 'all', reporters: 'all', server: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all' },
-  cli: { runner: 'all', server: 'all', reporters: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all' },
+  cli: { runner: 'all', server: 'all', reporters: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all', studio: 'all' },
   runner: { flow: 'all', api: 'all', layout: 'all', visual: 'all' },
   reporters: { runner: 'all', flow: 'all' }, // narrowed to result types, events and the code frame below
   // png: the PNG codec the visual comparison and the server's trace drawing share.
@@ -31,6 +31,8 @@ const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
   playwright: { runner: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all', server: 'all', cli: 'all' },
   errors: {},
   mask: {},
+  // boxflow studio: a page on a box that writes flow files; it runs steps with the runner.
+  studio: { runner: 'all', flow: 'all', api: 'all', layout: 'all' },
 };
 
 /** Leaf modules every area may import; they import nothing internal. */

@@ -12,7 +12,7 @@ import { parseDuration } from '../../api/duration.js';
 import { endpoints, kCommandOutputMax, type CommandBody, type EndpointName } from '../../api/schemas.js';
 import { shQuote } from '../adb/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
-import type { Answer, Call } from '../routes.js';
+import type { Answer, Call } from '../call.js';
 import { runLinuxCommand } from './linuxCommands.js';
 
 interface CommandDeps {

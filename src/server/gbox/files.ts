@@ -41,7 +41,7 @@ import { kMultipart, type MultipartBody, type MultipartPart } from '../adb/route
 import { sh, shQuote } from '../adb/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
 import { boxPath, boxPathOf, humanSize, modeString, realOf } from '../boxFs.js';
-import type { Answer, Call } from '../routes.js';
+import type { Answer, Call } from '../call.js';
 import { androidCommandLine } from './commands.js';
 import { boxRoot, noNul, runInLinuxBox } from './linuxCommands.js';
 

@@ -8,7 +8,7 @@ import { endpoints, type ClipboardBody, type EndpointName, type OpenBrowserBody,
 import type { BoxEntry } from '../boxEntry.js';
 import type { TraceOp } from '../trace.js';
 import { checkOpenUrl } from '../urlPolicy.js';
-import type { Answer, Call } from '../routes.js';
+import type { Answer, Call } from '../call.js';
 import { androidContext, androidDisplay, checkOnAndroid, notOnAndroid, performOnAndroid } from './android.js';
 import { planClick, planLongPress, planMove, planScroll, planSwipe, planTap, planTouch, unscaled, type Gesture, type GestureContext, type GesturePlan } from './gestures.js';
 import { closeTab, linuxContext, linuxDisplay, listTabs, navigateTab, performOnLinux, readClipboard, rotateLinux, switchTab, writeClipboard } from './linux.js';
