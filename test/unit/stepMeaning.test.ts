@@ -124,7 +124,8 @@ test('the TS API is built from the table: each method and matcher runs its step,
   const tsOf = (n: (typeof kStepNames)[number]) => (stepDefs[n] as StepDef).ts;
   const methods = kStepNames.filter((n) => tsOf(n)?.method);
   const fns = Object.entries(box).filter(([, v]) => typeof v === 'function').map(([k]) => k);
-  assert.deepEqual(fns.sort(), [...methods.map((n) => tsOf(n)!.method!), 'step'].sort());
+  // Besides the table's steps: box.step (any step) and box.page() (the tab as a Playwright Page).
+  assert.deepEqual(fns.sort(), [...methods.map((n) => tsOf(n)!.method!), 'step', 'page'].sort());
   await box.tap('Login', { label: 'sign in', timeout: 500 });
   await box.longPress({ x: 10, y: 20 }, { duration: '2s' });
   await box.longPress('Photo', { duration: '2s', optional: true });
