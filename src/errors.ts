@@ -78,6 +78,7 @@ export const errorCodes = {
 
   // runner and assertions
   ELEMENT_NOT_FOUND: { exit: 1, summary: 'A selector matched no visible element before the step timeout.' },
+  COMMAND_FAILED: { exit: 1, summary: 'A runCommand step\'s command exited with another code than the step expects (default 0); the message ends with its last lines.' },
   TARGET_OBSCURED: { exit: 1, summary: 'A pointer action\'s element was not the one under the pointer where it would land (covered, or still moving) before the step timeout.' },
   ASSERT_LAYOUT: { exit: 1, summary: 'A layout assertion (visible, not visible, count, text, attributes) failed.' },
   ASSERT_SCREENSHOT: { exit: 1, summary: 'A screenshot differs from its baseline beyond the allowed limits.' },

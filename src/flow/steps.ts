@@ -673,6 +673,35 @@ export const stepDefs = {
     },
     normalize: (a) => ({ kind: 'renameFile', ...a }),
   },
+  runCommand: {
+    description:
+      'Run a shell command in the box (Linux boxes: `sh -c` as the box\'s own user, without network; Android: `adb shell`), e.g. to seed data ' +
+      'before the steps or clean up in onFinish. Its output is attached to the step; an exit code other than `expectExit` (default 0) fails it. ' +
+      'The step\'s `timeout` bounds the command (default 30s).',
+    example: '- runCommand: { command: "rm -f downloads/*", expectExit: 0 }',
+    label: (s, c) => `runCommand ${quoted(c, s.command, 60)}`,
+    ts: { method: 'runCommand', argKeys: ['workingDir', 'expectExit'], stringKey: 'command' },
+    arg: {
+      title: 'a command, or {command, workingDir, expectExit}',
+      anyOf: [
+        str('The command, run by sh -c.'),
+        {
+          type: 'object',
+          properties: {
+            command: str('The command, run by sh -c.'),
+            workingDir: str('Where it runs (a box path; default the box\'s working dir).'),
+            expectExit: { type: 'integer', minimum: 0, maximum: 255, description: 'The exit code that passes (default 0).' },
+          },
+          required: ['command'],
+          additionalProperties: false,
+        },
+      ],
+    },
+    normalize: (a) =>
+      typeof a === 'string'
+        ? { kind: 'runCommand', command: a }
+        : { kind: 'runCommand', command: a.command, ...(a.workingDir ? { workingDir: a.workingDir } : {}), ...(a.expectExit !== undefined ? { expectExit: a.expectExit } : {}) },
+  },
   deleteMedia: {
     description: 'Delete one media item from an album.',
     example: '- deleteMedia: { album: Camera, media: photo.png }',

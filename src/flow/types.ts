@@ -76,6 +76,7 @@ export type StepBody =
   | { kind: 'openTab'; url: string; expect?: { title?: string; url?: string } }
   | { kind: 'closeBrowser' }
   | { kind: 'renameFile'; from: string; to: string; workingDir?: string }
+  | { kind: 'runCommand'; command: string; workingDir?: string; /** The exit code that passes (default 0). */ expectExit?: number }
   | { kind: 'deleteMedia'; album: string; media: string }
   | { kind: 'deleteAlbum'; album: string }
   | { kind: 'webTerminal' }
@@ -216,6 +217,8 @@ export interface FlowBox {
   eraseText(chars?: number, opts?: Partial<StepCommon>): Promise<void>;
   /** Opens a link (Android: a VIEW intent, the app that claims it opens it; Linux boxes: a new tab). */
   openLink(url: string, opts?: Partial<StepCommon>): Promise<void>;
+  /** Runs a shell command in the box (setup, teardown); its output is attached; an exit code other than `expectExit` (default 0) fails it. */
+  runCommand(command: string, opts?: Partial<StepCommon> & { workingDir?: string; expectExit?: number }): Promise<void>;
   /** Runs any YAML-shaped step, e.g. `{ renameFile: { from, to } }`. */
   step(raw: Record<string, unknown>): Promise<void>;
   /** The box's active tab as a Playwright Page, over the box's pre-signed CDP URL (Linux boxes); as boxflow/test's `box.page()`. */

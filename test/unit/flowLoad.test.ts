@@ -102,7 +102,7 @@ test('every step and shorthand normalises to the expected Step', async () => {
     },
     { kind: 'retry', times: 2, steps: [{ kind: 'tap', target: { selector: 'Reload' } }] },
     { kind: 'tap', target: { selector: 'Submit' }, label: 'Send the form', optional: true, timeout: 10_000, screenshots: ['before', 'trace'] },
-    { kind: 'tap', target: { selector: 'Quiet' }, screenshots: false }, ...webSteps(),
+    { kind: 'tap', target: { selector: 'Quiet' }, screenshots: false }, ...webSteps(), { kind: 'runCommand', command: 'echo ready' }, { kind: 'runCommand', command: 'exit 3', workingDir: '/work', expectExit: 3 },
   ]);
   const kinds = new Set(f.steps.map((s) => s.kind));
   const { kStepNames } = await import('../../src/flow/index.js');

@@ -38,6 +38,7 @@ const kSamples: Record<string, (Record<string, unknown> | string)[]> = {
   openTab: [{ openTab: '/login' }],
   closeBrowser: ['closeBrowser'],
   renameFile: [{ renameFile: { from: 'a.txt', to: 'b.txt' } }],
+  runCommand: [{ runCommand: 'npm run seed' }, { runCommand: { command: 'npm run seed', expectExit: 0 } }],
   deleteMedia: [{ deleteMedia: { album: 'Camera', media: 'p.png' } }],
   deleteAlbum: [{ deleteAlbum: 'Camera' }],
   webTerminal: ['webTerminal'],

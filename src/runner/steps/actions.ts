@@ -366,6 +366,32 @@ export const closeBrowser: StepHandler<'closeBrowser'> = async (_step, run) => {
   run.record.message = 'browser closed';
 };
 
+/** Default bound of a command when the step has no timeout of its own (GBOX's default). */
+const kCommandTimeoutMs = 30_000;
+
+export const runCommand: StepHandler<'runCommand'> = async (step, run) => {
+  const command = run.resolve(step.command);
+  const timeoutMs = step.timeout ?? kCommandTimeoutMs;
+  const result = await run.rt.client.runCommand(
+    run.rt.box.id,
+    { command, timeout: formatDuration(timeoutMs), ...(step.workingDir ? { workingDir: run.resolve(step.workingDir) } : {}) },
+    { signal: run.signal, timeoutMs: timeoutMs + 30_000 },
+  );
+  // Its output, masked like everything a step records, as attachments of the step.
+  const attachments: NonNullable<typeof run.record.attachments> = [];
+  for (const [name, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+    if (text) attachments.push({ name, path: await run.rt.artifacts.put(Buffer.from(run.rt.masker.text(text)), 'txt'), contentType: 'text/plain' });
+  }
+  if (attachments.length) run.record.attachments = [...(run.record.attachments ?? []), ...attachments];
+  const want = step.expectExit ?? 0;
+  const tail = (text: string) => run.rt.masker.text(text.trim().split('\n').slice(-3).join(' | ')).slice(0, 300);
+  if (result.exitCode !== want) {
+    const why = result.exitCode === 124 ? ` (cut off at its timeout, ${formatDuration(timeoutMs)})` : '';
+    throw new BoxflowError('COMMAND_FAILED', `the command exited with ${result.exitCode}, expected ${want}${why}${result.stderr.trim() ? `: ${tail(result.stderr)}` : result.stdout.trim() ? `: ${tail(result.stdout)}` : ''}`);
+  }
+  run.record.message = `exit ${result.exitCode}${result.stdout.trim() ? `: ${tail(result.stdout)}` : ''}`;
+};
+
 export const renameFile: StepHandler<'renameFile'> = async (step, run) => {
   const body: Parameters<typeof run.rt.client.renameFile>[1] = { oldPath: run.resolve(step.from), newPath: run.resolve(step.to) };
   if (step.workingDir) body.workingDir = run.resolve(step.workingDir);
