@@ -42,7 +42,7 @@ function stateOf(options: object): RunVideoState {
   return s;
 }
 
-/** The service has no recording: the route is unknown (404 that is not about the box), not allowed, or not implemented. */
+/** The service has no recording: the route is unknown (404 that is not about the box), not allowed, or answered 501 (the service does not offer it). */
 function isUnsupported(err: unknown): boolean {
   if (!(err instanceof BoxApiError)) return false;
   const s = err.httpStatus;
