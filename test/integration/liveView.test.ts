@@ -268,7 +268,10 @@ test('clicks, drags and typing reach the page: the click changes the page, typed
     await viewer.frame(() => true);
     // Where the button and the field are, from the page itself.
     const page = await (await import('playwright-core')).chromium.connectOverCDP(await client.cdpUrl(box.id, {}));
-    const tab = page.contexts()[0]!.pages().at(-1)!;
+    // The box's tab showing the page (other tests of this file left tabs of their own).
+    const pages = page.contexts()[0]!.pages();
+    let tab = pages.at(-1)!;
+    for (const p of pages) if ((await p.locator('#b').count()) > 0) tab = p;
     const b = (await tab.locator('#b').boundingBox())!;
     const i = (await tab.locator('#i').boundingBox())!;
     await page.close();

@@ -52,7 +52,6 @@ function colourAt(file: string, seconds: number): [number, number, number] {
 const isRed = ([r, g, b]: number[]) => r! > 180 && g! < 80 && b! < 80;
 const isBlue = ([r, g, b]: number[]) => b! > 180 && r! < 80 && g! < 80;
 
-const recDirs = () => readdirSync(tmpdir()).filter((n) => n.startsWith('boxflow-rec-')).length;
 
 test('a recording of a real Chromium decodes, lasts as long as it ran, and shows the page at its real times', { skip, timeout: 90_000 }, async () => {
   const box = await client.createLinuxBox({ wait: true });
@@ -126,16 +125,19 @@ test("another tenant's box is 404 for both endpoints; a stop with no recording i
 });
 
 test('terminating a box ends its recording: no ffmpeg and no temporary folder stay', { skip, timeout: 60_000 }, async () => {
-  const before = recDirs();
+  // Other test files may record at the same time: this test follows the folder its own recording made.
+  const list = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('boxflow-rec-')));
+  const before = list();
   const box = await client.createLinuxBox({ wait: true });
   await client.startRecording(box.id);
   await client.openTab(box.id, { url: 'data:text/html,<h1>bye</h1>' });
-  assert.equal(recDirs(), before + 1);
+  const mine = [...list()].filter((n) => !before.has(n));
+  assert.equal(mine.length, 1, `one recording folder was made: ${mine.join(', ')}`);
   await client.terminateBox(box.id);
-  for (let i = 0; i < 50 && recDirs() > before; i++) await sleep(100);
-  assert.equal(recDirs(), before, 'the recording folder is removed');
-  const ffmpegs = spawnSync('pgrep', ['-f', 'boxflow-rec-.*video.webm'], { encoding: 'utf8' }).stdout.trim();
-  assert.equal(ffmpegs, '', 'no ffmpeg of a recording runs');
+  for (let i = 0; i < 50 && list().has(mine[0]!); i++) await sleep(100);
+  assert.ok(!list().has(mine[0]!), 'the recording folder is removed');
+  const ffmpegs = spawnSync('pgrep', ['-f', `${mine[0]}.*video.webm`], { encoding: 'utf8' }).stdout.trim();
+  assert.equal(ffmpegs, '', 'no ffmpeg of the recording runs');
 });
 
 test('a recording ends by itself at its length bound, and stop answers it', { skip, timeout: 60_000 }, async () => {
