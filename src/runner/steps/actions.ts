@@ -99,32 +99,9 @@ async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'rig
   const dy = (box.bottom - box.top) * 0.6;
   // A finger moving up scrolls the content down.
   const delta = { up: [0, dy], down: [0, -dy], left: [dx, 0], right: [-dx, 0] }[direction] as [number, number];
-  const page = await run.rt.layout.page();
-  const offsets = () =>
-    page.evaluate(({ x, y }) => {
-      const out: string[] = [];
-      for (let el = document.elementFromPoint(x, y); el; el = el.parentElement) out.push(`${el.scrollLeft},${el.scrollTop}`);
-      out.push(`${window.scrollX},${window.scrollY}`);
-      return out.join(';');
-    }, { x, y });
-  const before = await offsets();
-  // The wheel turns through the Box API's scroll action (its actionId and images), at the point.
-  const result = await run.rt.client.scroll(
-    run.rt.box.id,
-    { ...toAction(run, { x, y }), scrollX: delta[0] * run.rt.state.scale, scrollY: delta[1] * run.rt.state.scale, options: run.actionOptions(swipeStep) },
-    { signal: run.signal, timeoutMs: run.rt.options.actionTimeout },
-  );
-  await run.recordAction(result);
-  // The wheel scrolls asynchronously (and may animate): wait until the offsets settle.
-  let after = before;
-  for (let i = 0; i < 20; i++) {
-    await delay(50, run.signal);
-    const now = await offsets();
-    if (now === after && now !== before) break;
-    after = now;
-  }
+  const moved = await wheelAt(run, { x, y }, delta, run.actionOptions(swipeStep));
   const where = on ? describeSelector(run.resolve(on)) : at ? `(${Math.round(x)}, ${Math.round(y)})` : 'the page';
-  run.record.message = after === before
+  run.record.message = !moved
     ? `nothing moved: swiping ${direction} over ${where} scrolled nothing (already at the end, or nothing there scrolls)`
     : `scrolled ${where} (swipe ${direction})`;
 }
@@ -251,6 +228,16 @@ async function wheelIn(run: StepRun, bounds: Bounds, screen: { width: number; he
   const dx = (right - left) * 0.8;
   const dy = (bottom - top) * 0.8;
   const delta = { down: [0, dy], up: [0, -dy], right: [dx, 0], left: [-dx, 0] }[direction] as [number, number];
+  return wheelAt(run, { x, y }, delta, { screenshot: false });
+}
+
+/**
+ * Turns the mouse wheel at `at` (screen pixels) by `delta` through the Box API's scroll action (its
+ * actionId and, as `options` ask, images), then waits until the scroll offsets of what is under that
+ * point (and the page's) settle: the wheel scrolls asynchronously and may animate. False when
+ * nothing moved.
+ */
+async function wheelAt(run: StepRun, at: { x: number; y: number }, delta: [number, number], options: ReturnType<StepRun['actionOptions']>): Promise<boolean> {
   const page = await run.rt.layout.page();
   const offsets = () =>
     page.evaluate(({ x, y }) => {
@@ -258,16 +245,14 @@ async function wheelIn(run: StepRun, bounds: Bounds, screen: { width: number; he
       for (let el = document.elementFromPoint(x, y); el; el = el.parentElement) out.push(`${el.scrollLeft},${el.scrollTop}`);
       out.push(`${window.scrollX},${window.scrollY}`);
       return out.join(';');
-    }, { x, y });
+    }, at);
   const before = await offsets();
-  // The wheel turns through the Box API's scroll action (its actionId and images), at the point.
   const result = await run.rt.client.scroll(
     run.rt.box.id,
-    { ...toAction(run, { x, y }), scrollX: delta[0] * run.rt.state.scale, scrollY: delta[1] * run.rt.state.scale, options: { screenshot: false } },
+    { ...toAction(run, at), scrollX: delta[0] * run.rt.state.scale, scrollY: delta[1] * run.rt.state.scale, options },
     { signal: run.signal, timeoutMs: run.rt.options.actionTimeout },
   );
   await run.recordAction(result);
-  // The wheel scrolls asynchronously (and may animate): wait until the offsets settle.
   let after = before;
   for (let i = 0; i < 20; i++) {
     await delay(50, run.signal);
