@@ -37,7 +37,7 @@ import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, kFsLimits, type CommandResult, type EndpointName, type FsEntry, type FsExistsResult, type FsListQuery, type FsListResult, type FsPathBody, type FsPathQuery, type RunCodeBody, type RunCodeLanguage } from '../../api/schemas.js';
 import type { AndroidBox } from '../adb/androidBox.js';
-import { kMultipart, type MultipartBody, type MultipartPart } from '../adb/routes.js';
+import { kMultipart, multipartError, type MultipartBody, type MultipartPart } from '../adb/routes.js';
 import { sh, shQuote } from '../adb/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
 import { boxPath, boxPathOf, humanSize, modeString, realOf } from '../boxFs.js';
@@ -450,12 +450,10 @@ interface WriteRequest {
 const tooLargeToWrite = (text: boolean) =>
   new BoxflowError('FILE_TOO_LARGE', `/content is over the ${(text ? kFsLimits.writeTextBytes : kFsLimits.writeFileBytes) / 2 ** 20} MiB limit${text ? ' of a text part; send it as a file part (up to 512 MiB)' : ''}`);
 
-/** A broken multipart body in this API's terms (4xx), never a server fault. */
+/** A broken multipart body in this API's terms (4xx), never a server fault: this endpoint's limits, else the shared reading (multipartError). */
 function partsError(err: unknown): BoxflowError {
   if (BoxflowError.is(err)) return err;
-  const code = (err as { code?: string })?.code;
-  const text = String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 200);
-  switch (code) {
+  switch ((err as { code?: string })?.code) {
     case 'FST_REQ_FILE_TOO_LARGE':
       return tooLargeToWrite(false);
     case 'FST_FILES_LIMIT':
@@ -463,12 +461,8 @@ function partsError(err: unknown): BoxflowError {
     case 'FST_FIELDS_LIMIT':
     case 'FST_PARTS_LIMIT':
       return new BoxflowError('INVALID_REQUEST', 'the multipart body has too many parts; send `path`, `content` and optionally `workingDir`');
-    case 'FST_PROTO_VIOLATION':
-      return new BoxflowError('INVALID_REQUEST', 'a multipart part is named like an object prototype property (__proto__, constructor, ...)');
-    case 'FST_INVALID_JSON_FIELD_ERROR':
-      return new BoxflowError('INVALID_REQUEST', 'a multipart text part declared as application/json is not valid JSON');
     default:
-      return new BoxflowError('INVALID_REQUEST', `the multipart body is malformed: ${text}`);
+      return multipartError(err);
   }
 }
 
