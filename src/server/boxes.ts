@@ -155,19 +155,8 @@ export class BoxRegistry {
     if (cfg.workingDir !== undefined) throw new BoxflowError('GRID_UNSUPPORTED', '/config/workingDir: a grid box has no working dir (no files or terminal on this server)');
     await this.#ready;
     const id = randomUUID();
-    const now = new Date().toISOString();
-    const expiresMs = cfg.expiresIn ? parseDuration(cfg.expiresIn, '/config/expiresIn') : undefined;
-    const record: Box = {
-      id,
-      type,
-      status: 'pending',
-      reason: null,
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: expiresMs === undefined ? null : new Date(Date.now() + expiresMs).toISOString(),
-      // The node is the grid's choice, made per session: its size is unknown here (0, as for Android devices).
-      config: { cpu: 0, memory: 0, storage: 0, envs: {}, labels: { ...(cfg.labels ?? {}), 'boxflow/grid': grid.where }, os: { version: 'linux' }, deviceType: cfg.deviceType ?? 'container' },
-    };
+    // The node is the grid's choice, made per session: its size is unknown here (0, as for Android devices).
+    const { record, expiresMs } = pendingRecord(id, type, cfg, { cpu: 0, memory: 0, storage: 0, envs: {}, labels: { ...(cfg.labels ?? {}), 'boxflow/grid': grid.where }, os: { version: 'linux' }, deviceType: cfg.deviceType ?? 'container' });
     const linux = new LinuxBox({
       source: gridChromium(grid, { name: `boxflow box ${id}`, log: this.#log }),
       resolution: cfg.resolution ?? kDefaultResolution,
@@ -189,28 +178,17 @@ export class BoxRegistry {
     const workingDir = boxPath(kDefaultWorkingDir, cfg.workingDir ?? '.');
     const workDir = realOf(dir, workingDir);
     const host = await this.#hostInfo();
-    const now = new Date().toISOString();
-    const expiresMs = cfg.expiresIn ? parseDuration(cfg.expiresIn, '/config/expiresIn') : undefined;
-    const record: Box = {
-      id,
-      type,
-      status: 'pending',
-      reason: null,
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: expiresMs === undefined ? null : new Date(Date.now() + expiresMs).toISOString(),
-      config: {
-        cpu: host.cpu,
-        memory: host.memory,
-        storage: host.storage,
-        envs: { ...(cfg.envs ?? {}) },
-        labels: { ...(cfg.labels ?? {}) },
-        os: { version: host.osVersion },
-        deviceType: cfg.deviceType ?? 'container',
-        workingDir,
-        publicIp: '127.0.0.1',
-      },
-    };
+    const { record, expiresMs } = pendingRecord(id, type, cfg, {
+      cpu: host.cpu,
+      memory: host.memory,
+      storage: host.storage,
+      envs: { ...(cfg.envs ?? {}) },
+      labels: { ...(cfg.labels ?? {}) },
+      os: { version: host.osVersion },
+      deviceType: cfg.deviceType ?? 'container',
+      workingDir,
+      publicIp: '127.0.0.1',
+    });
     const user = this.#isolate ? await claimBoxUser(id) : undefined;
     const ledger = new BoxLedger(this.#dataDir, { boxId: id, uid: user?.uid ?? null, browserUid: user?.browserUid ?? null, dir });
     try {
@@ -400,6 +378,14 @@ export class BoxRegistry {
     this.#host = { cpu: availableParallelism(), memory: Math.round(totalmem() / 2 ** 20), storage, osVersion };
     return this.#host;
   }
+}
+
+/** A new box's record, `pending`, with its expiry from `config.expiresIn` (and that bound in ms). */
+function pendingRecord(id: string, type: 'linux', cfg: NonNullable<CreateBoxBody['config']>, config: Box['config']): { record: Box; expiresMs: number | undefined } {
+  const now = new Date().toISOString();
+  const expiresMs = cfg.expiresIn ? parseDuration(cfg.expiresIn, '/config/expiresIn') : undefined;
+  const expiresAt = expiresMs === undefined ? null : new Date(Date.now() + expiresMs).toISOString();
+  return { record: { id, type, status: 'pending', reason: null, createdAt: now, updatedAt: now, expiresAt, config }, expiresMs };
 }
 
 /** The first directory above `dir` that a user other than its owner cannot pass through. */
