@@ -129,17 +129,29 @@ steps:
   for (const s of steps.filter((x) => /^(selectOption|uploadFile|fill)$/.test(x.command))) assert.ok(img(s, 'before') && img(s, 'after'), `${s.label} (CDP) has before/after images`);
 });
 
-test("a pointer action checks its target where it lands: a hover menu in the page's flow closes on the move, and the double tap hits the paragraph", async () => {
+test("a pointer action checks its target where it lands: a hover menu in the page's flow closes on the move, and the tap or double tap hits the paragraph; a covered target is TARGET_OBSCURED", async () => {
   // The menu opens under the pointer and pushes the paragraph down; moving away closes it again.
+  // The paragraph counts its clicks: the double tap's two, then the tap's third.
   const page = `<!doctype html><style>body{margin:0;font:20px sans-serif} #menu:hover #items{display:block} #items{display:none} p{margin:8px}</style>
 <div id="menu"><b id="title">Menu</b><div id="items"><p>One</p><p>Two</p><p>Three</p><p>Four</p></div></div>
-<p id="para" ondblclick="this.textContent='edited'">Double me</p><p id="next" ondblclick="this.textContent='wrong one'">Not me</p>`;
+<p id="para" ondblclick="this.textContent='edited'" onclick="this.dataset.n=(+this.dataset.n||0)+1;this.textContent='clicked '+this.dataset.n">Double me</p>
+<p id="next" ondblclick="this.textContent='wrong one'" onclick="this.textContent='wrong one'">Not me</p>`;
+  const dataUrl = (html: string) => `"data:text/html,${encodeURIComponent(html).replace(/'/g, '%27')}"`;
+  // A banner over the button for good: the tap must not press whatever is on top.
+  const covered = `<!doctype html><button id="buy" onclick="document.title='bought'">Buy</button>
+<div id="banner" style="position:fixed;inset:0;background:rgba(0,0,0,.1)" onclick="document.title='banner pressed'">Cookies?</div>`;
   const dir = tempProject({
     'boxflow.config.json': JSON.stringify({ appBaseUrl: app.url, reporters: ['json'], screenshots: false }),
-    'menu.flow.yaml': `name: menu\nsteps:\n  - openTab: "data:text/html,${encodeURIComponent(page).replace(/'/g, '%27')}"\n  - hover: { id: title }\n  - assertVisible: Four\n  - doubleTap: { id: para }\n  - assertVisible: edited\n    timeout: 2s\n  - assertVisible: Not me\n`,
+    'menu.flow.yaml': `name: menu\nsteps:\n  - openTab: ${dataUrl(page)}\n  - hover: { id: title }\n  - assertVisible: Four\n  - doubleTap: { id: para }\n  - assertVisible: edited\n    timeout: 2s\n  - assertVisible: Not me\n  - hover: { id: title }\n  - assertVisible: Four\n  - tap: { id: para }\n  - assertVisible: clicked 3\n    timeout: 2s\n  - assertVisible: Not me\n`,
+    'covered.flow.yaml': `name: covered\nsteps:\n  - openTab: ${dataUrl(covered)}\n  - tap: Buy\n    timeout: 1500ms\n`,
   });
   const out = join(dir, 'out');
   const run = await runCli(['test', '-o', out], { cwd: dir });
-  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-  assert.equal(readResults(out).flows[0]!.status, 'passed');
+  assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
+  const flows = readResults(out).flows;
+  assert.equal(flows.find((f) => f.name === 'menu')!.status, 'passed');
+  const tapStep = flows.find((f) => f.name === 'covered')!.attempts.at(-1)!.steps.find((s) => s.command === 'tap')!;
+  assert.equal(tapStep.error?.code, 'TARGET_OBSCURED');
+  assert.match(tapStep.error?.message ?? '', /div#banner is/);
+  assert.equal(tapStep.actionId, undefined, 'nothing was pressed');
 });

@@ -10,6 +10,7 @@ import { delay } from '../poll.js';
 import { attachEvidence, resolveTarget, screenSize, toAction, type ApiTarget, findVisible } from './target.js';
 import { captureOnce } from './visual.js';
 import { boxCommand } from './device.js';
+import { landingPoint } from './landing.js';
 
 const kTapMs = 50;
 
@@ -22,13 +23,23 @@ async function dragSimple(run: StepRun, start: ApiTarget, end: ApiTarget, durati
   await run.recordAction(result);
 }
 
+/**
+ * Where a tap or a long press acts. On a Linux box an element is checked where the pointer lands
+ * (landingPoint: a menu the move closes, a banner over it, a button still sliding in); Android
+ * boxes tap where the layout says.
+ */
+async function pressPoint(run: StepRun, target: Target): Promise<ApiTarget> {
+  if (run.rt.box.type === 'linux' && 'selector' in target) return toAction(run, await landingPoint(run, target));
+  return resolveTarget(run, target);
+}
+
 export const tap: StepHandler<'tap'> = async (step, run) => {
-  const p = await resolveTarget(run, step.target);
+  const p = await pressPoint(run, step.target);
   await dragSimple(run, p, p, kTapMs, step);
 };
 
 export const longPress: StepHandler<'longPress'> = async (step, run) => {
-  const p = await resolveTarget(run, step.target);
+  const p = await pressPoint(run, step.target);
   await dragSimple(run, p, p, step.duration, step);
 };
 

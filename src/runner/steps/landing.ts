@@ -1,0 +1,78 @@
+// Where a pointer action lands on a Linux box, checked as Playwright checks a click's target, and
+// running a function in the page on the element behind a layout node. Used by tap, long press,
+// doubleTap, hover, fill, check and uncheck.
+import { BoxflowError } from '../../errors.js';
+import type { Target } from '../../flow/types.js';
+import { centre, describeSelector } from '../../layout/index.js';
+import type { LayoutNode } from '../../layout/types.js';
+import { delay } from '../poll.js';
+import { findVisible, pointIn, screenSize, toAction } from './target.js';
+import type { StepRun } from './types.js';
+
+export const at = (p: { x: number; y: number }) => `(${Math.round(p.x)}, ${Math.round(p.y)})`;
+
+/** A target in CSS px of the page (Linux boxes: screen pixels are CSS px). */
+export async function pagePoint(run: StepRun, target: Target): Promise<{ x: number; y: number }> {
+  if ('prompt' in target) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${run.record.command} takes a selector or a point, not a {prompt}`);
+  if ('selector' in target) return centre(await findVisible(run, run.resolve(target.selector), { needGeometry: true }), (t) => run.rt.masker.text(t));
+  if ('percent' in target) {
+    const s = await screenSize(run);
+    return { x: (target.percent.x / 100) * s.width, y: (target.percent.y / 100) * s.height };
+  }
+  return target.point;
+}
+
+/**
+ * Where a pointer action on `target` lands (CSS px), checked as Playwright checks a click's target:
+ * the pointer moves there first (a menu the move opens or closes does so now), the element is looked
+ * up again until its centre stands still, and the element under that point must be it (or inside
+ * it). Else it is tried again until the step's deadline, then TARGET_OBSCURED names what is there.
+ * Points and percentages land where they say.
+ */
+export async function landingPoint(run: StepRun, target: Target): Promise<{ x: number; y: number }> {
+  if (!('selector' in target)) return pagePoint(run, target);
+  const selector = run.resolve(target.selector);
+  let last: { x: number; y: number } | undefined;
+  let blocker = '';
+  for (;;) {
+    const node = await findVisible(run, selector, { needGeometry: true });
+    // A point inside the element (Maestro's `point: "56%,33%"`), where the target has one.
+    const p = target.point ? pointIn(node, target.point) : centre(node, (t) => run.rt.masker.text(t));
+    if (!last || Math.abs(last.x - p.x) > 1 || Math.abs(last.y - p.y) > 1) {
+      // Moved (or first look): bring the pointer there, then look again.
+      await run.rt.client.move(run.rt.box.id, { ...toAction(run, p), options: { screenshot: false } }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+      last = p;
+    } else {
+      const hit = await onElement<{ ok: boolean; at: string }>(run, node, `function (x, y) {
+        if (window !== window.top) return { ok: true, at: '' };
+        const el = document.elementFromPoint(x, y);
+        const name = (e) => e ? e.localName + (e.id ? '#' + e.id : '') + (e.classList.length ? '.' + [...e.classList].join('.') : '') : 'nothing';
+        return { ok: !!el && (el === this || this.contains(el)), at: name(el) };
+      }`, p.x, p.y).catch(() => ({ ok: true, at: '' }));
+      if (hit.ok) return p;
+      blocker = hit.at;
+      last = undefined;
+    }
+    if (performance.now() >= run.deadline) {
+      throw new BoxflowError('TARGET_OBSCURED', `${describeSelector(selector)} is not what is under the pointer at ${at(p)}${blocker ? `: ${run.rt.masker.text(blocker)} is` : ''} (after ${run.timeoutMs} ms)`);
+    }
+    await delay(50, run.signal);
+  }
+}
+
+/** Runs `fn` in the page on the element behind `node` (in its own frame), returning its result. */
+export async function onElement<T>(run: StepRun, node: LayoutNode, fn: string, ...args: unknown[]): Promise<T> {
+  const { cdp, backendNodeId } = run.rt.layout.dom(node);
+  const { object } = await cdp.send('DOM.resolveNode', { backendNodeId });
+  const res = await cdp.send('Runtime.callFunctionOn', {
+    objectId: object.objectId!,
+    functionDeclaration: fn,
+    arguments: args.map((value) => ({ value })),
+    returnByValue: true,
+    awaitPromise: true,
+  });
+  await cdp.send('Runtime.releaseObject', { objectId: object.objectId! }).catch(() => {});
+  if (res.exceptionDetails) throw new BoxflowError('UNPROCESSABLE', `${run.record.command}: the page threw ${res.exceptionDetails.exception?.description ?? res.exceptionDetails.text}`);
+  return res.result.value as T;
+}
+
