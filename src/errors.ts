@@ -86,6 +86,7 @@ export const errorCodes = {
   IMAGE_CORRUPT: { exit: 2, summary: 'A PNG (a baseline, or a screenshot from the box) is corrupt or hostile: a chunk fails its CRC, its image data does not inflate, inflates past the size its header declares, or its dimensions are absurd; refused before its pixels are decoded, never reported as a difference.' },
   ASSERT_PACKAGE: { exit: 1, summary: 'An Android package assertion failed.' },
   ASSERT_TAB: { exit: 1, summary: 'A tab\'s title or URL did not match: an `openTab` `expect`, `assertUrl` or `assertTitle`.' },
+  ASSERT_CLIPBOARD: { exit: 1, summary: 'The box\'s clipboard did not hold the text `assertClipboard` expected before the step timeout.' },
   GEOMETRY_UNAVAILABLE: { exit: 3, summary: 'The box cannot give element geometry (no CDP on a Linux box), so a tap cannot be aimed.' },
   STEP_TIMEOUT: { exit: 1, summary: 'A step did not finish within its timeout.' },
   FLOW_TIMEOUT: { exit: 1, summary: 'A flow did not finish within its timeout.' },

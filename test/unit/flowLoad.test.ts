@@ -273,6 +273,7 @@ function webSteps() {
     { kind: 'uploadFile', selector: { css: 'input[type=file]' }, files: [join(kGood, 'a.txt'), '/tmp/b.txt'] },
     { kind: 'assertUrl', url: '/\\/welcome$/' },
     { kind: 'assertTitle', title: 'Welcome' },
+    { kind: 'assertClipboard', text: 'ORDER-1234' },
     ...appSteps(),
   ];
 }

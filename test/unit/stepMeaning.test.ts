@@ -25,6 +25,7 @@ const kSamples: Record<string, (Record<string, unknown> | string)[]> = {
   uploadFile: [{ uploadFile: { css: 'input[type=file]', files: ['a/one.png', 'two.png'] } }],
   assertUrl: [{ assertUrl: '/\\/welcome$/' }],
   assertTitle: [{ assertTitle: 'Welcome' }],
+  assertClipboard: [{ assertClipboard: 'ORDER-1234' }, { assertClipboard: '/^ORDER-\\d+$/' }],
   swipe: [{ swipe: 'up' }, { swipe: { direction: 'down', on: { css: '#items' } } }, { swipe: { from: [1, 2], to: '50%,10%' } }],
   drag: [{ drag: { from: { text: 'Card' }, to: '50%,20%' } }, { drag: { path: [[0, 0], [5, 5], [9, 9]] } }],
   scrollUntilVisible: [{ scrollUntilVisible: { text: 'Settings', direction: 'up' } }],

@@ -4,6 +4,7 @@ import * as actions from './actions.js';
 import * as android from './android.js';
 import * as app from './app.js';
 import * as asserts from './asserts.js';
+import * as clipboard from './clipboard.js';
 import * as control from './control.js';
 import * as device from './device.js';
 import * as visual from './visual.js';
@@ -15,6 +16,7 @@ export const handlers: { [K in Step['kind']]: StepHandler<K> } = {
   ...android,
   ...app,
   ...asserts,
+  ...clipboard,
   ...control,
   ...device,
   ...visual,
