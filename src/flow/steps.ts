@@ -377,6 +377,19 @@ export const stepDefs = {
       return { kind: 'assertTitle', title: a };
     },
   },
+  assertClipboard: {
+    description:
+      'Wait until the box\'s clipboard holds this text (exact, or /regex/ searched), read through the Box API\'s clipboard action ' +
+      '(boxflow serve: Linux boxes, the browser\'s clipboard, read by a paste the page sees as Control+V; Android boxes have none to read: UNPROCESSABLE).',
+    example: '- assertClipboard: ORDER-1234',
+    label: (s, c) => `assertClipboard ${quoted(c, s.text)}`,
+    ts: { method: 'assertClipboard' },
+    arg: str('Exact text or /regex/flags.'),
+    normalize: (a, ctx) => {
+      checkRegex(a, ctx, []);
+      return { kind: 'assertClipboard', text: a };
+    },
+  },
   swipe: {
     description:
       'Swipe up/down/left/right across the middle 60% of the screen (or of `on`), from one target to another, ' +
@@ -1010,7 +1023,7 @@ export const stepDefs = {
       'Set the device\'s state: `airplaneMode` (true, false or toggle; Linux boxes: the browser offline), `location` (latitude and longitude, ' +
       'or a `path` of "lat,lng" points travelled at `speed` m/s), `permissions` of `appId` (default the flow\'s app; allow, deny or unset; ' +
       '`all`: every permission the app asks for; Linux boxes: the site\'s), `orientation`, `darkMode` (true, false or toggle), `clipboard` ' +
-      '(the text pasteText types), `media` (photos and videos added to the gallery\'s `album`, Android). Android boxes: device commands; Linux boxes: the browser\'s emulation. ' +
+      '(the text pasteText types, also put on the box\'s clipboard where the service has one: boxflow serve\'s Linux boxes), `media` (photos and videos added to the gallery\'s `album`, Android). Android boxes: device commands; Linux boxes: the browser\'s emulation. ' +
       'What a box cannot do fails when it runs, saying why.',
     example: '- setDevice: { location: { latitude: 52.52, longitude: 13.405 } }',
     label: (s, c) => `setDevice ${deviceLabel(s, c)}`,
@@ -1038,7 +1051,7 @@ export const stepDefs = {
         appId: str('The app whose permissions are set (default: the flow\'s appId; Linux boxes: the site).'),
         orientation: { anyOf: [{ type: 'string', enum: [...kOrientations] }, runtimeText], description: 'portrait, landscapeLeft, landscapeRight or upsideDown.' },
         darkMode: { anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['toggle'] }], description: 'true, false or toggle.' },
-        clipboard: { type: 'string', description: 'The text pasteText types and ${maestro.copiedText} reads.' },
+        clipboard: { type: 'string', description: 'The text pasteText types and ${maestro.copiedText} reads, also put on the box\'s clipboard where it has one.' },
         media: { type: 'array', items: str('Path relative to this flow file.'), minItems: 1, description: 'Photos and videos added to the gallery (Android boxes; Linux boxes have none).' },
         album: str('The gallery album media go to (default boxflow).'),
         clearKeychain: { type: 'boolean', description: 'iOS-only: noted in the report, nothing done.' },

@@ -63,6 +63,7 @@ export type StepBody =
   | { kind: 'uploadFile'; selector: Selector; files: string[] }
   | { kind: 'assertUrl'; url: string }
   | { kind: 'assertTitle'; title: string }
+  | { kind: 'assertClipboard'; text: string }
   | { kind: 'swipe'; direction?: 'up' | 'down' | 'left' | 'right'; on?: Selector; from?: Target; to?: Target; duration?: number }
   | { kind: 'drag'; from?: Target; to?: Target; duration?: number; path?: { x: number; y: number }[]; interval?: number }
   | { kind: 'scrollUntilVisible'; selector: Selector; direction: 'up' | 'down' | 'left' | 'right'; maxSwipes: number; /** Scroll on (at most 4 more swipes) until the element is past the screen's middle. */ center?: boolean }
@@ -217,6 +218,8 @@ export interface FlowBox {
   eraseText(chars?: number, opts?: Partial<StepCommon>): Promise<void>;
   /** Opens a link (Android: a VIEW intent, the app that claims it opens it; Linux boxes: a new tab). */
   openLink(url: string, opts?: Partial<StepCommon>): Promise<void>;
+  /** Waits until the box's clipboard holds `text` (exact, or /regex/); Linux boxes of boxflow serve. */
+  assertClipboard(text: string, opts?: Partial<StepCommon>): Promise<void>;
   /** Runs a shell command in the box (setup, teardown); its output is attached; an exit code other than `expectExit` (default 0) fails it. */
   runCommand(command: string, opts?: Partial<StepCommon> & { workingDir?: string; expectExit?: number }): Promise<void>;
   /** Runs any YAML-shaped step, e.g. `{ renameFile: { from, to } }`. */

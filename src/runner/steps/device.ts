@@ -12,6 +12,7 @@ import { BoxflowError } from '../../errors.js';
 import type { DeviceSettings, GeoPoint, PermissionValue, Step } from '../../flow/types.js';
 import { quietly } from '../layoutSource.js';
 import { scriptHostFor } from '../script.js';
+import { putOnClipboard } from './clipboard.js';
 import { delay } from '../poll.js';
 import type { StepHandler, StepRun } from './types.js';
 
@@ -460,7 +461,7 @@ export const setDevice: StepHandler<'setDevice'> = async (step, run) => {
   if (step.clipboard !== undefined) {
     const text = run.resolve(step.clipboard);
     scriptHostFor(run.rt.state).copiedText = text;
-    said.push(`clipboard ${JSON.stringify(text)}`);
+    said.push(await putOnClipboard(run, text));
   }
   run.record.message = said.join('; ');
 };
