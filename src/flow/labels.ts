@@ -79,5 +79,6 @@ export function targetLabel(t: Target, ctx: LabelCtx = kNoMask): string {
   if ('selector' in t) return selectorLabel(t.selector, ctx);
   if ('point' in t) return `(${t.point.x}, ${t.point.y})`;
   if ('percent' in t) return `${t.percent.x}%,${t.percent.y}%`;
+  if ('runtimePoint' in t) return `point ${quoted(ctx, t.runtimePoint)}`;
   return quoted(ctx, t.prompt);
 }

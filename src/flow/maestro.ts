@@ -221,13 +221,17 @@ function withOptions(step: Raw | string, o: Raw): Raw | string {
   return typeof step === 'string' ? { [step]: null, ...o } : { ...step, ...o };
 }
 
-/** A Maestro screen point: "x%,y%" (0-100) stays a percent target, "x,y" becomes pixels [x, y]. */
-function screenPoint(v: unknown, path: Path, command: string): string | number[] {
+/**
+ * A Maestro screen point: "x%,y%" (0-100) stays a percent target, "x,y" becomes pixels [x, y]; a
+ * `${...}` one becomes `{point}`, evaluated (and its form checked) when the step runs, as Maestro does.
+ */
+function screenPoint(v: unknown, path: Path, command: string): Raw | string | number[] {
+  if (hasRuntime(v)) return { point: String(v) };
   const t = String(v).replace(/\s/g, '');
   if (/^\d+(?:\.\d+)?%,\d+(?:\.\d+)?%$/.test(t)) return t;
   const px = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(t);
   if (px) return [Number(px[1]), Number(px[2])];
-  throw new Unsupported(path, command, `a point is "x,y" in pixels or "x%,y%", not "${String(v)}"${t.includes('${') ? ' (a ${...} point is not supported)' : ''}`);
+  throw new Unsupported(path, command, `a point is "x,y" in pixels or "x%,y%", not "${String(v)}"`);
 }
 
 /** `step` run only when every condition holds: inline steps with `when`, one block per condition. */
@@ -324,9 +328,11 @@ class Mapper {
     const { point, ...rest } = v;
     const keys = Object.keys(rest).filter((k) => k !== 'label' && k !== 'optional');
     if (!keys.length) return screenPoint(point, [...path, 'point'], command);
+    // A ${...} point is evaluated, and its form checked, when the step runs.
+    if (hasRuntime(point)) return { ...this.selector(rest, path, command), point: String(point) };
     const t = String(point).replace(/\s/g, '');
     if (!/^\d+(?:\.\d+)?%,\d+(?:\.\d+)?%$|^\d+,\d+$/.test(t)) {
-      throw new Unsupported([...path, 'point'], command, `a point inside an element is "x%,y%" (percent of its bounds) or "x,y" (pixels from its top-left), not "${String(point)}"${t.includes('${') ? ' (a ${...} point is not supported)' : ''}`);
+      throw new Unsupported([...path, 'point'], command, `a point inside an element is "x%,y%" (percent of its bounds) or "x,y" (pixels from its top-left), not "${String(point)}"`);
     }
     return { ...this.selector(rest, path, command), point: t };
   }

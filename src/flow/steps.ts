@@ -146,16 +146,31 @@ function toTarget(v: unknown, ctx: NormalizeCtx, rel: Path = []): Target {
   }
   if (typeof o.prompt === 'string') return { prompt: o.prompt };
   if (typeof o.x === 'number' && typeof o.y === 'number') return { point: { x: o.x, y: o.y } };
+  // `point` without selector keys: a point of the screen ("x,y" pixels, "x%,y%"), or a ${...} giving one when the step runs.
+  if (o.point !== undefined && !kSelectorKeys.some((k) => o[k] !== undefined)) return screenPointOf(String(o.point), ctx, [...rel, 'point']);
   const selector = pickSelector(o, ctx, rel);
-  return o.point === undefined ? { selector } : { selector, point: elementPointOf(String(o.point), ctx, [...rel, 'point']) };
+  if (o.point === undefined) return { selector };
+  // A ${...} point is evaluated, and its form checked, when the step runs (runner/steps/target.ts).
+  return { selector, point: isRuntime(o.point) ? o.point : elementPointOf(String(o.point), ctx, [...rel, 'point']) };
+}
+
+/** A point of the screen given as `point` alone: "x%,y%" (0 to 100) or "x,y" pixels; a ${...} is kept for the step's run. */
+function screenPointOf(text: string, ctx: NormalizeCtx, rel: Path): Target {
+  if (isRuntime(text)) return { runtimePoint: text };
+  const percent = percentOf(text, ctx, rel);
+  if (percent) return { percent };
+  const px = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(text);
+  if (!px) ctx.fail(rel, `"${text}" is not a point of the screen: write "x,y" (pixels) or "x%,y%" (percent of the screen), or give selector keys for a point inside an element`);
+  return { point: { x: Number(px[1]), y: Number(px[2]) } };
 }
 
 /** A point inside an element: "x%,y%" of its bounds (0 to 100), or "x,y" pixels from its top-left. */
 const kElementPointRe = /^\s*(\d+(?:\.\d+)?)(%?)\s*,\s*(\d+(?:\.\d+)?)(%?)\s*$/;
 const elementPoint: JsonSchema = {
-  type: 'string',
-  pattern: kElementPointRe.source,
-  description: 'A point inside the element instead of its centre: "x%,y%" of its bounds (0 to 100), or "x,y" pixels from its top-left.',
+  anyOf: [{ type: 'string', pattern: kElementPointRe.source }, runtimeText],
+  description:
+    'A point inside the element instead of its centre: "x%,y%" of its bounds (0 to 100), or "x,y" pixels from its top-left. ' +
+    'Without selector keys, a point of the screen: "x,y" pixels or "x%,y%". A ${...} giving one is evaluated when the step runs.',
 };
 
 function elementPointOf(text: string, ctx: NormalizeCtx, rel: Path): ElementPoint {
@@ -406,7 +421,7 @@ export const stepDefs = {
         kDirection,
         {
           type: 'object',
-          properties: { from: elementTarget(), to: ref('target'), duration: duration('Whole move, e.g. 300ms.') },
+          properties: { from: elementTarget(), to: elementTarget(), duration: duration('Whole move, e.g. 300ms.') },
           required: ['from', 'to'],
           additionalProperties: false,
         },

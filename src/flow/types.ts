@@ -28,11 +28,18 @@ export interface ElementPoint {
   unit: '%' | 'px';
 }
 
-/** Where a step acts: an element (at its centre, or at `point` inside it), a point (pixels or percent of the screen), or an NL prompt. */
+/**
+ * Where a step acts: an element (at its centre, or at `point` inside it), a point (pixels or percent
+ * of the screen), or an NL prompt. A point given as `${...}` (Maestro's `point: "${output.p}"`) is
+ * kept as written: a string `point` inside an element, `runtimePoint` on the screen; the executor
+ * evaluates it and checks its form when the step runs (runner/steps/target.ts, evaluatePoints), so
+ * step handlers only ever see the other forms.
+ */
 export type Target =
-  | { selector: Selector; point?: ElementPoint }
+  | { selector: Selector; point?: ElementPoint | string }
   | { point: { x: number; y: number } }
   | { percent: { x: number; y: number } }
+  | { runtimePoint: string }
   | { prompt: string };
 
 /** One of: the selector is visible, is not visible, or the text (after `${...}`) is true. */

@@ -1,13 +1,17 @@
 // Boxes for a run: the ids the user named (used as they are), or boxes created on demand, one
 // per worker, and terminated at the end. A box that dies is replaced for the flows still to run.
 // Flows do not see each other: before a flow follows another on a box, the box gets back the
-// resolution and scale it had when the run got it, and a fresh browser.
+// resolution and scale it had when the run got it, an Android device the state a flow set up
+// (airplane mode, location, permissions, rotation, dark mode: deviceState.ts), and a Linux box a
+// fresh browser. A box that cannot be put back is retired, with a warning: a box the run created
+// is replaced, a box the user named is not used again.
 import type { BoxClient } from '../api/client.js';
 import type { Box } from '../api/schemas.js';
 import { BoxflowError } from '../errors.js';
 import type { Flow } from '../flow/types.js';
+import { restoreAndroid, unchanged, type AndroidChanges } from './deviceState.js';
 import type { RunOptions } from './options.js';
-import type { BoxInfo } from './types.js';
+import type { BoxInfo, ErrorInfo } from './types.js';
 
 /** What flows changed on a box that the next flow must not inherit, and what it was before. */
 export interface BoxState {
@@ -17,6 +21,8 @@ export interface BoxState {
   scale?: number;
   resolutionChanged: boolean;
   scaleChanged: boolean;
+  /** Android device state the flow changed through device commands, each as it was before (steps/device.ts records it). */
+  android?: AndroidChanges;
 }
 
 interface Slot {
@@ -27,6 +33,8 @@ interface Slot {
   used: boolean;
   created: boolean;
   dead: boolean;
+  /** Why the box was retired: what could not be put back after a flow. */
+  retired?: string;
 }
 
 export interface Lease {
@@ -42,10 +50,14 @@ export class BoxPool {
   readonly #seen: BoxInfo[] = [];
   #limit = 1;
   #creating = 0;
+  /** Boxes that could not be put back after a flow (retired, or left changed at the end of the run). */
+  readonly warnings: ErrorInfo[] = [];
 
+  /** `warn` says each warning as it happens (default: a `warning:` line on stderr). */
   constructor(
     private readonly client: BoxClient,
     private readonly options: RunOptions,
+    private readonly warn: (message: string) => void = (message) => void process.stderr.write(`warning: ${message}\n`),
   ) {}
 
   get size(): number {
@@ -83,7 +95,10 @@ export class BoxPool {
         if (free.used) {
           try {
             await this.#restore(free);
-          } catch {
+          } catch (err) {
+            // Never silent: the run says which box, what was left, and what happens to the box.
+            free.retired = (err as Error).message;
+            this.#warning(err, `box ${free.box.id} is not used again: ${free.retired}; ${free.created ? 'a new box takes its place' : 'the flows still to run need another of the boxes named'}`);
             lease.release('dead');
             continue;
           }
@@ -112,7 +127,8 @@ export class BoxPool {
         return this.#lease(slot);
       }
       if (!this.#slots.some((s) => !s.dead && matches(s.box, want)) && !this.#creating) {
-        throw new BoxflowError('BOX_UNAVAILABLE', `no box for this flow: it asks for ${want ?? 'linux'}, the run has ${this.#slots.filter((s) => !s.dead).map((s) => `${s.box.id} (${s.box.type})`).join(', ') || 'none'}`);
+        const retired = this.#slots.filter((s) => s.retired && matches(s.box, want)).map((s) => `; box ${s.box.id} was retired: ${s.retired}`).join('');
+        throw new BoxflowError('BOX_UNAVAILABLE', `no box for this flow: it asks for ${want ?? 'linux'}, the run has ${this.#slots.filter((s) => !s.dead).map((s) => `${s.box.id} (${s.box.type})`).join(', ') || 'none'}${retired}`);
       }
       // A worker waits only while a box it may use is busy or being created: releasing the box,
       // or the creation ending either way, wakes it.
@@ -140,8 +156,12 @@ export class BoxPool {
   }
 
   async close(): Promise<void> {
-    // Boxes the user named are left as the run found them.
-    await Promise.allSettled(this.#slots.filter((s) => !s.created && !s.dead).map((s) => this.#restore(s)));
+    // Boxes the user named are left as the run found them; what cannot be put back is said.
+    const named = this.#slots.filter((s) => !s.created && !s.dead);
+    const restored = await Promise.allSettled(named.map((s) => this.#restore(s)));
+    restored.forEach((r, i) => {
+      if (r.status === 'rejected') this.#warning(r.reason, `box ${named[i]!.box.id} is not as the run found it: ${(r.reason as Error).message}`);
+    });
     const created = this.#slots.filter((s) => s.created);
     const results = await Promise.allSettled(created.map((s) => this.client.terminateBox(s.box.id, {})));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -158,15 +178,44 @@ export class BoxPool {
     return type === 'android' ? this.client.createAndroidBox({ wait: true }) : this.client.createLinuxBox({ wait: true });
   }
 
+  /**
+   * Puts back what the flows changed: resolution, scale, an Android device's state. Each part is
+   * tried; what failed is thrown together (the first failure's code).
+   */
   async #restore(slot: Slot): Promise<void> {
     const { state, box } = slot;
+    const failed: unknown[] = [];
+    const attempt = (fn: () => Promise<void>) => fn().catch((err: unknown) => void failed.push(err));
     if (state.resolutionChanged) {
-      if (!state.resolution) throw new BoxflowError('BOX_UNAVAILABLE', `box ${box.id}: its resolution before the run changed it is unknown`);
-      await this.client.setResolution(box.id, state.resolution, { timeoutMs: 30_000 });
+      await attempt(async () => {
+        if (!state.resolution) throw new BoxflowError('BOX_UNAVAILABLE', 'its resolution before the run changed it is unknown');
+        await this.client.setResolution(box.id, state.resolution, { timeoutMs: 30_000 });
+        state.resolutionChanged = false;
+      });
     }
-    state.resolutionChanged = false;
-    if (state.scaleChanged && state.scale !== undefined) await this.client.updateSettings(box.id, { scale: state.scale }, { timeoutMs: 30_000 });
-    state.scaleChanged = false;
+    if (state.scaleChanged) {
+      await attempt(async () => {
+        if (state.scale !== undefined) await this.client.updateSettings(box.id, { scale: state.scale }, { timeoutMs: 30_000 });
+        state.scaleChanged = false;
+      });
+    }
+    const device = state.android;
+    if (device && !unchanged(device)) {
+      await attempt(async () => {
+        await restoreAndroid(this.client, box.id, device, 30_000);
+        state.android = undefined;
+      });
+    } else state.android = undefined;
+    if (failed.length) {
+      const first = failed[0];
+      throw new BoxflowError(BoxflowError.is(first) ? first.code : 'BOX_UNAVAILABLE', failed.map((e) => (e as Error).message).join('; '));
+    }
+  }
+
+  /** Says a warning now and keeps it for the run's result. */
+  #warning(err: unknown, message: string): void {
+    this.warnings.push({ code: BoxflowError.is(err) ? err.code : 'BOX_UNAVAILABLE', message });
+    this.warn(message);
   }
 
   #add(box: BoxInfo, created: boolean): Slot {

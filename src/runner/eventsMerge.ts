@@ -37,12 +37,14 @@ export function mergeResults(results: RunResult[]): RunResult {
   const boxes = new Map<string, BoxInfo>();
   const baselines = new Map<string, RunResult['baselines'][number]>();
   const errors = new Map<string, ErrorInfo>();
+  const warnings = new Map<string, ErrorInfo>();
   let start = Infinity;
   let end = -Infinity;
   for (const r of results) {
     for (const b of r.boxes) boxes.set(b.id, b);
     for (const b of r.baselines) baselines.set(b.path, b);
     for (const e of r.errors) errors.set(`${e.code}\u0000${e.message}`, e);
+    for (const w of r.warnings ?? []) warnings.set(`${w.code}\u0000${w.message}`, w);
     const s = Date.parse(r.startedAt);
     start = Math.min(start, s);
     end = Math.max(end, s + r.durationMs);
@@ -59,6 +61,7 @@ export function mergeResults(results: RunResult[]): RunResult {
     stats,
     baselines: [...baselines.values()],
     errors: [...errors.values()],
+    ...(warnings.size ? { warnings: [...warnings.values()] } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import type { RunOptions } from './options.js';
 import { handlers } from './steps/index.js';
 import type { FlowRuntime, StepHandler, StepRun } from './steps/types.js';
 import { captureOnce } from './steps/visual.js';
+import { evaluatePoints } from './steps/target.js';
 import { stepLabel } from './label.js';
 import { scriptHostFor } from './script.js';
 import type { ErrorInfo, StepRecord } from './types.js';
@@ -111,7 +112,8 @@ export class Executor {
     };
     try {
       const handler = handlers[step.kind] as StepHandler;
-      await handler(step, run);
+      // A point given as ${...} is evaluated now, and its form checked, before the handler sees the step.
+      await handler(evaluatePoints(step, run), run);
     } catch (err) {
       const info = toErrorInfo(err, this.signal, rt.masker);
       if (!record.actionId && err && typeof err === 'object' && typeof (err as { actionId?: unknown }).actionId === 'string') record.actionId = (err as { actionId: string }).actionId;

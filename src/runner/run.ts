@@ -32,6 +32,8 @@ export interface RunDeps {
    * frames they read): it starts with `secrets` and learns every flow's secrets as flows run.
    */
   masker?: Masker;
+  /** Where the run's warnings are said as they happen (a box that could not be put back); default: `warning:` lines on stderr. */
+  warn?: (message: string) => void;
 }
 
 export function flowInfo(flow: Flow, rootDir: string): FlowInfo {
@@ -62,10 +64,11 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
   const results: FlowResult[] = [];
   const baselines: RunResult['baselines'] = [];
   const errors: ErrorInfo[] = [];
-  const pool = new BoxPool(deps.client, options);
   // Every flow hides every secret of the run (the API key, each flow's `secrets:`), known before
   // the first flow starts: what a flow's records show does not depend on which flows ran before.
   const masker = (deps.masker ?? new Masker()).add(deps.secrets).add(flows.flatMap(secretsOf));
+  const warn = deps.warn ?? ((message: string) => void process.stderr.write(`warning: ${message}\n`));
+  const pool = new BoxPool(deps.client, options, (message) => warn(masker.text(message)));
   const loadFlow = cachedFlowLoader();
 
   await deps.reporter.onBegin({ startedAt, shard: options.shard, workers: options.workers, flows: [...infos.values()], outputDir: options.outputDir });
@@ -142,6 +145,7 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
     stats,
     baselines,
     errors,
+    ...(pool.warnings.length ? { warnings: pool.warnings.map((w) => maskError(w, masker)) } : {}),
   };
   await deps.reporter.onEnd(result);
   return result;

@@ -165,6 +165,12 @@ export interface RunResult {
   /** Baselines written or changed by this run. */
   baselines: { path: string; written: BaselineWritten }[];
   errors: ErrorInfo[];
+  /**
+   * What the run could not put back on a box after a flow (an Android device's state, a resolution):
+   * that box was retired, or (at the end of the run) a box the user named is left changed. Present
+   * when there is one; they do not fail the run.
+   */
+  warnings?: ErrorInfo[];
 }
 
 /** One line of results.jsonl. */

@@ -65,13 +65,12 @@ test('touch with one finger: a path of `input motionevent`s through its moves an
   assert.deepEqual(await sent(() => client().touch(box.id, { points: [{ start: { x: 5, y: 6 } }] })), ['input tap 5 6']);
 });
 
-test('what adb\'s input cannot do is 422 before any device command: hover, two fingers, other buttons, modifiers', async () => {
+test('what adb\'s input cannot do is 422 before any device command: hover, two fingers, other buttons, modifiers; the clipboard (no stock shell command)', async () => {
   const lines = await sent(async () => {
     await rejects(client().move(box.id, { x: 1, y: 1 }), 422, 'UNPROCESSABLE');
     await rejects(client().touch(box.id, { points: [{ start: { x: 1, y: 1 } }, { start: { x: 2, y: 2 } }] }), 422, 'UNPROCESSABLE');
     await rejects(client().click(box.id, { x: 1, y: 1, button: 'right' }), 422, 'UNPROCESSABLE');
     await rejects(client().click(box.id, { x: 1, y: 1, modifierKeys: ['shift'] }), 422, 'UNPROCESSABLE');
-    await rejects(client().screenRotation(box.id, { orientation: 'landscapeLeft' }), 422, 'UNPROCESSABLE');
     await rejects(client().getClipboard(box.id), 422, 'UNPROCESSABLE');
     await rejects(client().setClipboard(box.id, 'x'), 422, 'UNPROCESSABLE');
     await rejects(client().screenshot(box.id, { scrollCapture: {} }), 422, 'UNPROCESSABLE');
@@ -102,4 +101,32 @@ test('actions get their images and action id as drag does; no line ever carries 
   await rejects(srv.client('b').tap(box.id, { x: 1, y: 1 }), 404, 'BOX_NOT_FOUND');
   await rejects(client().tap(box.id, { x: 1, y: 1e12 }), 400, 'INVALID_REQUEST');
   assert.deepEqual(dev.unquotedLines, []);
+});
+
+test('screen-rotation: auto-rotate off and user_rotation N, the settings read before the first turn; terminating the box puts them back', async () => {
+  // The device's own setting: auto-rotate on, user_rotation never set.
+  dev.systemSettings.set('accelerometer_rotation', '1');
+  dev.systemSettings.delete('user_rotation');
+  const first = await sent(() => client().screenRotation(box.id, { orientation: 'landscapeLeft' }));
+  assert.deepEqual(first, ['settings get system accelerometer_rotation', 'settings get system user_rotation', 'settings put system accelerometer_rotation 0', 'settings put system user_rotation 1']);
+  let r: Awaited<ReturnType<ReturnType<typeof client>['screenRotation']>> | undefined;
+  const second = await sent(async () => (r = await client().screenRotation(box.id, { orientation: 'landscapeRight' })));
+  assert.deepEqual(second, ['settings put system accelerometer_rotation 0', 'settings put system user_rotation 3'], 'read once, before the first turn');
+  assert.match(r!.actionId, /^act_/);
+  assert.equal(r!.message, 'rotated the screen to landscapeRight (user_rotation 3, auto-rotate off until the box is released)');
+  assert.deepEqual(await sent(() => client().screenRotation(box.id, { orientation: 'portraitUpsideDown' })), ['settings put system accelerometer_rotation 0', 'settings put system user_rotation 2']);
+  assert.deepEqual(await sent(() => client().screenRotation(box.id, { orientation: 'portrait' })), ['settings put system accelerometer_rotation 0', 'settings put system user_rotation 0']);
+  await client().screenRotation(box.id, { orientation: 'landscapeLeft' });
+  assert.deepEqual([dev.systemSettings.get('accelerometer_rotation'), dev.systemSettings.get('user_rotation')], ['0', '1']);
+  await rejects(srv.client('b').screenRotation(box.id, { orientation: 'portrait' }), 404, 'BOX_NOT_FOUND');
+
+  const released = await sent(() => client().terminateBox(box.id, {}));
+  assert.deepEqual(released.filter((l) => l.startsWith('settings ')), ['settings delete system user_rotation', 'settings put system accelerometer_rotation 1']);
+  assert.deepEqual([dev.systemSettings.get('accelerometer_rotation'), dev.systemSettings.has('user_rotation')], ['1', false], 'the device as the box found it');
+  assert.deepEqual(dev.unquotedLines, []);
+
+  // A box that never turned the screen leaves the settings alone on release.
+  const other = await client().createAndroidBox();
+  const untouched = await sent(() => client().terminateBox(other.id, {}));
+  assert.deepEqual(untouched.filter((l) => l.startsWith('settings ')), []);
 });

@@ -1,7 +1,7 @@
 // Maestro flows (issue 23) on the embedded Linux box: real `boxflow serve`, real Chromium, the runner
 // as `boxflow test` runs it. A point inside an element, device state with its web meaning
-// (permissions, offline, geolocation, travel, dark mode), clearKeychain noted, a ${...} timeout
-// evaluated when it runs, assertScreenshot with path, cropOn and thresholdPercentage; each step
+// (permissions, offline, geolocation, travel, dark mode) ending with the flow, clearKeychain noted,
+// a ${...} timeout and a ${...} point evaluated when they run, assertScreenshot with path, cropOn and thresholdPercentage; each step
 // titled by its Maestro command as written.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -236,4 +236,70 @@ test('addMedia on a Linux box: the web has no gallery, nothing is added and the 
   const { flow, steps } = await run('media', '- launchApp\n- addMedia: [photo.png]\n');
   assert.equal(flow.status, 'passed', failure(flow, steps));
   assert.equal(steps[1]!.message, 'media: a Linux box has no gallery, photo.png not added (Maestro does nothing with addMedia on the web either)');
+});
+
+test('a ${...} point is evaluated when its command runs: a point of the screen, a point inside an element, a swipe\'s start and end', async () => {
+  const { flow, steps } = await run('expr-point', `- launchApp
+- evalScript: \${output.x = 150}
+- evalScript: \${output.y = 145}
+- evalScript: \${output.p = '75%, 50%'}
+- tapOn: { point: "\${output.x},\${output.y}" }
+- assertVisible: "hit 25%,25%"
+- tapOn: { id: card, point: "\${output.p}" }
+- assertVisible: "hit 75%,50%"
+- swipe:
+    start: "\${output.x},\${output.y}"
+    end: "\${output.x},300"
+`);
+  assert.equal(flow.status, 'passed', failure(flow, steps));
+  assert.deepEqual(steps.slice(4).map((s) => s.label), ['tapOn point: "${output.x},${output.y}"', 'assertVisible hit 25%,25%', 'tapOn id: card, point: ${output.p}', 'assertVisible hit 75%,50%', 'swipe start: "${output.x},${output.y}", end: "${output.x},300"']);
+  assert.ok(steps[4]!.actionId && steps[6]!.actionId && steps[8]!.actionId, 'each an action of the box');
+  // Where each landed (the box's own words), and the step's args as written.
+  assert.match(steps[4]!.message ?? '', /^tapped \(150, 145\)/);
+  assert.match(steps[6]!.message ?? '', /^tapped \(250, 170\)/, '75%,50% of the card at (100, 120), 200×100');
+  assert.match(steps[8]!.message ?? '', /^dragged from \(150, 145\) to \(150, 300\)/);
+  assert.deepEqual(steps[4]!.args, { target: { runtimePoint: '${output.x},${output.y}' } });
+});
+
+test('a ${...} point that is not one fails when its command runs: INVALID_ARGUMENT naming the value, at the command', async () => {
+  const inside = await run('bad-point', `- launchApp
+- evalScript: \${output.p = 'middle'}
+- tapOn: { id: card, point: "\${output.p}" }
+`);
+  assert.equal(inside.flow.status, 'failed');
+  const step = inside.steps[2]!;
+  assert.equal(step.error?.code, 'INVALID_ARGUMENT');
+  assert.equal(step.error?.message, 'point: ${output.p} is "middle", not a point inside the element: "x%,y%" (percent of its bounds, 0 to 100) or "x,y" (pixels from its top-left)');
+  assert.deepEqual([step.source?.line, step.source?.column], [5, 3], 'at the Maestro command');
+
+  const screen = await run('bad-screen-point', `- launchApp
+- swipe:
+    start: "\${output.none}"
+    end: "10,10"
+`);
+  const swipe = screen.steps[1]!;
+  assert.equal(swipe.error?.code, 'INVALID_ARGUMENT', failure(screen.flow, screen.steps));
+  assert.equal(swipe.error?.message, 'from point: ${output.none} is "undefined", not a point of the screen: "x,y" (pixels) or "x%,y%" (0 to 100)');
+  assert.deepEqual([swipe.source?.line, swipe.source?.column], [4, 3]);
+});
+
+test('web emulation ends with the flow\'s connection: on a box the user named, the next run finds the page online, light and asking for the camera again', async () => {
+  const box = await local.client.createLinuxBox({ wait: true });
+  try {
+    const ids = { boxes: { ids: [box.id], createLinux: 0, createAndroid: 0 } };
+    const first = await run('emulated', `- launchApp:
+    permissions: { camera: deny }
+- assertVisible: "camera: denied"
+- setAirplaneMode: enabled
+- assertVisible: offline
+- toggleDarkMode
+- assertVisible: dark
+`, ids);
+    assert.equal(first.flow.status, 'passed', failure(first.flow, first.steps));
+    // No launchApp: the page the first run left open, in the same browser (a named box's first flow gets no fresh one).
+    const next = await run('emulated-next', '- assertVisible: online\n- assertVisible: light\n- assertVisible: "camera: prompt"\n', ids);
+    assert.equal(next.flow.status, 'passed', failure(next.flow, next.steps));
+  } finally {
+    await local.client.terminateBox(box.id, {});
+  }
 });

@@ -43,8 +43,35 @@ export interface Installed {
   activities?: string[];
 }
 
-/** What a handler returns: output bytes (the socket then closes), or a FAIL. */
-export type Reply = string | Buffer | { fail: string };
+/**
+ * What a handler returns: output bytes (the socket then closes), a FAIL, or output that comes over
+ * time (`stream`: each chunk written as it is yielded, then the socket closes).
+ */
+export type Reply = string | Buffer | { fail: string } | { stream: AsyncIterable<string | Buffer> };
+
+/** Whether a reply is output that comes over time. */
+export function isStreamReply(reply: Reply): reply is { stream: AsyncIterable<string | Buffer> } {
+  return typeof reply === 'object' && !Buffer.isBuffer(reply) && 'stream' in reply;
+}
+
+/** A reply's output bytes, all of it (a stream read to its end); a FAIL as its text. */
+export async function replyBytes(reply: Reply): Promise<Buffer> {
+  if (isStreamReply(reply)) {
+    const parts: Buffer[] = [];
+    for await (const chunk of reply.stream) parts.push(Buffer.from(chunk));
+    return Buffer.concat(parts);
+  }
+  return Buffer.from(typeof reply === 'object' && !Buffer.isBuffer(reply) ? reply.fail : reply);
+}
+
+/** Writes a reply's output as it comes; stops when `closed()` says the reader went away. */
+export async function writeReply(reply: Exclude<Reply, { fail: string }>, write: (chunk: Buffer) => unknown, closed: () => boolean): Promise<void> {
+  if (!isStreamReply(reply)) return void (await write(Buffer.from(reply)));
+  for await (const chunk of reply.stream) {
+    if (closed()) return;
+    await write(Buffer.from(chunk));
+  }
+}
 type Handler = (m: RegExpExecArray, dev: FakeDevice, stdin: Buffer) => Reply | Promise<Reply>;
 
 const S_IFREG = 0o100000;
@@ -83,6 +110,8 @@ export class FakeDevice {
   enterPresses = 0;
   /** Everything typed into the focused field, in order: inserted text, and `\n` for each Enter (keyevent 66). */
   inputLog = '';
+  /** The `system` table of the settings provider (`settings get system KEY` prints `null` for a key not in it). */
+  readonly systemSettings = new Map<string, string>([['accelerometer_rotation', '1'], ['user_rotation', '0']]);
   /** Whether the soft keyboard is up (`dumpsys input_method` says mInputShown=…); back closes it first. */
   keyboardShown = false;
   /** Back presses that reached the app (not the ones that closed the keyboard). */
@@ -187,10 +216,25 @@ export class FakeDevice {
     const unknown = runs.find((r) => !r.run);
     if (unknown || !runs.length) return { fail: `fake adb server: unknown ${kind} command: ${unknown?.cmd ?? line}` };
     if (runs.length === 1) return runs[0]!.run!();
-    return (async () => {
+    return (async (): Promise<Reply> => {
       const out: Buffer[] = [];
-      for (const r of runs) {
+      for (const [i, r] of runs.entries()) {
         const reply = await r.run!();
+        // Output that comes over time: what came before, it, then the rest of the line in turn.
+        if (isStreamReply(reply)) {
+          const rest = runs.slice(i + 1);
+          return {
+            stream: (async function* () {
+              if (out.length) yield Buffer.concat(out);
+              yield* reply.stream;
+              for (const later of rest) {
+                const next = await later.run!();
+                if (isStreamReply(next)) yield* next.stream;
+                else yield Buffer.from(typeof next === 'object' && 'fail' in next ? `${next.fail}\n` : next);
+              }
+            })(),
+          };
+        }
         out.push(Buffer.from(typeof reply === 'object' && 'fail' in reply ? `${reply.fail}\n` : reply));
       }
       return Buffer.concat(out);
@@ -235,11 +279,14 @@ export class FakeDevice {
     // as a line of its own (exit status 127 when the fake does not know it), `echo` prints its words,
     // `$?` as that status.
     [/^sh -c (.+)$/s, async (m, d, stdin) => {
+      d.lastExit = 0;
       const reply = await d.run(`shell:${shellWords(m[1]!)[0] ?? ''}`, stdin, false);
       const failed = typeof reply === 'object' && 'fail' in reply;
-      d.lastExit = failed ? 127 : 0;
+      if (failed) d.lastExit = 127;
       return failed ? `${reply.fail}\n` : reply;
     }],
+    // `exit N` inside a command's `sh -c`: its status (what `echo $?` prints after it).
+    [/^exit (\d+)$/, (m, d) => ((d.lastExit = Number(m[1])), '')],
     [/^echo (.*)$/, (m, d) => `${shellWords(m[1]!.replaceAll('$?', String(d.lastExit))).join(' ')}\n`],
     // run-code's line (src/server/gbox/files.ts), inside its `sh -c`: `cd <dir> || exit 1` (sh's
     // message for a dir that is not there), `export NAME=<value>` and `set -- <argv>` print nothing.
@@ -337,6 +384,10 @@ export class FakeDevice {
     // constructed: the lines of InputMethodManagerService.dump around mInputShown (Android 13 layout)
     [/^dumpsys input_method$/, (_m, d) =>
       `Current Input Method Manager state:\n  Input Methods: mMethodMapUpdateCount=2 mBindInstantServiceAllowed=false\n  mCurMethodId=${d.ime}\n  mCurSeq=3 mCurClient=ClientState{a1b2c3 uid=10123 pid=4567 displayId=0}\n  mShowRequested=${d.keyboardShown} mShowExplicitlyRequested=false mShowForced=false mInputShown=${d.keyboardShown}\n  mImeWindowVis=${d.keyboardShown ? 3 : 0}\n`],
+    // constructed (SettingsService's shell command): `get` prints the value or `null`, `put` nothing, `delete` how many rows went
+    [/^settings get system (\w+)$/, (m, d) => `${d.systemSettings.get(m[1]!) ?? 'null'}\n`],
+    [/^settings put system (\w+) (-?\d+)$/, (m, d) => (d.systemSettings.set(m[1]!, m[2]!), '')],
+    [/^settings delete system (\w+)$/, (m, d) => `Deleted ${d.systemSettings.delete(m[1]!) ? 1 : 0} rows\n`],
     // IME switching and ADBKeyBoard's broadcast (constructed from its README and `am broadcast` output)
     [/^settings get secure default_input_method$/, (_m, d) => `${d.ime}\n`],
     [/^ime list -a -s$/, (_m, d) => d.imes.join('\n') + '\n'],
@@ -632,7 +683,7 @@ export async function serveInteractiveShell(io: ServiceIO, dev: FakeDevice, run:
     dev.services.push(`pty:${cmd}`);
     if (cmd === 'exit') return io.end();
     const reply = await run(cmd);
-    const out = isFail(reply) ? `/system/bin/sh: ${cmd.split(' ')[0]}: inaccessible or not found\n` : Buffer.from(reply).toString('utf8');
+    const out = isFail(reply) ? `/system/bin/sh: ${cmd.split(' ')[0]}: inaccessible or not found\n` : (await replyBytes(reply)).toString('utf8');
     await io.write(`${out.replaceAll('\n', '\r\n')}${prompt}`);
   }
 }

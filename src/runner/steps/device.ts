@@ -3,7 +3,10 @@
 // commands through the box's commands endpoint (POST /boxes/{id}/commands, gbox-api-full.md §2.1),
 // each value quoted. Linux boxes: what the browser emulates (offline, geolocation, permission
 // overrides, prefers-color-scheme) over the box's CDP URL, or the screen-rotation action. What a box
-// cannot do fails when the step runs, with a code and the reason, never at load time.
+// cannot do fails when the step runs, with a code and the reason, never at load time. On Android,
+// each thing is read before the flow first changes it and recorded in the box's state
+// (runner/deviceState.ts), which the pool puts back before another flow gets the box; the browser's
+// emulation ends with the flow's CDP connection.
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
@@ -15,19 +18,12 @@ import { scriptHostFor } from '../script.js';
 import { putOnClipboard } from './clipboard.js';
 import { delay } from '../poll.js';
 import type { StepHandler, StepRun } from './types.js';
+import type { CommandResult } from '../../api/schemas.js';
+import { appopsMode, commandFailure, locationEnabled, nightMode, runtimePermissions, settingValue, shWord, type AndroidChanges } from '../deviceState.js';
 
 const isLinux = (run: StepRun) => run.rt.box.type === 'linux';
 
-/** One POSIX single-quoted word (as the server's shellQuote): the device's sh gives nothing in it a meaning. */
-export function shWord(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-export interface CommandResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
+export { shWord };
 
 /**
  * Runs one command line in the box (Android: `adb shell`). The service must offer the commands
@@ -47,10 +43,8 @@ export async function boxCommand(run: StepRun, command: string, what: string): P
 /** A device command that must succeed: exit code 0 and no Java exception in its output. */
 async function device(run: StepRun, command: string, what: string): Promise<string> {
   const r = await boxCommand(run, command, what);
-  const out = `${r.stdout}${r.stderr}`.trim();
-  if (r.exitCode !== 0 || /^(?:Exception occurred|Error:|java\.lang\.\w+Exception|Security exception)/m.test(out)) {
-    throw new BoxflowError('DEVICE_ERROR', `${what}: \`${command}\` failed${r.exitCode !== 0 ? ` (exit ${r.exitCode})` : ''}: ${out.split('\n').slice(0, 3).join(' ') || 'no output'}`);
-  }
+  const failed = commandFailure(r);
+  if (failed) throw new BoxflowError('DEVICE_ERROR', `${what}: \`${command}\` ${failed}`);
   return r.stdout;
 }
 
@@ -62,6 +56,22 @@ async function androidSdk(run: StepRun, what: string): Promise<number> {
   return sdk;
 }
 const kSdk = new WeakMap<object, number>();
+
+/** What the flows changed on this Android box, each as it was before (shared with the pool, which puts it back before the next flow). */
+const changes = (run: StepRun): AndroidChanges => (run.rt.boxState.android ??= { permissions: [] });
+
+/**
+ * A state read with a device command before the flow first changes it. Output the reader cannot
+ * read fails the step before anything is changed: the device could not be put back after the flow.
+ */
+async function before<T>(run: StepRun, command: string, what: string, read: (out: string) => T | undefined): Promise<T> {
+  const out = await device(run, command, what);
+  const value = read(out);
+  if (value === undefined) throw unreadable(command, what, out);
+  return value;
+}
+const unreadable = (command: string, what: string, out: string) =>
+  new BoxflowError('DEVICE_ERROR', `${what}: \`${command}\` answered ${JSON.stringify(out.trim().slice(0, 200))}, which boxflow cannot read, so it could not put the device back after the flow; nothing was changed`);
 
 // ------------------------------------------------------------------ the values, checked when the step runs
 
@@ -133,10 +143,15 @@ const kAndroidPermissions: Record<string, string[]> = {
 const androidPermissions = (name: string): string[] =>
   (kAndroidPermissions[name.toLowerCase()] ?? [name]).map((p) => (p.includes('.') ? p : `android.permission.${p}`));
 
-/** The permissions an app asks for (`dumpsys package`: "requested permissions:"), as Maestro's `all` reads them from the APK. */
-async function requestedPermissions(run: StepRun, appId: string): Promise<string[]> {
-  const out = await device(run, `dumpsys package ${shWord(appId)}`, 'permissions: all');
+/** `dumpsys package <app>`: what it asks for and which runtime permissions it has. */
+async function dumpsysPackage(run: StepRun, appId: string, what: string): Promise<string> {
+  const out = await device(run, `dumpsys package ${shWord(appId)}`, what);
   if (/Unable to find package/.test(out)) throw new BoxflowError('PACKAGE_NOT_FOUND', `permissions: ${appId} is not installed`);
+  return out;
+}
+
+/** The permissions an app asks for (`dumpsys package`: "requested permissions:"), as Maestro's `all` reads them from the APK. */
+function requestedPermissions(out: string): string[] {
   const lines = out.split('\n');
   const at = lines.findIndex((l) => /^\s*requested permissions:\s*$/.test(l));
   if (at < 0) return [];
@@ -153,18 +168,28 @@ async function requestedPermissions(run: StepRun, appId: string): Promise<string
 /**
  * Grants (allow) or revokes (deny, unset) each permission with `pm`, as Maestro does. A permission
  * that cannot be changed that way (not a runtime one, not asked for by the app) is left as it is,
- * and said so in the message, as Maestro ignores it.
+ * and said so in the message, as Maestro ignores it. Before the flow first changes a permission,
+ * whether it was granted is read from `dumpsys package` (one read per step), so that the pool can
+ * put it back.
  */
 async function androidPermissions_(run: StepRun, appId: string, permissions: Record<string, PermissionValue>): Promise<string> {
   const changed: string[] = [];
   const left: string[] = [];
+  const recorded = changes(run).permissions;
+  let dump: Promise<string> | undefined;
+  const dumpsys = (what: string) => (dump ??= dumpsysPackage(run, appId, what));
   for (const [name, value] of Object.entries(permissions)) {
-    const perms = name === 'all' ? await requestedPermissions(run, appId) : androidPermissions(name);
+    const perms = name === 'all' ? requestedPermissions(await dumpsys('permissions: all')) : androidPermissions(name);
     for (const perm of perms) {
       const verb = value === 'allow' ? 'grant' : 'revoke';
+      const known = recorded.some((p) => p.app === appId && p.permission === perm);
+      const was = known ? undefined : (runtimePermissions(await dumpsys(`permissions.${name}`)).get(perm) ?? false);
       const r = await boxCommand(run, `pm ${verb} ${shWord(appId)} ${shWord(perm)}`, `permissions.${name}`);
       const out = `${r.stdout}${r.stderr}`.trim();
-      if (r.exitCode === 0 && !/Exception|Error/.test(out)) changed.push(`${verb === 'grant' ? '+' : '-'}${perm.replace(/^android\.permission\./, '')}`);
+      const ok = r.exitCode === 0 && !/Exception|Error/.test(out);
+      // The first change of a permission in this flow is recorded with what it was (a grant of a granted one changes nothing).
+      if (ok && was !== undefined && was !== (verb === 'grant')) recorded.push({ app: appId, permission: perm, granted: was });
+      if (ok) changed.push(`${verb === 'grant' ? '+' : '-'}${perm.replace(/^android\.permission\./, '')}`);
       else if (/Unknown package|not installed/i.test(out)) throw new BoxflowError('PACKAGE_NOT_FOUND', `permissions: ${appId} is not installed`);
       else left.push(`${perm.replace(/^android\.permission\./, '')} (${/(?:Exception|Error)[^:]*: (.*)/.exec(out)?.[1]?.trim() ?? (out.split('\n')[0] || `exit ${r.exitCode}`)})`);
     }
@@ -180,6 +205,8 @@ async function androidAirplane(run: StepRun, want: boolean | 'toggle'): Promise<
   const legacy = state !== 'enabled' && state !== 'disabled';
   const now = legacy ? (await device(run, 'settings get global airplane_mode_on', what)).trim() === '1' : state === 'enabled';
   const on = want === 'toggle' ? !now : want;
+  const c = changes(run);
+  if (on !== now && !c.airplane) c.airplane = { on: now, legacy };
   if (legacy) {
     await device(run, `settings put global airplane_mode_on ${on ? 1 : 0}`, what);
     await device(run, `am broadcast -a android.intent.action.AIRPLANE_MODE --ez state ${on}`, what);
@@ -203,10 +230,18 @@ async function androidLocation(run: StepRun, p: { latitude: number; longitude: n
     if (sdk < 31) {
       throw new BoxflowError('UNPROCESSABLE', `location: box ${run.rt.box.id} runs Android API ${sdk}; setting the location over adb needs Android 12 (API 31) or later (\`cmd location providers\`). An emulator's own \`emu geo fix\` is a console command, not a device shell command, so the Box API cannot send it`);
     }
+    // As they were, for the pool to put back: the shell's mock_location app op, the location switch, and (below) the providers added.
+    const c = changes(run);
+    c.location ??= {
+      mockLocation: await before(run, 'appops get com.android.shell android:mock_location', what, appopsMode),
+      enabled: await before(run, 'cmd location is-location-enabled', what, locationEnabled),
+      providers: [],
+    };
     await device(run, 'appops set com.android.shell android:mock_location allow', what);
     await device(run, 'cmd location set-location-enabled true', what);
     for (const provider of kProviders) {
       await device(run, `cmd location providers add-test-provider ${provider}`, what);
+      if (!c.location.providers.includes(provider)) c.location.providers.push(provider);
       await device(run, `cmd location providers set-test-provider-enabled ${provider} true`, what);
     }
     kMockReady.set(run.rt.state, true);
@@ -224,6 +259,13 @@ async function androidDarkMode(run: StepRun, want?: boolean | 'toggle'): Promise
   const now = /Night mode: yes/i.test(out);
   if (want === undefined) return now;
   const on = want === 'toggle' ? !now : want;
+  // The mode before the flow's first change (auto and custom ones too), for the pool to put back.
+  const c = changes(run);
+  if (c.night === undefined) {
+    const mode = nightMode(out);
+    if (mode === undefined) throw unreadable('cmd uimode night', 'darkMode', out);
+    if (mode !== (on ? 'yes' : 'no')) c.night = mode;
+  }
   await device(run, `cmd uimode night ${on ? 'yes' : 'no'}`, 'darkMode');
   return on;
 }
@@ -383,6 +425,11 @@ async function setLocation(run: StepRun, location: NonNullable<DeviceSettings['l
 async function setOrientation(run: StepRun, value: string, step: Step): Promise<string> {
   const o = orientationOf(run, value);
   if (!isLinux(run)) {
+    const c = changes(run);
+    c.rotation ??= {
+      accelerometer: await before(run, 'settings get system accelerometer_rotation', 'orientation', settingValue),
+      user: await before(run, 'settings get system user_rotation', 'orientation', settingValue),
+    };
     await device(run, 'settings put system accelerometer_rotation 0', 'orientation');
     await device(run, `settings put system user_rotation ${kUserRotation[o]}`, 'orientation');
     run.rt.layout.reset();

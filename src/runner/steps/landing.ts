@@ -19,6 +19,8 @@ export async function pagePoint(run: StepRun, target: Target): Promise<{ x: numb
     const s = await screenSize(run);
     return { x: (target.percent.x / 100) * s.width, y: (target.percent.y / 100) * s.height };
   }
+  // A ${...} point is evaluated before any handler runs (evaluatePoints in target.ts): here it is a bug, never a guess.
+  if ('runtimePoint' in target) throw new BoxflowError('INTERNAL', `the point ${JSON.stringify(target.runtimePoint)} reached ${run.record.command} unevaluated`);
   return target.point;
 }
 

@@ -1,7 +1,7 @@
 // Turning a step's target (selector, point, percent, prompt) into what the drag API takes:
 // a point in the box's action space (real pixels × scale), or a natural-language string.
 import { BoxflowError } from '../../errors.js';
-import type { ElementPoint, Target } from '../../flow/types.js';
+import type { ElementPoint, Step, Target } from '../../flow/types.js';
 import { centre, describeSelector, nearMatches, query, serializeTree } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
 import type { StepRun } from './types.js';
@@ -22,15 +22,76 @@ export async function resolveTarget(run: StepRun, target: Target): Promise<ApiTa
   }
   if ('prompt' in target) return run.resolve(target.prompt);
   if ('point' in target) return toAction(run, target.point);
+  if ('runtimePoint' in target) throw unevaluated(target.runtimePoint);
   const screen = await screenSize(run);
   return toAction(run, { x: (target.percent.x / 100) * screen.width, y: (target.percent.y / 100) * screen.height });
+}
+
+// ------------------------------------------------------------------ points given as ${...}
+
+/** A handler got a `${...}` point the executor did not evaluate: a bug of boxflow's, never a guess at a place. */
+const unevaluated = (text: string) => new BoxflowError('INTERNAL', `the point ${JSON.stringify(text)} reached a step handler unevaluated (evaluatePoints runs before every step)`);
+
+const kNumber = '(-?\\d+(?:\\.\\d+)?)';
+const kPointText = new RegExp(`^${kNumber}(%?),${kNumber}(%?)$`);
+
+/**
+ * A point's text (what a `${...}` gave), read as Maestro reads a point: "x,y" pixels or "x%,y%"
+ * (both parts alike, whitespace ignored). `screen`: of the screen (a percent from 0 to 100, pixels
+ * as given); `element`: inside an element (percent of its bounds from 0 to 100, pixels from its
+ * top-left, neither negative). Undefined when the text is neither.
+ */
+export function parsePointText(text: string, where: 'screen' | 'element'): { x: number; y: number; unit: '%' | 'px' } | undefined {
+  const m = kPointText.exec(text.replace(/\s/g, ''));
+  if (!m || m[2] !== m[4]) return undefined;
+  const p = { x: Number(m[1]), y: Number(m[3]), unit: m[2] ? ('%' as const) : ('px' as const) };
+  if (p.unit === '%' && !(p.x >= 0 && p.x <= 100 && p.y >= 0 && p.y <= 100)) return undefined;
+  if (where === 'element' && (p.x < 0 || p.y < 0)) return undefined;
+  return p;
+}
+
+/** The target with its `${...}` point evaluated now and checked; INVALID_ARGUMENT naming the value when it is not a point. */
+export function evaluateTarget(run: StepRun, target: Target, what: string): Target {
+  if ('runtimePoint' in target) {
+    const text = run.resolve(target.runtimePoint);
+    const p = parsePointText(text, 'screen');
+    if (!p) throw new BoxflowError('INVALID_ARGUMENT', `${what}: ${target.runtimePoint} is ${JSON.stringify(text)}, not a point of the screen: "x,y" (pixels) or "x%,y%" (0 to 100)`);
+    return p.unit === '%' ? { percent: { x: p.x, y: p.y } } : { point: { x: p.x, y: p.y } };
+  }
+  if ('selector' in target && typeof target.point === 'string') {
+    const text = run.resolve(target.point);
+    const p = parsePointText(text, 'element');
+    if (!p) throw new BoxflowError('INVALID_ARGUMENT', `${what}: ${target.point} is ${JSON.stringify(text)}, not a point inside the element: "x%,y%" (percent of its bounds, 0 to 100) or "x,y" (pixels from its top-left)`);
+    return { ...target, point: p };
+  }
+  return target;
+}
+
+/** The keys of a step that hold a Target, and how an error names each. */
+const kTargetKeys = { target: 'point', from: 'from point', to: 'to point' } as const;
+
+/**
+ * The step as its handler gets it: every point given as `${...}` (Maestro's `point: "${output.p}"`,
+ * inside an element or alone, a swipe's `start`/`end`) evaluated now, when the step runs, and its
+ * form checked then. The executor calls this before every handler; a step without one is returned as it is.
+ */
+export function evaluatePoints<S extends Step>(step: S, run: StepRun): S {
+  let out: Record<string, unknown> | undefined;
+  for (const [key, what] of Object.entries(kTargetKeys)) {
+    const t = (step as unknown as Record<string, unknown>)[key];
+    if (typeof t !== 'object' || t === null || !('runtimePoint' in t || ('selector' in t && typeof (t as { point?: unknown }).point === 'string'))) continue;
+    out ??= { ...step };
+    out[key] = evaluateTarget(run, t as Target, what);
+  }
+  return (out as S | undefined) ?? step;
 }
 
 /**
  * A point inside an element's bounds, as Maestro computes it: percent of its width and height
  * from its top-left, or pixels from its top-left (which must lie inside it).
  */
-export function pointIn(node: LayoutNode, p: ElementPoint): { x: number; y: number } {
+export function pointIn(node: LayoutNode, p: ElementPoint | string): { x: number; y: number } {
+  if (typeof p === 'string') throw unevaluated(p);
   const b = node.bounds!;
   const width = b.right - b.left;
   const height = b.bottom - b.top;

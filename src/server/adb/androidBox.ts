@@ -100,6 +100,8 @@ export class AndroidBox {
   readonly #opened = new Set<string>();
   #savedIme: string | undefined;
   #resized = false;
+  /** The two rotation settings before the box first turned the screen (`null`: unset); put back on release. */
+  #rotationBefore: { accelerometer: string; user: string } | undefined;
   /** The box's directory on the server (install uploads) with its ledger, for reaping after a crash. */
   #scratch: AndroidScratch | undefined;
   /** The bound of one `type` request's device time (kTypeBudgetMs). */
@@ -146,6 +148,15 @@ export class AndroidBox {
     return this.#call(cmd.split(' ').slice(0, 2).join(' '), () =>
       this.#timed(cmd, ms, async (track) => (await Adb.util.readAll(track(await this.#device.shell(cmd)))).toString('utf8'), ms < timeoutMs ? deadline?.expired : undefined),
     );
+  }
+
+  /**
+   * Opens a `shell:` command line and hands back its output as it comes (stdout and stderr as one
+   * stream), for a caller that reads it itself (commands, gbox/commands.ts): it bounds the command's
+   * time and destroys the stream to end it.
+   */
+  shellStream(cmd: string): Promise<Duplex> {
+    return this.#call(cmd.split(' ').slice(0, 2).join(' '), () => this.#timed(cmd, kCommandTimeoutMs, async (track) => track(await this.#device.shell(cmd))));
   }
 
   /** Runs an `exec:` command (raw, binary-safe), optionally streaming `stdin` first. */
@@ -228,12 +239,13 @@ export class AndroidBox {
     return this.#scratch.installDir();
   }
 
-  /** Gives the device back as it was: closes the apps the box opened, resets size and keyboard, removes the working dir (and the scratch dir on the server). */
+  /** Gives the device back as it was: closes the apps the box opened, resets size, rotation and keyboard, removes the working dir (and the scratch dir on the server). */
   async release(): Promise<void> {
     try {
       if (this.goneReason) return;
       const steps: string[] = [...this.#opened].map((p) => sh`am force-stop ${p}`);
       if (this.#resized) steps.push('wm size reset');
+      if (this.#rotationBefore) steps.push(settingBack('user_rotation', this.#rotationBefore.user), settingBack('accelerometer_rotation', this.#rotationBefore.accelerometer));
       if (this.#savedIme) steps.push(sh`ime set ${this.#savedIme}`);
       steps.push(sh`rm -rf ${this.workDir}`);
       for (const cmd of steps) await this.shell(cmd).catch(() => {});
@@ -311,6 +323,25 @@ export class AndroidBox {
   async setResolution(res: Resolution): Promise<void> {
     this.#resized = true;
     await this.#quiet(sh`wm size ${res.width}x${res.height}`);
+  }
+
+  /**
+   * Turns the screen as Maestro's AndroidDriver.setOrientation does: auto-rotate off
+   * (`accelerometer_rotation` 0), then `user_rotation` 0-3 (0°, 90°, 180°, 270°). Before the box's
+   * first turn the two settings are read, and release() puts them back: the rotation does not
+   * outlive the box.
+   */
+  async rotate(rotation: 0 | 1 | 2 | 3): Promise<void> {
+    if (!this.#rotationBefore) {
+      const read = async (key: string) => {
+        const v = (await this.shell(`settings get system ${key}`)).trim();
+        if (!/^(?:\d+|null)$/.test(v)) throw new BoxflowError('DEVICE_ERROR', `\`settings get system ${key}\` on ${this.info.serial} gave ${JSON.stringify(v.slice(0, 200))}, not a number or null: the rotation could not be put back, so it is not changed`);
+        return v;
+      };
+      this.#rotationBefore = { accelerometer: await read('accelerometer_rotation'), user: await read('user_rotation') };
+    }
+    await this.#quiet('settings put system accelerometer_rotation 0');
+    await this.#quiet(sh`settings put system user_rotation ${rotation}`);
   }
 
   // ---------------------------------------------------------------- input
@@ -780,4 +811,9 @@ function utf8Chunks(text: string, bytes: number): string[] {
 function installError(out: string): BoxflowError {
   const reason = /Failure \[(.*?)\]/.exec(out)?.[1] ?? out.split('\n')[0] ?? 'no output';
   return new BoxflowError('INSTALL_FAILED', `the device refused the install: ${reason}`);
+}
+
+/** The line that puts a system setting back as it was read: `null` (unset) is a delete. */
+function settingBack(key: 'user_rotation' | 'accelerometer_rotation', value: string): string {
+  return value === 'null' ? `settings delete system ${key}` : `settings put system ${key} ${sh`${Number(value)}`}`;
 }

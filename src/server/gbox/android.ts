@@ -3,7 +3,7 @@
 // that reaches the device's shell is a number the server computed (sh, shellQuote.ts). What adb's
 // `input` cannot do (hover, several fingers, other mouse buttons) is a clear 422, never a guess.
 import { BoxflowError } from '../../errors.js';
-import { kOrientations, type Display, type Point } from '../../api/schemas.js';
+import { kOrientations, type Display, type Orientation, type Point } from '../../api/schemas.js';
 import type { AndroidBox } from '../adb/androidBox.js';
 import { sh } from '../adb/shellQuote.js';
 import { resolveTextTarget } from '../dragPlan.js';
@@ -104,7 +104,25 @@ export async function androidDisplay(box: AndroidBox): Promise<Display> {
   return { orientation: kOrientations[rotation]!, resolution: { width, height } };
 }
 
-/** Not offered on Android boxes (yet): the rotation would outlive the box (a release does not reset it), the clipboard has no stock shell command. */
+/**
+ * screen-rotation: auto-rotate off and `user_rotation` N, the index of the orientation in the
+ * spec's enum (portrait 0, landscapeLeft 1, portraitUpsideDown 2, landscapeRight 3, as
+ * androidDisplay reads it back). AndroidBox.rotate reads the settings before the box's first turn
+ * and its release puts them back, so the rotation does not outlive the box.
+ */
+export function rotateOnAndroid(box: AndroidBox, orientation: Orientation): { message: string; trace: { kind: 'label'; text: string }; act: () => Promise<string> } {
+  const rotation = kOrientations.indexOf(orientation) as 0 | 1 | 2 | 3;
+  return {
+    message: `rotated the screen to ${orientation}`,
+    trace: { kind: 'label', text: `rotate: ${orientation}` },
+    act: async () => {
+      await box.rotate(rotation);
+      return `rotated the screen to ${orientation} (user_rotation ${rotation}, auto-rotate off until the box is released)`;
+    },
+  };
+}
+
+/** Not offered on Android boxes: the clipboard has no stock shell command (android-adb.md §2.5: only helper apps set it). */
 export function notOnAndroid(what: string): never {
   throw new BoxflowError('UNPROCESSABLE', `${what} is not offered on Android boxes by boxflow serve yet`);
 }

@@ -9,7 +9,7 @@ import type { BoxEntry } from '../boxEntry.js';
 import type { TraceOp } from '../trace.js';
 import { checkOpenUrl } from '../urlPolicy.js';
 import type { Answer, Call } from '../call.js';
-import { androidContext, androidDisplay, checkOnAndroid, notOnAndroid, performOnAndroid } from './android.js';
+import { androidContext, androidDisplay, checkOnAndroid, notOnAndroid, performOnAndroid, rotateOnAndroid } from './android.js';
 import { planClick, planLongPress, planMove, planScroll, planSwipe, planTap, planTouch, unscaled, type Gesture, type GestureContext, type GesturePlan } from './gestures.js';
 import { closeTab, linuxContext, linuxDisplay, listTabs, navigateTab, performOnLinux, readClipboard, rotateLinux, switchTab, writeClipboard } from './linux.js';
 
@@ -72,7 +72,7 @@ export function createGboxHandlers(deps: GboxDeps) {
     touch: gesture('touch', planTouch),
     screenRotation: (call: Call) =>
       action<typeof endpoints.screenRotation.body>('screenRotation', call, async (entry, body: ScreenRotationBody) => {
-        if (entry.android) notOnAndroid('screen-rotation');
+        if (entry.android) return rotateOnAndroid(entry.android, body.orientation);
         return {
           message: `rotated the screen to ${body.orientation}`,
           trace: { kind: 'label', text: `rotate: ${body.orientation}` },
