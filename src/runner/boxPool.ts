@@ -156,13 +156,24 @@ export class BoxPool {
   }
 
   async close(): Promise<void> {
-    // Boxes the user named are left as the run found them; what cannot be put back is said.
+    // Boxes the user named are left as the run found them, and the devices of created Android boxes;
+    // what cannot be put back is said.
     const named = this.#slots.filter((s) => !s.created && !s.dead);
     const restored = await Promise.allSettled(named.map((s) => this.#restore(s)));
     restored.forEach((r, i) => {
       if (r.status === 'rejected') this.#warning(r.reason, `box ${named[i]!.box.id} is not as the run found it: ${(r.reason as Error).message}`);
     });
     const created = this.#slots.filter((s) => s.created);
+    // A created Android box is terminated, but its device is not: the service's next box gets it
+    // (a device farm, a phone on a desk). What the flows set through device commands is put back first.
+    const devices = created.filter((s) => !s.dead && s.state.android && !unchanged(s.state.android));
+    await Promise.all(
+      devices.map((s) =>
+        restoreAndroid(this.client, s.box.id, s.state.android!, 30_000).catch((err: unknown) =>
+          this.#warning(err, `box ${s.box.id}'s device is not as the run found it: ${(err as Error).message}`),
+        ),
+      ),
+    );
     const results = await Promise.allSettled(created.map((s) => this.client.terminateBox(s.box.id, {})));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed && !created.every((s) => s.dead)) throw failed.reason;

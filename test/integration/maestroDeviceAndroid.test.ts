@@ -105,13 +105,15 @@ async function run(name: string, commands: string): Promise<{ flow: FlowResult; 
   const text = `appId: ${kApp}\n---\n${commands}`;
   writeFileSync(file, text);
   const mark = device().shellCommands.length;
+  // The flow's own lines: the device is put back after it, before its box is terminated.
+  let end: number | undefined;
   const r = await runFlows([parseMaestroYaml(text, file)], testRunOptions(local.dir, { outputDir: join(local.dir, `out-${name}`), boxes: { ids: [], createLinux: 0, createAndroid: 1 } }), {
     client: local.client,
-    reporter: new ReporterHost([]),
+    reporter: new ReporterHost([{ name: 'end', reporter: { onFlowEnd: () => void (end = device().shellCommands.length) } }]),
     secrets: [local.key],
   });
   const flow = r.flows[0]!;
-  return { flow, steps: flow.attempts.at(-1)!.steps, cmds: commandsSince(mark) };
+  return { flow, steps: flow.attempts.at(-1)!.steps, cmds: commandsSince(mark, end) };
 }
 const why = (f: FlowResult, steps: StepRecord[]) => JSON.stringify(f.error ?? steps.find((s) => s.status === 'failed')?.error);
 const q = (s: string) => `'${s}'`;
@@ -187,6 +189,7 @@ test('setLocation and travel set a test provider\'s location (Android 12+); an o
 });
 
 test('clearKeychain is noted, not refused; killApp is process death; pressKey names Android keys; setOrientation and dark mode run device commands', async () => {
+  const rotationBefore = device().systemSettings.get('user_rotation');
   const { flow, steps, cmds } = await run(
     'misc',
     '- clearKeychain\n- killApp\n- pressKey: Remote Dpad Center\n- pressKey: Remote Dpad Down\n- setOrientation: LANDSCAPE_LEFT\n- toggleDarkMode\n- assertDarkMode\n- setDarkMode: disabled\n- assertLightMode\n',
@@ -207,7 +210,7 @@ test('clearKeychain is noted, not refused; killApp is process death; pressKey na
     'cmd uimode night', 'cmd uimode night no',
     'cmd uimode night',
   ]);
-  assert.equal(device().systemSettings.get('user_rotation'), '1');
+  assert.equal(device().systemSettings.get('user_rotation'), rotationBefore, 'the rotation is put back after the run, before the box goes');
 });
 
 test('a point inside an element and a swipe from it: the device gets the point Maestro computes from the element\'s bounds', async () => {
@@ -328,7 +331,7 @@ test('device state a flow sets up is put back before the next flow on the box: t
   assert.deepEqual(device().unquotedLines.filter((l) => !/; echo boxflow-exit:\$\?$/.test(l)), [], 'every value quoted');
 });
 
-test('a box the user named is put back at the end of the run; a box the run created is terminated without it', async () => {
+test('a box the user named is put back at the end of the run; the device of a box the run created is put back before the box is terminated', async () => {
   setFound();
   const [first] = await stateFlows('named');
   const box = await local.client.createAndroidBox({ wait: true });
@@ -344,7 +347,9 @@ test('a box the user named is put back at the end of the run; a box the run crea
   setFound();
   const created = await runOnBox('created', [first!], { ids: [], createLinux: 0, createAndroid: 1 });
   assert.equal(created.result.flows[0]!.status, 'passed');
-  assert.deepEqual(created.between(created.marks[1]!.n).filter((c) => kPutBack.includes(c)), [], 'a created box is terminated, not put back');
+  // The box goes, the device stays (the next box of the service gets it): it is put back first.
+  assert.deepEqual(created.between(created.marks[1]!.n).filter((c) => kPutBack.includes(c)), kPutBack, 'a created box\'s device is put back before the box is terminated');
+  assert.deepEqual(snapshot(), kFound);
 });
 
 test('a restore that fails is a warning, and the box is not used again: a box the run created is replaced, a named one leaves the flows that need it failed with the reason', async () => {
