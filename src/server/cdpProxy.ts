@@ -1,5 +1,12 @@
 // ws://HOST:PORT/cdp/<boxId>?exp&sig → the box's current Chromium browser endpoint.
 // The signature and expiry are checked before the upgrade is accepted; frames are piped as is.
+//
+// With `&queue=1` each command the client sends waits its turn in the box's queue (the one the Box
+// API's actions run in, one at a time) and holds it until its answer comes back, at most
+// kQueueHoldMs, or until the client goes away: the runner's CDP-only steps (choosing an <option>, a
+// date input's value, a file chooser) use such a connection so that they never interleave with an
+// action. Only a connection that asks is queued: a Playwright connection must answer a dialog or
+// resume a new tab while an action that waits for that is in the queue.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -8,23 +15,35 @@ import type { BoxEntry } from './boxEntry.js';
 import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 
 const kMaxPayload = 256 * 1024 * 1024; // CDP screenshots of large pages are big
+/** The longest one queued command holds the box's queue: a command that never answers cannot stall the box. */
+export const kQueueHoldMs = 10_000;
 
 export interface CdpProxy {
   close(): void;
 }
 
-export function attachCdpProxy(server: Server, deps: { secret: string; lookup: (boxId: string) => BoxEntry | undefined; log: (entry: Record<string, unknown>) => void }): CdpProxy {
+export interface CdpProxyDeps {
+  secret: string;
+  lookup: (boxId: string) => BoxEntry | undefined;
+  /** Runs `fn` in the box's queue (BoxRegistry.run). */
+  queue: <T>(entry: BoxEntry, fn: () => Promise<T>) => Promise<T>;
+  log: (entry: Record<string, unknown>) => void;
+}
+
+export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
   const wss = new WebSocketServer({ noServer: true, maxPayload: kMaxPayload, perMessageDeflate: false });
   const upstreams = new Set<WebSocket>();
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     let entry: BoxEntry;
+    let queued = false;
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const m = /^\/cdp\/([^/]+)$/.exec(url.pathname);
       if (!m) throw new BoxflowError('NOT_FOUND', `no WebSocket endpoint at ${url.pathname}`);
       verifyPresigned(deps.secret, url.pathname, url.searchParams);
+      queued = url.searchParams.get('queue') === '1';
       const found = deps.lookup(decodeURIComponent(m[1]!));
       if (!found) throw new BoxflowError('BOX_NOT_FOUND', 'the box no longer exists');
       if (found.record.status !== 'running') throw new BoxflowError('BOX_NOT_RUNNING', `the box is ${found.record.status}`);
@@ -44,14 +63,20 @@ export function attachCdpProxy(server: Server, deps: { secret: string; lookup: (
         });
         upstream.once('open', () => {
           upstream.removeAllListeners('error');
-          wss.handleUpgrade(req, socket, head, (client) => pipe(client, upstream, entry, () => upstreams.delete(upstream)));
+          wss.handleUpgrade(req, socket, head, (client) => pipe(client, upstream, entry, queued, () => upstreams.delete(upstream)));
         });
       })
       .catch((err) => refuse(socket, err));
   };
   server.on('upgrade', onUpgrade);
 
-  function pipe(client: WebSocket, upstream: WebSocket, entry: BoxEntry, done: () => void): void {
+  function pipe(client: WebSocket, upstream: WebSocket, entry: BoxEntry, queued: boolean, done: () => void): void {
+    // Queued mode: the commands waiting for their answer, by "sessionId id", each holding the queue.
+    const holding = new Map<string, () => void>();
+    const releaseAll = () => {
+      for (const release of holding.values()) release();
+      holding.clear();
+    };
     const closeBoth = () => {
       entry.onBrowserGone.delete(closeBoth);
       done();
@@ -59,12 +84,39 @@ export function attachCdpProxy(server: Server, deps: { secret: string; lookup: (
       upstream.terminate();
     };
     entry.onBrowserGone.add(closeBoth);
-    client.on('message', (data, isBinary) => {
+    const forward = (data: WebSocket.RawData, isBinary: boolean) => {
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary: isBinary });
+    };
+    client.on('message', (data, isBinary) => {
+      if (!queued) return forward(data, isBinary);
+      const key = commandKey(data);
+      void deps.queue(entry, () => {
+        if (key === undefined || client.readyState !== WebSocket.OPEN) {
+          forward(data, isBinary);
+          return Promise.resolve();
+        }
+        return new Promise<void>((resolve) => {
+          const timer = setTimeout(release, kQueueHoldMs);
+          function release() {
+            clearTimeout(timer);
+            holding.delete(key!);
+            resolve();
+          }
+          holding.get(key)?.();
+          holding.set(key, release);
+          forward(data, isBinary);
+        });
+      });
     });
     upstream.on('message', (data, isBinary) => {
+      if (holding.size) {
+        const key = commandKey(data);
+        if (key !== undefined) holding.get(key)?.();
+      }
       if (client.readyState === WebSocket.OPEN) client.send(data, { binary: isBinary });
     });
+    client.on('close', releaseAll);
+    upstream.on('close', releaseAll);
     client.on('close', () => {
       entry.onBrowserGone.delete(closeBoth);
       done();
@@ -86,3 +138,13 @@ export function attachCdpProxy(server: Server, deps: { secret: string; lookup: (
   };
 }
 
+/** "sessionId id" of a CDP command or of its answer (events have no id: undefined). */
+function commandKey(data: WebSocket.RawData): string | undefined {
+  try {
+    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    const msg = JSON.parse(text) as { id?: unknown; sessionId?: unknown };
+    return typeof msg.id === 'number' ? `${typeof msg.sessionId === 'string' ? msg.sessionId : ''} ${msg.id}` : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -4,9 +4,10 @@
 // lands, as Playwright's hit-target check does: the pointer is moved there first (hover effects
 // happen), the element looked up again until it stands still, and only then does the action act,
 // on the element actually under the pointer. What only CDP can do (choosing an <option>, a date
-// input's value, a file chooser, reading the URL or title) runs over the box's pre-signed CDP URL,
-// bounded by the step's timeout and cancelled with the flow, with before/after screenshots from the
-// screenshot endpoint; it needs a box whose service gives a CDP URL.
+// input's value, a file chooser) runs over a connection of its own to the box's pre-signed CDP URL
+// whose commands wait their turn in the box's queue (on boxflow serve), bounded by the step's
+// timeout and cancelled with the flow, with before/after screenshots from the screenshot endpoint;
+// it needs a box whose service gives a CDP URL. The URL and title are read from the tab list.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BoxflowError } from '../../errors.js';
@@ -18,6 +19,7 @@ import { pollUntil, untilAborted } from '../poll.js';
 import { resolveTarget, findVisible, toAction } from './target.js';
 import { tap } from './actions.js';
 import { at, landingPoint, onElement } from './landing.js';
+import { QueuedCdp } from '../queuedCdp.js';
 import { captureOnce } from './visual.js';
 
 function requireLinux(run: StepRun, what: string): void {
@@ -56,24 +58,48 @@ export const hover: StepHandler<'hover'> = async (step, run) => {
 };
 
 /**
- * What only CDP can do, with what a Box API action would have recorded: before and after
- * screenshots from the screenshot endpoint (as the step's screenshot options ask), within the step's
- * deadline and cancelled with the flow.
+ * What only CDP can do (`fn` run in the page on the element behind `node`), with what a Box API
+ * action would have recorded: before and after screenshots from the screenshot endpoint (as the
+ * step's screenshot options ask). It runs over a connection of its own whose commands wait their
+ * turn in the box's queue (QueuedCdp), within the step's deadline and cancelled with the flow:
+ * either closes the connection, which lets the queue go on.
  */
-async function cdpOnly<T>(run: StepRun, step: Parameters<StepHandler>[0], work: () => Promise<T>): Promise<T> {
+async function cdpOnly<T>(run: StepRun, step: Parameters<StepHandler>[0], node: LayoutNode, fn: string, ...args: unknown[]): Promise<T> {
   const opts = run.actionOptions(step);
   const phases = opts.screenshot === false ? [] : opts.screenshot.phases;
   const shots: NonNullable<typeof run.record.screenshots> = {};
   if (phases.includes('before')) shots.before = await run.rt.artifacts.put(await captureOnce(run), 'png');
   const left = Math.max(1, Math.round(run.deadline - performance.now()));
   const timeout = AbortSignal.timeout(left);
-  const result = await untilAborted(work(), AbortSignal.any([run.signal, timeout])).catch((err: unknown) => {
+  const signal = AbortSignal.any([run.signal, timeout]);
+  const result = await untilAborted(inQueue<T>(run, node, signal, fn, args), signal).catch((err: unknown) => {
     if (timeout.aborted && !run.signal.aborted) throw new BoxflowError('STEP_TIMEOUT', `${run.record.command}: the box's browser did not answer within ${run.timeoutMs} ms`);
     throw err;
   });
   if (phases.includes('after')) shots.after = await run.rt.artifacts.put(await captureOnce(run), 'png');
   if (Object.keys(shots).length) run.record.screenshots = { ...run.record.screenshots, ...shots };
   return result;
+}
+
+/** Runs `fn` on the element behind `node` over a queued connection to its frame's target. */
+async function inQueue<T>(run: StepRun, node: LayoutNode, signal: AbortSignal, fn: string, args: unknown[]): Promise<T> {
+  const { cdp, backendNodeId } = run.rt.layout.dom(node);
+  const { targetInfo } = await cdp.send('Target.getTargetInfo');
+  const url = await run.rt.client.cdpUrl(run.rt.box.id, {}, { signal });
+  const conn = await QueuedCdp.open(url, signal);
+  try {
+    const { sessionId } = await conn.send<{ sessionId: string }>('Target.attachToTarget', { targetId: targetInfo.targetId, flatten: true });
+    const { object } = await conn.send<{ object: { objectId: string } }>('DOM.resolveNode', { backendNodeId }, sessionId);
+    const res = await conn.send<{ result: { value: unknown }; exceptionDetails?: { text: string; exception?: { description?: string } } }>(
+      'Runtime.callFunctionOn',
+      { objectId: object.objectId, functionDeclaration: fn, arguments: args.map((value) => ({ value })), returnByValue: true, awaitPromise: true },
+      sessionId,
+    );
+    if (res.exceptionDetails) throw new BoxflowError('UNPROCESSABLE', `${run.record.command}: the page threw ${res.exceptionDetails.exception?.description ?? res.exceptionDetails.text}`);
+    return res.result.value as T;
+  } finally {
+    conn.close();
+  }
 }
 
 async function element(run: StepRun, selector: Selector): Promise<LayoutNode> {
@@ -85,7 +111,7 @@ export const selectOption: StepHandler<'selectOption'> = async (step, run) => {
   const node = await element(run, step.selector);
   const by = step.by;
   const want = run.resolve(step.option);
-  const r = await cdpOnly(run, step, () => onElement<{ ok?: string; error?: string; options?: string[] }>(run, node, `function (by, want) {
+  const r = await cdpOnly<{ ok?: string; error?: string; options?: string[] }>(run, step, node, `function (by, want) {
     if (this.localName !== 'select') return { error: 'is a <' + this.localName + '>, not a <select>' };
     const opts = [...this.options];
     const o = opts.find((o) => by === 'value' ? o.value === want : o.label.trim() === want.trim() || o.text.trim() === want.trim());
@@ -96,7 +122,7 @@ export const selectOption: StepHandler<'selectOption'> = async (step, run) => {
     this.dispatchEvent(new Event('input', { bubbles: true }));
     this.dispatchEvent(new Event('change', { bubbles: true }));
     return { ok: o.label };
-  }`, by, want));
+  }`, by, want);
   if (r.error) {
     const options = r.options ? `; options: ${r.options.map((o) => JSON.stringify(o)).join(', ')}` : '';
     throw new BoxflowError('ELEMENT_NOT_FOUND', `${describeSelector(step.selector)} ${r.error}${options}`);
@@ -130,15 +156,15 @@ export const fill: StepHandler<'fill'> = async (step, run) => {
     return;
   }
   // A date, time, colour or range input: typing cannot set it, the value is set over CDP.
-  const r = await cdpOnly(run, step, () => setValue(run, node, value));
+  const r = await setValue(run, step, node, value);
   if (r.error) throw new BoxflowError('UNPROCESSABLE', `${describeSelector(step.selector)} ${r.error}`);
   run.record.message = `value is now ${JSON.stringify(r.ok)}`;
 };
 
-function setValue(run: StepRun, node: LayoutNode, value: string): Promise<{ ok?: string; error?: string }> {
+function setValue(run: StepRun, step: Parameters<StepHandler>[0], node: LayoutNode, value: string): Promise<{ ok?: string; error?: string }> {
   // As Playwright's fill: the value is set as the browser's own editing would, and the page gets
   // input and change. Date/time inputs take their canonical form (2024-02-29, 13:45).
-  return onElement<{ ok?: string; error?: string }>(run, node, `function (value) {
+  return cdpOnly<{ ok?: string; error?: string }>(run, step, node, `function (value) {
     const el = this;
     const tag = el.localName;
     const type = tag === 'input' ? el.type : 'textarea';
@@ -186,7 +212,7 @@ export const uploadFile: StepHandler<'uploadFile'> = async (step, run) => {
       return { name: basename(path), data: data.toString('base64') };
     }),
   );
-  const r = await cdpOnly(run, step, () => onElement<{ ok?: string[]; error?: string }>(run, node, `function (files) {
+  const r = await cdpOnly<{ ok?: string[]; error?: string }>(run, step, node, `function (files) {
     if (this.localName !== 'input' || this.type !== 'file') return { error: 'is not an <input type=file>' };
     if (files.length > 1 && !this.multiple) return { error: 'takes one file (no multiple attribute), got ' + files.length };
     const dt = new DataTransfer();
@@ -198,7 +224,7 @@ export const uploadFile: StepHandler<'uploadFile'> = async (step, run) => {
     this.dispatchEvent(new Event('input', { bubbles: true }));
     this.dispatchEvent(new Event('change', { bubbles: true }));
     return { ok: [...this.files].map((f) => f.name) };
-  }`, files));
+  }`, files);
   if (r.error) throw new BoxflowError('UNPROCESSABLE', `${describeSelector(step.selector)} ${r.error}`);
   run.record.message = `uploaded ${r.ok!.join(', ')}`;
 };

@@ -1,0 +1,95 @@
+// The CDP URL's queued mode on a real `boxflow serve` (real Chromium): with `queue=1` every command
+// waits its turn in the box's queue, as an action does, and holds it until it is answered; closing
+// the connection lets the queue go on. The runner's CDP-only steps (selectOption, a date fill,
+// uploadFile) use it (src/runner/queuedCdp.ts), so they never interleave with an action.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { WebSocket } from 'ws';
+import { QueuedCdp } from '../../src/runner/queuedCdp.js';
+import { useLocalServer } from '../support/localServer.js';
+import type { Box } from '../../src/api/schemas.js';
+
+const local = useLocalServer('cdp-queue');
+let box: Box;
+
+// The page logs when the finger goes down and up, and when a script asks it for the time.
+const kPage = `data:text/html,${encodeURIComponent(`<!doctype html><body style="margin:0;height:100vh" onpointerdown="log.push('down')" onpointerup="log.push('up')"><script>window.log = [];</script>`)}`;
+
+async function ready(): Promise<void> {
+  if (box) return;
+  box = await local.client.createLinuxBox({});
+  await local.client.openTab(box.id, { url: kPage });
+}
+
+/** A plain (unqueued) DevTools client of the CDP URL, attached to the page. */
+async function plain(url: string): Promise<{ evaluate: (expr: string) => Promise<unknown>; close: () => void }> {
+  const ws = new WebSocket(url);
+  await new Promise((r, j) => ws.once('open', r).once('error', j));
+  let id = 0;
+  const waiting = new Map<number, (v: { result?: Record<string, unknown> }) => void>();
+  ws.on('message', (d) => {
+    const m = JSON.parse(d.toString()) as { id?: number; result?: Record<string, unknown> };
+    if (m.id !== undefined) waiting.get(m.id)?.(m);
+  });
+  const send = (method: string, params: Record<string, unknown>, sessionId?: string) =>
+    new Promise<{ result?: Record<string, unknown> }>((r) => {
+      waiting.set(++id, r);
+      ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+    });
+  const targetId = await pageTarget((m, p) => send(m, p).then((r) => r.result!));
+  const { result } = await send('Target.attachToTarget', { targetId, flatten: true });
+  const sessionId = result!.sessionId as string;
+  return {
+    evaluate: async (expression) => ((await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId)).result!.result as { value: unknown }).value,
+    close: () => ws.terminate(),
+  };
+}
+
+async function pageTarget(send: (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>): Promise<string> {
+  const { targetInfos } = (await send('Target.getTargets', {})) as { targetInfos: Array<{ targetId: string; type: string; url: string }> };
+  return targetInfos.find((t) => t.type === 'page' && t.url.startsWith('data:'))!.targetId;
+}
+
+async function queued(url: string): Promise<{ conn: QueuedCdp; evaluate: (expr: string) => Promise<unknown> }> {
+  const conn = await QueuedCdp.open(url, new AbortController().signal);
+  const targetId = await pageTarget((m, p) => conn.send(m, p));
+  const { sessionId } = await conn.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+  return { conn, evaluate: async (expression) => (await conn.send<{ result: { value: unknown } }>('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId)).result.value };
+}
+
+test('a queued command waits for the action before it; an unqueued one does not', async () => {
+  await ready();
+  const url = await local.client.cdpUrl(box.id, {});
+  const watch = await plain(url);
+  const q = await queued(url);
+  await watch.evaluate('window.log.length = 0');
+  const order: string[] = [];
+  const drag = local.client.drag(box.id, { start: { x: 100, y: 100 }, end: { x: 300, y: 300 }, duration: '2s', options: { screenshot: false } }).then(() => order.push('drag answered'));
+  // The drag runs: the finger is down.
+  while (!((await watch.evaluate('window.log.join()')) as string).includes('down')) await new Promise((r) => setTimeout(r, 20));
+  const inQueue = q.evaluate("window.log.push('queued'), window.log.join()").then((log) => order.push(`queued answered: ${String(log)}`));
+  const now = await watch.evaluate("window.log.push('plain'), window.log.join()");
+  order.push(`plain answered: ${String(now)}`);
+  await Promise.all([drag, inQueue]);
+  q.conn.close();
+  watch.close();
+  assert.deepEqual(order, ['plain answered: down,plain', 'drag answered', 'queued answered: down,plain,up,queued']);
+});
+
+test('a queued command that never answers holds the queue only until its connection closes', async () => {
+  await ready();
+  const url = await local.client.cdpUrl(box.id, {});
+  const q = await queued(url);
+  const order: string[] = [];
+  const never = q.evaluate('new Promise(() => {})').catch(() => order.push('never: connection closed'));
+  // Wait until the server holds the queue for it: a plain command answers, and an action does not yet.
+  const watch = await plain(url);
+  await watch.evaluate('1');
+  const shot = local.client.screenshot(box.id, {}).then(() => order.push('screenshot answered'));
+  await new Promise((r) => setTimeout(r, 300));
+  order.push('closing');
+  q.conn.close();
+  await Promise.all([never, shot]);
+  watch.close();
+  assert.deepEqual(order, ['closing', 'never: connection closed', 'screenshot answered']);
+});
