@@ -49,7 +49,7 @@ export const errorCodes = {
   TAB_NOT_FOUND: { status: 404, exit: 1, summary: 'The box\'s browser has no tab with this id (ids are those of GET /browser/tabs; a closed tab\'s id is gone).' },
   WEB_TERMINAL_UNAVAILABLE: { status: 422, exit: 3, summary: 'This server cannot offer a web terminal for the box (boxflow serve: node-pty or @xterm/xterm is not installed or failed to load, and the message names the `npm install` to run; or not a Linux box).' },
   PACKAGE_UNAVAILABLE: { status: 501, exit: 3, summary: 'boxflow serve lacks an npm package a feature needs (@napi-rs/canvas, a dependency, for scaled or clipped Android screenshots, should its binary fail to load; a trace is then left out, the action still acts); the message names the `npm install` to run.' },
-  NOT_OFFERED_LOCALLY: { status: 501, exit: 3, summary: 'A GBOX endpoint boxflow serve does not offer: a feature of the cloud account (snapshots, devices, the box proxy, the hosted model), model extraction, or stopping a box; asking again will not help.' },
+  NOT_OFFERED_LOCALLY: { status: 501, exit: 3, summary: 'A GBOX endpoint boxflow serve does not offer: a feature of the cloud account (snapshots, devices, the box and browser proxies, the hosted model), model extraction, the recording rewind, or stopping a box; asking again will not help.' },
   BOX_NOT_RUNNING: { status: 409, exit: 3, summary: 'The box is terminated or not running.' },
   RECORDING_UNAVAILABLE: { status: 501, exit: 3, summary: 'This server cannot record the box\'s screen: boxflow serve finds no ffmpeg (Debian\'s `ffmpeg`; BOXFLOW_FFMPEG names another), which Linux recordings and joined Android ones need.' },
   PRESIGN_INVALID: { status: 403, exit: 3, summary: 'A pre-signed URL has a bad or tampered signature.' },

@@ -200,6 +200,15 @@ export class BoxClient {
     return this.#call('setClipboard', { pathParams: { boxId }, json: typeof body === 'string' ? { content: body } : body }, opts);
   }
 
+  /**
+   * The interactive elements on the screen (`{elements, screenshot: {source, marked}}`), each with its
+   * box and centre in the action scale; one given back as a click, tap or long-press `target` acts at
+   * its centre. Sends `{}` when no body is given, as the SDK's wrapper does.
+   */
+  detectElements(boxId: string, body: Body<'detectElements'> = {}, opts?: RequestOptions) {
+    return this.#call('detectElements', { pathParams: { boxId }, json: body }, opts);
+  }
+
   // ------------------------------------------------------------------ Android
   listPackages(boxId: string, query: Query<'listPackages'> = {}, opts?: RequestOptions) {
     return this.#call('listPackages', { pathParams: { boxId }, query }, opts);
@@ -340,6 +349,13 @@ export class BoxClient {
   /** Runs a command in the box (gbox-api-full.md §2.1): `{exitCode, stdout, stderr}`; exit 124 when it timed out. */
   runCommand(boxId: string, body: Body<'runCommand'>, opts?: RequestOptions) {
     return this.#call('runCommand', { pathParams: { boxId }, json: body }, opts);
+  }
+  /**
+   * The two websockets that stream a command's or run-code's output (gbox-api-full.md §2.3):
+   * `{command, runCode}`. Connect with this client's `Authorization` header; the URLs carry no key.
+   */
+  websocketUrl(boxId: string, opts?: RequestOptions) {
+    return this.#call('websocketUrl', { pathParams: { boxId } }, opts);
   }
 
   // ------------------------------------------------------------------ run-code and files (gbox-api-full.md §2.2, §2.4)

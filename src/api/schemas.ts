@@ -294,6 +294,28 @@ export type Orientation = Static<typeof Orientation>;
 export const ScreenRotationBody = Type.Object({ orientation: Orientation, ...ActionBase });
 export type ScreenRotationBody = Static<typeof ScreenRotationBody>;
 
+/**
+ * `POST /actions/elements/detect`: how its two images come back (GBOX's `screenshot` options; the
+ * wrapper sends `{}`). boxflow serve answers `actionId` too, and `truncated: true` when it stopped at
+ * kDetectMaxElements elements.
+ */
+export const DetectElementsBody = Type.Object({
+  screenshot: Type.Optional(Type.Object({
+    outputFormat: Type.Optional(outputFormat({ default: 'base64' })),
+    presignedExpiresIn: Type.Optional(Duration({ default: '30m', maxDuration: '6h' })),
+  })),
+});
+export type DetectElementsBody = Static<typeof DetectElementsBody>;
+/** The most elements one detect answers (the page's first ones in document order). */
+export const kDetectMaxElements = 500;
+export const DetectElementsResult = Type.Object({
+  elements: Type.Array(DetectedElement),
+  screenshot: Type.Object({ source: ScreenshotEntry, marked: ScreenshotEntry }),
+  actionId: Type.Optional(Type.String()),
+  truncated: Type.Optional(Type.Boolean()),
+});
+export type DetectElementsResult = Static<typeof DetectElementsResult>;
+
 export const ClipboardBody = Type.Object({ content: Type.String({ maxLength: kLimits.text }) });
 export type ClipboardBody = Static<typeof ClipboardBody>;
 export const ClipboardResult = Type.String();
@@ -502,6 +524,15 @@ export type CommandBody = Static<typeof CommandBody>;
 export const CommandResult = Type.Object({ exitCode: Type.Number(), stdout: Type.String(), stderr: Type.String() });
 export type CommandResult = Static<typeof CommandResult>;
 
+/**
+ * `GET /websocket-url` (gbox-api-full.md §2.3): two websockets that stream a command's or run-code's
+ * output. The client connects with `Authorization: Bearer <API key>` (the URLs carry no key), sends
+ * one JSON text frame `{"command": CommandBody}` or `{"runCode": RunCodeBody}`, and gets
+ * `{event: 'stdout' | 'stderr', data}` frames, then `{event: 'end', exitCode}` (docs/api.md).
+ */
+export const WebsocketUrlResult = Type.Object({ command: Type.String(), runCode: Type.String() });
+export type WebsocketUrlResult = Static<typeof WebsocketUrlResult>;
+
 // ---------------------------------------------------------------- Android apps and packages, media, storage (gbox-api-full.md §4, §5)
 
 /** GET /android/apps/{packageName}: a launcher app, as in the apps list. */
@@ -668,6 +699,7 @@ export const endpoints = {
   swipe: ep({ method: 'POST', path: '/boxes/{boxId}/actions/swipe', body: SwipeBody, response: SwipeResult, status: 200, spec: false }),
   touch: ep({ method: 'POST', path: '/boxes/{boxId}/actions/touch', body: TouchBody, response: TouchResult, status: 200, spec: false }),
   screenRotation: ep({ method: 'POST', path: '/boxes/{boxId}/actions/screen-rotation', body: ScreenRotationBody, response: ActionResult, status: 200, spec: false }),
+  detectElements: ep({ method: 'POST', path: '/boxes/{boxId}/actions/elements/detect', body: DetectElementsBody, response: DetectElementsResult, status: 200, spec: false }),
   getClipboard: ep({ method: 'GET', path: '/boxes/{boxId}/actions/clipboard', response: ClipboardResult, status: 200, spec: false }),
   setClipboard: ep({ method: 'POST', path: '/boxes/{boxId}/actions/clipboard', body: ClipboardBody, status: 204, spec: false }),
   openBrowser: ep({ method: 'POST', path: '/boxes/{boxId}/browser/open', body: OpenBrowserBody, response: OpenBrowserResult, status: 200, spec: false }),
@@ -684,6 +716,7 @@ export const endpoints = {
   liveViewUrl: ep({ method: 'POST', path: '/boxes/{boxId}/live-view-url', body: LiveViewUrlBody, response: LiveViewUrlResult, status: 201, spec: false }),
   // extra: commands (src/server/gbox/commands.ts)
   runCommand: ep({ method: 'POST', path: '/boxes/{boxId}/commands', body: CommandBody, response: CommandResult, status: 200, spec: false }),
+  websocketUrl: ep({ method: 'GET', path: '/boxes/{boxId}/websocket-url', response: WebsocketUrlResult, status: 200, spec: false }),
   // extra: Android apps and packages (src/server/gbox/androidApps.ts)
   getApp: ep({ method: 'GET', path: '/boxes/{boxId}/android/apps/{packageName}', response: AndroidApp, status: 200, spec: false }),
   listPackagesSimple: ep({ method: 'GET', path: '/boxes/{boxId}/android/packages/simple', query: ListPackagesSimpleQuery, response: ListPackagesSimpleResult, status: 200, spec: false }),

@@ -17,6 +17,7 @@ import { findChromium } from './chromium/findChromium.js';
 import { GridClient, type GridOptions } from './grid/client.js';
 import { guardGridBoxes, isGridBox } from './grid/guard.js';
 import { kNotOffered, notOffered } from './gbox/notOffered.js';
+import { attachCommandSockets, kCommandSocketPattern } from './gbox/commandSocket.js';
 import { kFsWriteParts } from './gbox/files.js';
 import { kMediaUploadLimits, kMediaUploads } from './gbox/media.js';
 import { createHandlers, kActionEndpoints, kForeignBody, newActionId, type Answer, type Call } from './routes.js';
@@ -136,9 +137,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   // No message names a path of this server (its data dir, its Chromium): a tenant has no use for them.
   const serverPaths = [...new Set([resolve(opts.dataDir), await realpath(opts.dataDir), executablePath].filter(Boolean))].sort((a, b) => b.length - a.length);
-  const scrub = (r: ErrorReply): ErrorReply => {
-    let message = r.body.message;
+  const scrubText = (text: string): string => {
+    let message = text;
     for (const p of serverPaths) message = message.split(p).join('<server>');
+    return message;
+  };
+  const scrub = (r: ErrorReply): ErrorReply => {
+    const message = scrubText(r.body.message);
     return message === r.body.message ? r : { ...r, body: { ...r.body, message } };
   };
 
@@ -264,6 +269,23 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     return reply.type(storedContentType(url.pathname)).header('cache-control', 'private, max-age=60').send(png);
   });
 
+  // The command websockets of GET /boxes/{boxId}/websocket-url: a plain GET there is told to upgrade.
+  app.get(`${kApiPrefix}/boxes/:boxId/ws/:kind`, async (_req, reply) =>
+    reply.code(426).header('upgrade', 'websocket').send({ code: 'INVALID_REQUEST', message: 'this is a websocket: connect with Upgrade: websocket and Authorization: Bearer <API key> (GET /boxes/{boxId}/websocket-url gives its URL)' }),
+  );
+  const commandSockets = attachCommandSockets({
+    keys,
+    box: (tenant, id) => {
+      const entry = registry.get(tenant, id);
+      registry.requireRunning(entry);
+      if (!entry.android && entry.linux.crashed) throw new BoxflowError('BOX_CRASHED', `box ${entry.record.id} is broken: ${entry.linux.crashed}; terminate it and create another`);
+      if (isGridBox(entry)) throw new BoxflowError('GRID_UNSUPPORTED', "this box's browser runs on a Selenium Grid node, so it has no shell on this server; create a box on a server without --grid for that");
+      return entry;
+    },
+    handlers,
+    scrub: scrubText,
+    log,
+  });
   const liveView = attachLiveView(app, { secret, lookup: (id) => registry.find(id), handlers, log });
   const terminal = attachWebTerminal(app, { secret, lookup: (id) => (isGridBox(registry.find(id)) ? undefined : registry.find(id)), log });
   // The CDP proxy answers every upgrade it sees (404 for unknown paths), so it only sees those the
@@ -271,6 +293,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const cdpUpgrades = createHttpServer();
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if ((req.url ?? '').startsWith(kTerminalPrefix)) terminal.upgrade(req, socket, head);
+    else if (kCommandSocketPattern.test((req.url ?? '').split('?')[0]!)) commandSockets.upgrade(req, socket, head);
     else if ((req.url ?? '').startsWith(kLiveViewPrefix)) liveView.upgrade(req, socket, head);
     else cdpUpgrades.emit('upgrade', req, socket, head);
   });
@@ -294,6 +317,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await registry.closeAll();
         await grid?.close();
         await terminal.close();
+        await commandSockets.close();
         await liveView.close();
         cdp.close();
         await app.close();

@@ -7,6 +7,19 @@ export function newActionId(): string {
   return `act_${randomBytes(12).toString('base64url')}`;
 }
 
+/**
+ * Where a command's output goes as it comes (the command websocket, gbox/commandSocket.ts), instead
+ * of into the answer: the commands and run-code handlers then answer `stdout` and `stderr` empty.
+ */
+export interface OutputSink {
+  /** Output of one stream, as text (a character split between two reads waits for its end). */
+  write(stream: 'stdout' | 'stderr', text: string): void;
+  /** Whether the reader has too much unread: the command's output is then not read, so the command waits on its pipe. */
+  full(): boolean;
+  /** Calls `fn` once, when the reader has caught up. */
+  onDrain(fn: () => void): void;
+}
+
 export interface Call {
   tenant: string;
   params: Record<string, string>;
@@ -17,6 +30,8 @@ export interface Call {
   actionId: string | undefined;
   /** Aborts (reason: REQUEST_CANCELLED) when the client goes away before the answer. */
   signal?: AbortSignal;
+  /** runCommand and runCode: stream the output here (see OutputSink). */
+  output?: OutputSink;
 }
 
 export interface Answer {

@@ -18,6 +18,7 @@ import { createFileHandlers, kFileEndpoints } from './gbox/files.js';
 import { createAndroidAppHandlers, kAndroidAppEndpoints } from './gbox/androidApps.js';
 import { createMediaHandlers, kMediaEndpoints } from './gbox/media.js';
 import { createStorageUrlHandlers } from './gbox/storageUrl.js';
+import { createDetectHandlers } from './gbox/detect.js';
 import { screenshotAnswer, screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
 import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
@@ -36,9 +37,9 @@ export interface RouteDeps {
 export { newActionId, type Answer, type Call } from './call.js';
 import type { Answer, Call } from './call.js';
 
-export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot', 'pressButton', 'click', 'tap', 'longPress', 'move', 'scroll', 'swipe', 'touch', 'screenRotation', 'setClipboard']);
+export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot', 'pressButton', 'click', 'tap', 'longPress', 'move', 'scroll', 'swipe', 'touch', 'screenRotation', 'setClipboard', 'detectElements']);
 /** Endpoints whose handler here serves Android boxes itself; any other goes to src/server/adb/routes.ts. */
-const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot', 'liveViewUrl', 'runCommand', ...kAndroidAppEndpoints, ...kMediaEndpoints, 'getMediaSupport', 'createPresignedUrl', ...kFileEndpoints]);
+const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot', 'liveViewUrl', 'runCommand', 'websocketUrl', 'detectElements', ...kAndroidAppEndpoints, ...kMediaEndpoints, 'getMediaSupport', 'createPresignedUrl', ...kFileEndpoints]);
 const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum', 'openApp', 'restartApp', 'closeApp', 'clearAppData', ...kAndroidAppEndpoints, ...kMediaEndpoints]);
 
 /** A foreign (non-JSON) body: kept apart so a JSON route can refuse it clearly. */
@@ -320,6 +321,7 @@ export function createHandlers(deps: RouteDeps) {
     ...createAndroidAppHandlers({ boxCall, validated: (schema, body, where) => validated(schema as TSchema, body, where) as never }),
     ...createMediaHandlers({ boxCall }),
     ...createStorageUrlHandlers({ boxCall, validated: (schema, body) => validated(schema as TSchema, body) as never, store: deps.store }),
+    ...createDetectHandlers({ boxCall, validated: (schema, body) => validated(schema as TSchema, body) as never, store: deps.store }),
   };
   return handlers;
 }

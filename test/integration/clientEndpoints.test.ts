@@ -167,6 +167,13 @@ const cases: Record<Exclude<EndpointName, (typeof kOwnTests)[number]>, Case> = {
     response: { ...actionResult, actual: { points: [{ start: { x: 1, y: 2 }, actions: [{ type: 'move', x: 5, y: 6, duration: '200ms' }, { type: 'wait', duration: '100ms' }] }] } },
   },
   screenRotation: { call: (c) => c.screenRotation('b1', { orientation: 'landscapeLeft' }), method: 'POST', path: '/boxes/b1/actions/screen-rotation', body: { orientation: 'landscapeLeft' }, status: 200, response: actionResult },
+  detectElements: {
+    call: (c) => c.detectElements('b1'), method: 'POST', path: '/boxes/b1/actions/elements/detect', body: {}, status: 200,
+    response: {
+      elements: [{ id: '1', x: 10, y: 20, width: 100, height: 40, centerX: 60, centerY: 40, label: 'Sign in', path: '/html/body/button', source: 'browser', type: 'button' }],
+      screenshot: { source: { uri: 'data:image/png;base64,AA==' }, marked: { uri: 'boxes/b1/actions/a/marked.png', presignedUrl: 'http://h/storage/x?sig=1' } },
+    },
+  },
   getClipboard: { call: (c) => c.getClipboard('b1'), method: 'GET', path: '/boxes/b1/actions/clipboard', status: 200, response: 'copied text' },
   setClipboard: { call: (c) => c.setClipboard('b1', 'to paste'), method: 'POST', path: '/boxes/b1/actions/clipboard', body: { content: 'to paste' }, status: 204, result: undefined },
   openBrowser: { call: (c) => c.openBrowser('b1'), method: 'POST', path: '/boxes/b1/browser/open', body: {}, status: 200, response: { cdpUrl: 'ws://h/cdp/b1?sig=1' } },
@@ -183,6 +190,7 @@ const cases: Record<Exclude<EndpointName, (typeof kOwnTests)[number]>, Case> = {
   },
   liveViewUrl: { call: (c) => c.liveViewUrl('b1'), method: 'POST', path: '/boxes/b1/live-view-url', body: {}, status: 201, response: { url: 'https://h/live-view/b1?sig=1', rawUrl: 'https://h/live-view/b1/raw?sig=1' } },
   runCommand: { call: (c) => c.runCommand('b1', { command: 'getprop ro.build.version.sdk' }), method: 'POST', path: '/boxes/b1/commands', body: { command: 'getprop ro.build.version.sdk' }, status: 200, response: { exitCode: 0, stdout: '33\n', stderr: '' } },
+  websocketUrl: { call: (c) => c.websocketUrl('b1'), method: 'GET', path: '/boxes/b1/websocket-url', status: 200, response: { command: 'ws://h/api/v1/boxes/b1/ws/command', runCode: 'ws://h/api/v1/boxes/b1/ws/run-code' } },
   // Android apps and packages, media and storage (gbox-api-full.md §4, §5)
   getApp: {
     call: (c) => c.getApp('b1', 'com.example.app'), method: 'GET', path: '/boxes/b1/android/apps/com.example.app', status: 200,

@@ -118,6 +118,12 @@ const kNotOffered: Array<[string, string]> = [
   ['GET', '/boxes/{box}/proxy'],
   ['POST', '/boxes/{box}/proxy'],
   ['DELETE', '/boxes/{box}/proxy'],
+  ['GET', '/boxes/{box}/browser/proxy'],
+  ['POST', '/boxes/{box}/browser/proxy'],
+  ['DELETE', '/boxes/{box}/browser/proxy'],
+  ['POST', '/boxes/{box}/actions/recording/rewind'],
+  ['DELETE', '/boxes/{box}/actions/recording/rewind'],
+  ['POST', '/boxes/{box}/actions/recording/rewind/extract'],
   ['POST', '/snapshots/{box}'],
   ['GET', '/snapshots'],
   ['GET', '/snapshots/my-snap'],
@@ -128,7 +134,7 @@ const kNotOffered: Array<[string, string]> = [
   ['POST', '/model'],
 ];
 
-test('cloud-account features and stop: 501 NOT_OFFERED_LOCALLY, after the key and the box', async () => {
+test('cloud-account features, stop, the browser proxy and the rewind: 501 NOT_OFFERED_LOCALLY, after the key and the box', async () => {
   for (const [method, path] of kNotOffered) {
     const json = method === 'POST' ? (path.endsWith('/model') ? { action: { type: 'click', target: 'x' }, screenshot: 'data:image/png;base64,' } : { name: 'snap', force: true }) : undefined;
     const mine = await srv.raw('a', method, path.replace('{box}', box.id), json);
@@ -145,4 +151,9 @@ test('cloud-account features and stop: 501 NOT_OFFERED_LOCALLY, after the key an
   const res = await fetch(`${srv.baseUrl}/devices`);
   assert.equal(res.status, 401, 'no key, no answer about what is offered');
   assert.equal((await client().getBox(box.id)).status, 'running', 'stop stopped nothing');
+  // The two that are not the cloud account's alone say why.
+  const proxy = JSON.parse((await srv.raw('a', 'POST', `/boxes/${box.id}/browser/proxy`, { httpServer: 'http://10.0.0.1:3128', httpsServer: '', socks5Server: '', pacUrl: 'file:///etc/passwd' })).text) as { message: string };
+  assert.match(proxy.message, /browser proxy.*outside the URL checks/);
+  const rewind = JSON.parse((await srv.raw('a', 'POST', `/boxes/${box.id}/actions/recording/rewind/extract`, { duration: '30s' })).text) as { message: string };
+  assert.match(rewind.message, /recording rewind.*recording\/start and \/stop/);
 });

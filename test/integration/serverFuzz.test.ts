@@ -88,6 +88,7 @@ const kGood: Partial<Record<keyof typeof endpoints, Record<string, unknown>>> = 
   createAndroidBox: { config: {} },
   terminateBox: { wait: true },
   screenshot: { outputFormat: 'base64', clip: { x: 0, y: 0, width: 10, height: 10 } },
+  detectElements: { screenshot: { outputFormat: 'base64', presignedExpiresIn: '1m' } },
 };
 
 const kWeirdStrings = ['', ' ', 'NaN', 'Infinity', '-Infinity', '-0', '1e400', '0x10', 'null', 'true', '\u0000', '\ud800', '../../../../etc/passwd', '%00', '${HOME}', '<script>', '🙂'.repeat(3), 'a\nb', '999999999999999999999999h', '1e308ms', '.5h', '500 ms'];

@@ -27,7 +27,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FakeDevice, isFail, serveInteractiveShell, serveSync, type ServiceIO } from './fakeDevice.js';
+import { FakeDevice, isFail, serveInteractiveShell, serveSync, writeReply, type ServiceIO } from './fakeDevice.js';
 
 const A_SYNC = 0x434e5953;
 const A_CNXN = 0x4e584e43;
@@ -296,7 +296,7 @@ export class FakeAdbDevice {
       this.failures.push(`${service}: ${reply.fail}`);
       await io.write(`${reply.fail}\n`);
     } else {
-      await io.write(reply);
+      await writeReply(reply, (chunk) => io.write(chunk), () => false);
     }
     io.end();
   }

@@ -14,7 +14,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeDevice, type DeviceState } from './fakeDevice.js';
+import { FakeDevice, isStreamReply, replyBytes, writeReply, type DeviceState } from './fakeDevice.js';
 
 // The device model moved to fakeDevice.ts (shared with the transport fake, fakeAdbDevice.ts); its
 // names stay importable from here.
@@ -167,17 +167,19 @@ export class FakeAdbServer {
         // A streaming install: the service opens (OKAY), then reads its -S bytes, then answers.
         socket.write('OKAY');
         const reply = await dev.run(service, await reader.read(dev.stdinBytes(service)));
-        return void socket.end(typeof reply === 'object' && 'fail' in reply ? reply.fail : reply);
+        return void socket.end(await replyBytes(reply));
       }
       // adbd answers OKAY as soon as the service starts, then the output; an unknown command FAILs.
       const pending = dev.run(service, Buffer.alloc(0));
-      if (!(pending instanceof Promise)) {
+      if (!(pending instanceof Promise) && !isStreamReply(pending)) {
         if (typeof pending === 'object' && 'fail' in pending) return fail(pending.fail);
         return void socket.end(Buffer.concat([Buffer.from('OKAY'), Buffer.from(pending)]));
       }
       socket.write('OKAY');
       const reply = await pending;
-      socket.end(typeof reply === 'object' && 'fail' in reply ? reply.fail : reply);
+      if (typeof reply === 'object' && !Buffer.isBuffer(reply) && 'fail' in reply) return void socket.end(reply.fail);
+      await writeReply(reply, (chunk) => socket.write(chunk), () => socket.destroyed);
+      socket.end();
     } catch {
       socket.destroy();
     }
@@ -200,7 +202,7 @@ export class FakeAdbServer {
       dev.services.push(`pty:${cmd}`);
       if (cmd === 'exit') return void socket.end();
       const reply = await dev.run(`shell:${cmd}`, Buffer.alloc(0), false);
-      const out = typeof reply === 'object' && 'fail' in reply ? `/system/bin/sh: ${cmd.split(' ')[0]}: inaccessible or not found\n` : Buffer.from(reply).toString('utf8');
+      const out = typeof reply === 'object' && !Buffer.isBuffer(reply) && 'fail' in reply ? `/system/bin/sh: ${cmd.split(' ')[0]}: inaccessible or not found\n` : (await replyBytes(reply)).toString('utf8');
       socket.write(`${out.replaceAll('\n', '\r\n')}${prompt}`);
     }
   }

@@ -62,7 +62,11 @@ export function useGboxServer(name: string, serials: string[] = []): GboxServer 
   before(() => ready);
   after(async () => {
     for (const c of clients.values()) await c.close();
-    for (const site of sites) await new Promise((r) => site.close(r));
+    // The boxes' browsers may hold a connection that never sent a request (a preconnect): close() would wait for it.
+    for (const site of sites) {
+      site.closeAllConnections();
+      await new Promise((r) => site.close(r));
+    }
     await server?.close();
     await fake?.close();
     rmSync(dir, { recursive: true, force: true });

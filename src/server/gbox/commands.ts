@@ -7,20 +7,39 @@
 // `stdout`. A command still running at `timeout` (default 30s) is cut off and answers exit code 124,
 // as GNU `timeout` and GBOX do. Output past 1 MiB is cut and said so.
 // Linux boxes: as the box's own user, without network, in the box's working dir (linuxCommands.ts).
+// With the call's `output` (the command websocket, commandSocket.ts) the output is streamed there
+// as it comes, under the same bounds, instead of coming back in the answer.
+import type { Duplex } from 'node:stream';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
-import { endpoints, kCommandOutputMax, type CommandBody, type EndpointName } from '../../api/schemas.js';
+import { endpoints, kCommandOutputMax, type CommandBody, type CommandResult, type EndpointName } from '../../api/schemas.js';
+import type { AndroidBox } from '../adb/androidBox.js';
 import { shQuote } from '../adb/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
-import type { Answer, Call } from '../call.js';
+import type { Answer, Call, OutputSink } from '../call.js';
+import { Backpressure, Output } from './commandOutput.js';
+import { commandSocketUrls } from './commandSocket.js';
 import { runLinuxCommand } from './linuxCommands.js';
 
-interface CommandDeps {
+export interface CommandDeps {
   boxCall: <T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
   validated: <T>(schema: unknown, body: unknown) => T;
 }
 
 const kExitMarker = 'boxflow-exit:';
+const kMarkerLine = /boxflow-exit:\d*\r?\n?$/;
+
+/**
+ * Where the output's end could still be (the start of) the marker line: what is before it can go to
+ * the reader, the rest waits for more output (or the end, where the marker is cut off).
+ */
+function markerStart(buf: Buffer): number {
+  const text = buf.toString('latin1');
+  const line = kMarkerLine.exec(text);
+  if (line) return line.index;
+  for (let k = Math.min(kExitMarker.length - 1, text.length); k > 0; k--) if (kExitMarker.startsWith(text.slice(-k))) return text.length - k;
+  return text.length;
+}
 
 /** The device's shell line for a command: `sh -c '<cd, exports, command>'; echo boxflow-exit:$?`. */
 export function androidCommandLine(body: CommandBody): string {
@@ -30,31 +49,108 @@ export function androidCommandLine(body: CommandBody): string {
   return `sh -c ${shQuote(inner)}; echo ${kExitMarker}$?`;
 }
 
-function capped(text: string): string {
-  return Buffer.byteLength(text) <= kCommandOutputMax ? text : `${Buffer.from(text).subarray(0, kCommandOutputMax).toString('utf8')}\n[boxflow: output cut at ${kCommandOutputMax} bytes]`;
+/**
+ * A streamed command or code (the call has an `output`, commandSocket.ts): it waits for its turn in
+ * the box's queue (so it starts after what was asked before it) and then runs beside the queue,
+ * which it does not hold: a stream may last its whole timeout while the box takes other requests.
+ * Without an `output` the work runs in the queue as any request.
+ */
+export async function inTurn<T>(boxCall: CommandDeps['boxCall'], name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>): Promise<T> {
+  if (!call.output) return boxCall(name, call, work);
+  const { running } = await boxCall(name, call, async (entry) => {
+    const started = work(entry);
+    started.catch(() => {});
+    return { running: started };
+  });
+  return running;
+}
+
+/**
+ * Runs a line of androidCommandLine on the device: the output up to the exit marker (stdout and
+ * stderr as one stream, in `stdout`), its exit code; 124 at `timeoutMs`, when the device's shell
+ * stream is closed. Output past kCommandOutputMax is cut and said so. With `output` it is streamed
+ * there, the marker held back, and the device is not read from while the reader lags behind. The
+ * request going away (`signal`) or the box being terminated closes the stream too.
+ */
+export async function runAndroidLine(entry: BoxEntry, android: AndroidBox, line: string, timeoutMs: number, what: string, signal?: AbortSignal, output?: OutputSink): Promise<CommandResult> {
+  signal?.throwIfAborted();
+  const started = performance.now();
+  const stream: Duplex = await android.shellStream(line);
+  const out = new Output(kCommandOutputMax, output && ((text) => output.write('stdout', text)));
+  const pressure = new Backpressure(output, [stream]);
+  let held = Buffer.alloc(0);
+  /** The output's last bytes, for the message when the marker does not come. */
+  let tail = Buffer.alloc(0);
+  let timedOut = false;
+  const ended = new Promise<void>((resolve, reject) => {
+    stream.on('data', (chunk: Buffer) => {
+      tail = Buffer.concat([tail, chunk]).subarray(-200);
+      held = Buffer.concat([held, chunk]);
+      const keep = markerStart(held);
+      if (keep > 0) {
+        out.add(held.subarray(0, keep));
+        held = held.subarray(keep);
+      }
+      pressure.check();
+    });
+    stream.once('end', () => resolve());
+    stream.once('error', reject);
+    stream.once('close', () => reject(new Error('the stream closed before its end')));
+  });
+  const close = () => stream.destroy();
+  const timer = setTimeout(() => {
+    timedOut = true;
+    close();
+  }, Math.max(0, timeoutMs - (performance.now() - started)));
+  const onGone = () => {
+    if (entry.record.status === 'terminated') close();
+  };
+  entry.onBrowserGone.add(onGone);
+  signal?.addEventListener('abort', close, { once: true });
+  try {
+    await ended;
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was terminated while the ${what} ran`);
+    if (!timedOut) {
+      if (android.goneReason) throw new BoxflowError('DEVICE_OFFLINE', `device ${android.info.serial} ${android.goneReason}`, { cause: err });
+      throw new BoxflowError('DEVICE_ERROR', `device ${android.info.serial}: the ${what}'s output stopped before its end: ${(err as Error).message}`, { cause: err });
+    }
+  } finally {
+    clearTimeout(timer);
+    entry.onBrowserGone.delete(onGone);
+    signal?.removeEventListener('abort', close);
+    stream.destroy();
+  }
+  if (timedOut) {
+    out.add(held);
+    const stdout = out.text();
+    const note = `[boxflow: timed out after ${timeoutMs} ms; the ${what}'s shell stream to the device was closed]`;
+    output?.write('stderr', note);
+    return { exitCode: 124, stdout, stderr: output ? '' : note };
+  }
+  const at = held.lastIndexOf(kExitMarker);
+  const code = at >= 0 ? Number(/^(\d+)/.exec(held.subarray(at + kExitMarker.length).toString('latin1'))?.[1]) : NaN;
+  if (at < 0 || !Number.isInteger(code)) throw new BoxflowError('DEVICE_ERROR', `device ${android.info.serial}: the ${what}'s exit code did not come back (its output: ${tail.toString('utf8').trim() || 'none'})`);
+  out.add(held.subarray(0, at));
+  return { exitCode: code, stdout: out.text(), stderr: '' };
 }
 
 export function createCommandHandlers(deps: CommandDeps) {
   return {
+    /** The two websockets of commandSocket.ts; a grid box has no shell here. */
+    websocketUrl: (call: Call) =>
+      deps.boxCall('websocketUrl', call, async (entry): Promise<Answer> => {
+        if (!entry.android && !entry.dir) throw new BoxflowError('GRID_UNSUPPORTED', "this box's browser runs on a Selenium Grid node, so it has no shell on this server; create a box on a server without --grid for that");
+        return { status: 200, body: commandSocketUrls(call.origin, entry.record.id) };
+      }),
     runCommand: (call: Call) =>
-      deps.boxCall('runCommand', call, async (entry): Promise<Answer> => {
+      inTurn(deps.boxCall, 'runCommand', call, async (entry): Promise<Answer> => {
         const body = deps.validated<CommandBody>(endpoints.runCommand.body, call.body);
         const android = entry.android;
-        if (!android) return { status: 200, body: await runLinuxCommand(entry, body, call.signal) };
+        if (!android) return { status: 200, body: await runLinuxCommand(entry, body, call.signal, call.output) };
         const timeoutMs = parseDuration(body.timeout ?? '30s', '/timeout');
-        const started = performance.now();
-        let out: string;
-        try {
-          out = await android.shell(androidCommandLine(body), timeoutMs);
-        } catch (err) {
-          // Still running at the timeout: exit code 124, as GNU timeout (and GBOX) answer.
-          if (BoxflowError.is(err) && err.code === 'DEVICE_ERROR' && performance.now() - started >= timeoutMs - 50) return { status: 200, body: { exitCode: 124, stdout: '', stderr: `timed out after ${timeoutMs} ms` } };
-          throw err;
-        }
-        const at = out.lastIndexOf(kExitMarker);
-        const code = at >= 0 ? Number(/^(\d+)/.exec(out.slice(at + kExitMarker.length))?.[1]) : NaN;
-        if (at < 0 || !Number.isInteger(code)) throw new BoxflowError('DEVICE_ERROR', `device ${android.info.serial}: the command's exit code did not come back (its output: ${out.slice(-200).trim() || 'none'})`);
-        return { status: 200, body: { exitCode: code, stdout: capped(out.slice(0, at)), stderr: '' } };
+        return { status: 200, body: await runAndroidLine(entry, android, androidCommandLine(body), timeoutMs, 'command', call.signal, call.output) };
       }),
   };
 }

@@ -41,8 +41,8 @@ import { kMultipart, multipartError, type MultipartBody, type MultipartPart } fr
 import { sh, shQuote } from '../adb/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
 import { boxPath, boxPathOf, humanSize, modeString, realOf } from '../boxFs.js';
-import type { Answer, Call } from '../call.js';
-import { androidCommandLine } from './commands.js';
+import type { Answer, Call, OutputSink } from '../call.js';
+import { androidCommandLine, inTurn, runAndroidLine } from './commands.js';
 import { boxRoot, noNul, runInLinuxBox } from './linuxCommands.js';
 
 export interface FileDeps {
@@ -60,7 +60,6 @@ const kFsChildMs = 30_000;
 const kFsWriteChildMs = 5 * 60_000;
 /** One `shell:` request line: adbd's v1 service request is limited to 4 KiB, the `shell:` prefix included. */
 const kAndroidLineBytes = 4_000;
-const kExitMarker = 'boxflow-exit:';
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
 
@@ -570,7 +569,7 @@ async function linuxLanguages(entry: BoxEntry, envs: Record<string, string> | un
 
 const kAndroidLanguages: readonly RunCodeLanguage[] = ['bash', 'sh'];
 
-async function runCodeLinux(entry: BoxEntry, body: RunCodeBody, signal?: AbortSignal): Promise<CommandResult> {
+async function runCodeLinux(entry: BoxEntry, body: RunCodeBody, signal?: AbortSignal, output?: OutputSink): Promise<CommandResult> {
   const language = body.language ?? 'python';
   const timeoutMs = parseDuration(body.timeout ?? '30s', '/timeout');
   const have = await linuxLanguages(entry, body.envs);
@@ -581,11 +580,11 @@ async function runCodeLinux(entry: BoxEntry, body: RunCodeBody, signal?: AbortSi
   }
   const { program, option, suffix } = kInterpreters[language];
   const argv = ['/bin/sh', '-c', kRunCodeScript, 'boxflow-run-code', await boxRoot(entry), suffix, program, option, ...(body.argv ?? [])];
-  return runInLinuxBox(entry, { argv, ...(body.envs ? { envs: body.envs } : {}), timeoutMs, ...(body.workingDir !== undefined ? { workingDir: body.workingDir } : {}), stdin: Buffer.from(body.code, 'utf8') }, signal);
+  return runInLinuxBox(entry, { argv, ...(body.envs ? { envs: body.envs } : {}), timeoutMs, ...(body.workingDir !== undefined ? { workingDir: body.workingDir } : {}), stdin: Buffer.from(body.code, 'utf8'), ...(output ? { output } : {}) }, signal);
 }
 
 /** Android: the code is the device shell's (`sh -c`), with argv as its positional parameters. */
-async function runCodeAndroid(android: AndroidBox, body: RunCodeBody): Promise<CommandResult> {
+async function runCodeAndroid(entry: BoxEntry, android: AndroidBox, body: RunCodeBody, signal?: AbortSignal, output?: OutputSink): Promise<CommandResult> {
   const language = body.language ?? 'bash';
   if (!kAndroidLanguages.includes(language)) throw new BoxflowError('UNPROCESSABLE', `/language: an Android box cannot run ${language}; it runs ${kAndroidLanguages.join(', ')} (both with the device's sh)`);
   const timeoutMs = parseDuration(body.timeout ?? '30s', '/timeout');
@@ -595,20 +594,7 @@ async function runCodeAndroid(android: AndroidBox, body: RunCodeBody): Promise<C
   if (Buffer.byteLength(`shell:${line}`) > kAndroidLineBytes) {
     throw new BoxflowError('INVALID_REQUEST', `/code: with its quoting, argv and envs the device's command line is ${Buffer.byteLength(line)} bytes; adb takes at most ${kAndroidLineBytes}. Write the code to a file with fs/write and run it with a command`);
   }
-  const started = performance.now();
-  let out: string;
-  try {
-    out = await android.shell(line, timeoutMs);
-  } catch (err) {
-    if (BoxflowError.is(err) && err.code === 'DEVICE_ERROR' && performance.now() - started >= timeoutMs - 50) return { exitCode: 124, stdout: '', stderr: `timed out after ${timeoutMs} ms` };
-    throw err;
-  }
-  const at = out.lastIndexOf(kExitMarker);
-  const code = at >= 0 ? Number(/^(\d+)/.exec(out.slice(at + kExitMarker.length))?.[1]) : NaN;
-  if (at < 0 || !Number.isInteger(code)) throw new BoxflowError('DEVICE_ERROR', `device ${android.info.serial}: the code's exit status did not come back (its output: ${out.slice(-200).trim() || 'none'})`);
-  const stdout = out.slice(0, at);
-  const max = 1024 * 1024;
-  return { exitCode: code, stdout: Buffer.byteLength(stdout) <= max ? stdout : `${Buffer.from(stdout).subarray(0, max).toString('utf8')}\n[boxflow: output cut at ${max} bytes]`, stderr: '' };
+  return runAndroidLine(entry, android, line, timeoutMs, 'code', signal, output);
 }
 
 // ---------------------------------------------------------------- the handlers
@@ -627,9 +613,9 @@ export function createFileHandlers(deps: FileDeps) {
 
   return {
     runCode: (call: Call) =>
-      boxCall('runCode', call, async (entry): Promise<Answer> => {
+      inTurn(boxCall, 'runCode', call, async (entry): Promise<Answer> => {
         const body = validated(endpoints.runCode.body, call.body) as RunCodeBody;
-        return { status: 200, body: entry.android ? await runCodeAndroid(entry.android, body) : await runCodeLinux(entry, body, call.signal) };
+        return { status: 200, body: entry.android ? await runCodeAndroid(entry, entry.android, body, call.signal, call.output) : await runCodeLinux(entry, body, call.signal, call.output) };
       }),
     listFiles: (call: Call) => {
       const q = () => validated(endpoints.listFiles.query, queryOf(call), 'query ') as FsListQuery;

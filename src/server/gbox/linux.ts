@@ -161,13 +161,13 @@ export async function rotateLinux(box: LinuxBox, orientation: Orientation): Prom
 // ---------------------------------------------------------------- clipboard
 
 /** A world of our own in the tab's main frame: the page's globals (a replaced addEventListener) cannot get in the way. */
-async function isolatedWorld(cdp: RawCdp): Promise<number> {
+export async function isolatedWorld(cdp: RawCdp, worldName = 'boxflow-clipboard'): Promise<number> {
   const { frameTree } = await cdp.send<{ frameTree: { frame: { id: string } } }>('Page.getFrameTree');
-  const { executionContextId } = await cdp.send<{ executionContextId: number }>('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'boxflow-clipboard' });
+  const { executionContextId } = await cdp.send<{ executionContextId: number }>('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName });
   return executionContextId;
 }
 
-interface Evaluated {
+export interface Evaluated {
   result: { value?: unknown; objectId?: string };
   exceptionDetails?: { text: string };
 }

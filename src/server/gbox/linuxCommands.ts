@@ -21,7 +21,9 @@ import { kCommandOutputMax, type CommandBody, type CommandResult } from '../../a
 import type { BoxEntry } from '../boxEntry.js';
 import { boxPath, boxPathOf, realOf } from '../boxFs.js';
 import { boxEnv, checkBoxEnvs, isolatedShell } from '../boxUser.js';
+import type { OutputSink } from '../call.js';
 import { killLedGroup, type ProcessIdentity } from '../reaper.js';
+import { Backpressure, Output } from './commandOutput.js';
 
 /** Commands (and run-code) one box runs at the same time; one more is 429 RATE_LIMITED. */
 export const kMaxCommandsPerBox = 4;
@@ -69,28 +71,6 @@ export async function commandDir(entry: BoxEntry, workingDir: string | undefined
   return real;
 }
 
-/** One stream's output, cut at `max` bytes (at a character boundary) and said so. */
-class Output {
-  readonly #chunks: Buffer[] = [];
-  #kept = 0;
-  #total = 0;
-  constructor(readonly max: number) {}
-  add(chunk: Buffer): void {
-    this.#total += chunk.length;
-    if (this.#kept >= this.max) return;
-    const part = chunk.subarray(0, this.max - this.#kept);
-    this.#chunks.push(part);
-    this.#kept += part.length;
-  }
-  text(note?: string): string {
-    // A character cut in two at the limit is left out (stream mode keeps an incomplete tail back).
-    let out = new TextDecoder('utf-8').decode(Buffer.concat(this.#chunks), { stream: this.#total > this.max });
-    if (this.#total > this.max) out += `\n[boxflow: output cut at ${this.max} bytes; the command wrote ${this.#total}]`;
-    if (note) out += `${out && !out.endsWith('\n') ? '\n' : ''}[boxflow: ${note}]`;
-    return out;
-  }
-}
-
 export interface LinuxRun {
   /** The program and its arguments (the box user's PATH finds a bare name). */
   argv: string[];
@@ -103,12 +83,15 @@ export interface LinuxRun {
   stdin?: Buffer;
   /** Bytes kept of stdout and of stderr each; default kCommandOutputMax. */
   outputMax?: number;
+  /** The output goes here as it comes (the answer's stdout and stderr are then empty); see OutputSink. */
+  output?: OutputSink;
 }
 
 /**
  * Runs a program in a Linux box as its user (see the top of this file) and answers
  * `{exitCode, stdout, stderr}`: 124 at the timeout, 128+N when a signal N ended it. The request
- * going away (`signal`) or the box ending kills it too.
+ * going away (`signal`) or the box ending kills it too. With `run.output` the output is streamed
+ * there (the same bounds and notes), and the command is not read from while its reader lags behind.
  */
 export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: AbortSignal): Promise<CommandResult> {
   checkBoxEnvs(run.envs, '/envs');
@@ -127,10 +110,18 @@ export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: Abo
     // detached: the command leads a session and process group of its own, which is what is killed.
     const child = spawn(file!, args, { cwd: launch ? '/' : cwd, env: launch ? launch.rootEnv : env, detached: true, stdio: [run.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     const max = run.outputMax ?? kCommandOutputMax;
-    const stdout = new Output(max);
-    const stderr = new Output(max);
-    child.stdout!.on('data', (d: Buffer) => stdout.add(d));
-    child.stderr!.on('data', (d: Buffer) => stderr.add(d));
+    const sink = run.output;
+    const stdout = new Output(max, sink && ((text) => sink.write('stdout', text)));
+    const stderr = new Output(max, sink && ((text) => sink.write('stderr', text)));
+    const pressure = new Backpressure(sink, [child.stdout!, child.stderr!]);
+    child.stdout!.on('data', (d: Buffer) => {
+      stdout.add(d);
+      pressure.check();
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr.add(d);
+      pressure.check();
+    });
     if (run.stdin) {
       child.stdin!.on('error', () => {}); // a program that does not read its stdin
       child.stdin!.end(run.stdin);
@@ -160,6 +151,7 @@ export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: Abo
       sweeping ??= sweep(leader, user?.uid, netns);
     };
     let timedOut = false;
+    const deadline = performance.now() + run.timeoutMs;
     const timer = setTimeout(() => {
       timedOut = true;
       kill();
@@ -175,9 +167,13 @@ export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: Abo
       // Whatever the shell left in its group or namespace ends with it (detached output included).
       sweeping ??= sweep(leader, user?.uid, netns);
       await sweeping;
-      const drained = new AbortController();
-      await Promise.race([closed, sleep(kDrainMs, undefined, { signal: drained.signal }).catch(() => {})]);
-      drained.abort();
+      // A streamed command's reader that lags behind keeps the output coming until the timeout.
+      for (let done = false; !done; ) {
+        const drained = new AbortController();
+        done = await Promise.race([closed.then(() => true), sleep(kDrainMs, false, { signal: drained.signal }).catch(() => true)]);
+        drained.abort();
+        if (!(pressure.paused && performance.now() < deadline)) break;
+      }
       child.stdout!.destroy();
       child.stderr!.destroy();
       if (signal?.aborted) throw signal.reason;
@@ -204,8 +200,8 @@ export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: Abo
 }
 
 /** POST /boxes/{id}/commands on a Linux box: the body's command line, run by `/bin/sh -c`. */
-export function runLinuxCommand(entry: BoxEntry, body: CommandBody, signal?: AbortSignal): Promise<CommandResult> {
-  return runInLinuxBox(entry, { argv: ['/bin/sh', '-c', body.command], ...(body.envs ? { envs: body.envs } : {}), timeoutMs: parseDuration(body.timeout ?? '30s', '/timeout'), ...(body.workingDir !== undefined ? { workingDir: body.workingDir } : {}) }, signal);
+export function runLinuxCommand(entry: BoxEntry, body: CommandBody, signal?: AbortSignal, output?: OutputSink): Promise<CommandResult> {
+  return runInLinuxBox(entry, { argv: ['/bin/sh', '-c', body.command], ...(body.envs ? { envs: body.envs } : {}), timeoutMs: parseDuration(body.timeout ?? '30s', '/timeout'), ...(body.workingDir !== undefined ? { workingDir: body.workingDir } : {}), ...(output ? { output } : {}) }, signal);
 }
 
 /** A process's pid and start time (zombies too), or undefined when /proc does not have it. */

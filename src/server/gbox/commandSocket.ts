@@ -1,0 +1,226 @@
+// GET /boxes/{boxId}/websocket-url (gbox-api-full.md §2.3) and the two websockets it names, which
+// stream a command's (or run-code's) output as it comes, as the GBOX SDK's wrapper reads it when a
+// caller passes `onStdout`/`onStderr`:
+//
+//   ws://HOST/api/v1/boxes/<boxId>/ws/command    first frame {"command": {command, envs?, timeout?, workingDir?}}
+//   ws://HOST/api/v1/boxes/<boxId>/ws/run-code   first frame {"runCode": {code, argv?, envs?, language?, timeout?, workingDir?}}
+//
+// The URLs carry no key and no signature: the client connects with `Authorization: Bearer <API key>`,
+// checked before the upgrade as every API request is (401), and so are the box (another tenant's is
+// 404 BOX_NOT_FOUND, a terminated one 409) and the number of sockets (429). After the upgrade the
+// client sends one JSON text frame; the server answers `{event: 'stdout'|'stderr', data}` frames,
+// then `{event: 'end', exitCode}`, and closes (1000). The request inside the frame is the POST
+// body of /commands or /run-code and runs through the same handler (commands.ts, files.ts): the same
+// validation, limits (timeout → exit 124, each stream cut at 1 MiB and said so) and isolation. It
+// starts in its turn in the box's queue (after what was asked before it) but then runs beside the
+// queue, which it does not hold (a stream may last its whole timeout; Linux boxes run at most 4
+// commands at once, more is 429). Android boxes have one stream, sent as stdout, as POST /commands
+// answers it.
+//
+// What is refused after the upgrade is one frame `{event: 'error', code, message}` (the code and
+// message POST would answer), then a close with code 4000 + that HTTP status and the code as reason:
+// a first frame that is binary, not JSON, of another shape (4400 INVALID_REQUEST) or over 2 MiB
+// (4413 BODY_TOO_LARGE; past kMaxFrame the socket is closed 1009 without reading it); no first frame
+// within kFirstFrameMs (4400 INVALID_REQUEST); the box terminated while the command runs (4409
+// BOX_NOT_RUNNING, the command killed). Frames after the first are ignored (there is no stdin).
+// A client that stops reading stops the command's output: past kHighWater unsent bytes the server
+// no longer reads the command's pipes (the command waits on them), until the client has read most
+// of it; at its timeout the command is killed as ever. A client that closes the socket kills its
+// command.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { BoxflowError, errorCodes } from '../../errors.js';
+import type { CommandResult, EndpointName } from '../../api/schemas.js';
+import type { BoxEntry } from '../boxEntry.js';
+import type { Answer, Call, OutputSink } from '../call.js';
+import type { KeyVerifier } from '../secret.js';
+import { refuseUpgrade } from '../secret.js';
+
+const kPathPattern = /^\/api\/v1\/boxes\/([^/]+)\/ws\/(command|run-code)$/;
+export const kCommandSocketPattern = kPathPattern;
+/** The largest request frame read (as a JSON body: 2 MiB); a larger one is refused with a frame. */
+export const kMaxRequestBytes = 2 * 1024 * 1024;
+/** Past this the socket is closed (1009) without the frame being read at all. */
+const kMaxFrame = 4 * 1024 * 1024;
+/** How long a socket may wait for its first frame. */
+export const kFirstFrameMs = 10_000;
+/** Unsent output past which the command's pipes are no longer read; they are read again below kLowWater. */
+export const kHighWater = 256 * 1024;
+const kLowWater = 64 * 1024;
+/** Open sockets of one box (waiting for their frame, queued or running), and of the whole server. */
+export const kMaxSocketsPerBox = 8;
+const kMaxSockets = 256;
+
+type Kind = 'command' | 'runCode';
+
+/** The two websocket URLs of a box (no key in them: the client sends its Authorization header). */
+export function commandSocketUrls(origin: string, boxId: string): { command: string; runCode: string } {
+  const base = `${origin.replace(/^http/, 'ws')}/api/v1/boxes/${encodeURIComponent(boxId)}/ws`;
+  return { command: `${base}/command`, runCode: `${base}/run-code` };
+}
+
+export interface CommandSocketDeps {
+  keys: KeyVerifier;
+  /** The caller's box (BOX_NOT_FOUND otherwise), usable (else the refusal the API answers). */
+  box: (tenant: string, boxId: string) => BoxEntry;
+  /** The HTTP API's handlers: runCommand and runCode run through them. */
+  handlers: Record<EndpointName, (call: Call) => Promise<Answer>>;
+  /** Takes the server's paths out of a message (as app.ts does for every answer). */
+  scrub: (message: string) => string;
+  log: (entry: Record<string, unknown>) => void;
+}
+
+export interface CommandSockets {
+  /** Handles an HTTP upgrade whose path matches kCommandSocketPattern. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes every socket (their commands are killed). */
+  close(): Promise<void>;
+}
+
+/** The request inside the first frame, or the refusal. */
+function requestOf(raw: RawData, isBinary: boolean, kind: Kind): Record<string, unknown> {
+  const example = kind === 'command' ? '{"command": {"command": "ls"}}' : '{"runCode": {"code": "print(1)"}}';
+  if (isBinary) throw new BoxflowError('INVALID_REQUEST', `the first frame must be a JSON text frame such as ${example}`);
+  const bytes = Array.isArray(raw) ? raw.reduce((n, b) => n + b.length, 0) : raw.byteLength;
+  if (bytes > kMaxRequestBytes) throw new BoxflowError('BODY_TOO_LARGE', `the first frame is over ${kMaxRequestBytes / 2 ** 20} MiB`);
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : Array.isArray(raw) ? Buffer.concat(raw).toString('utf8') : Buffer.from(raw).toString('utf8'));
+  } catch {
+    throw new BoxflowError('INVALID_REQUEST', `the first frame is not JSON; send ${example}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BoxflowError('INVALID_REQUEST', `the first frame must be a JSON object such as ${example}`);
+  const other: Kind = kind === 'command' ? 'runCode' : 'command';
+  if (!(kind in value)) {
+    throw new BoxflowError('INVALID_REQUEST', other in value ? `this is the ${kind} websocket; {"${other}": …} goes to the ${other} URL of GET /websocket-url` : `the first frame must be ${example}`);
+  }
+  const inner = (value as Record<string, unknown>)[kind];
+  if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) throw new BoxflowError('INVALID_REQUEST', `/${kind} must be an object such as ${example}`);
+  return inner as Record<string, unknown>;
+}
+
+export function attachCommandSockets(deps: CommandSocketDeps): CommandSockets {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: kMaxFrame, perMessageDeflate: false });
+  const perBox = new Map<BoxEntry, number>();
+  let open = 0;
+  let closed = false;
+
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    void (async () => {
+      if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const m = kPathPattern.exec(url.pathname);
+      if (!m) throw new BoxflowError('NOT_FOUND', `no websocket at ${url.pathname.slice(0, 100)}`);
+      const tenant = await deps.keys.verify(req.headers.authorization);
+      let id: string;
+      try {
+        id = decodeURIComponent(m[1]!);
+      } catch {
+        throw new BoxflowError('BOX_NOT_FOUND', `no box "${m[1]!.slice(0, 100)}"`);
+      }
+      const entry = deps.box(tenant, id);
+      if ((perBox.get(entry) ?? 0) >= kMaxSocketsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already has ${kMaxSocketsPerBox} command websockets open; close one first`);
+      if (open >= kMaxSockets) throw new BoxflowError('RATE_LIMITED', `the server already has ${kMaxSockets} command websockets open`);
+      return { tenant, entry, kind: (m[2] === 'command' ? 'command' : 'runCode') as Kind };
+    })().then(
+      ({ tenant, entry, kind }) => {
+        if (closed || socket.destroyed) return void socket.destroy();
+        open++;
+        perBox.set(entry, (perBox.get(entry) ?? 0) + 1);
+        wss.handleUpgrade(req, socket, head, (ws) => serve(ws, tenant, entry, kind, `http://${req.headers.host ?? 'localhost'}`));
+      },
+      (err: unknown) => refuseUpgrade(socket, err),
+    );
+  }
+
+  function serve(ws: WebSocket, tenant: string, entry: BoxEntry, kind: Kind, origin: string): void {
+    const started = performance.now();
+    const cancel = new AbortController();
+    const waiting: Array<() => void> = [];
+    let begun = false;
+    let finished = false;
+    const send = (msg: Record<string, unknown>) => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      ws.send(JSON.stringify(msg), () => {
+        if (ws.bufferedAmount < kLowWater) for (const fn of waiting.splice(0)) fn();
+      });
+    };
+    const logEnd = (fields: Record<string, unknown>) => deps.log({ level: 'info', msg: 'command websocket', tenant, boxId: entry.record.id, kind, durationMs: Math.round((performance.now() - started) * 10) / 10, ...fields });
+    const fail = (err: unknown) => {
+      if (finished) return;
+      finished = true;
+      const e = BoxflowError.is(err) ? err : new BoxflowError('INTERNAL', 'internal server error; the server log has the details');
+      if (!BoxflowError.is(err)) deps.log({ level: 'error', msg: 'command websocket failed', tenant, boxId: entry.record.id, error: (err as Error)?.stack ?? String(err) });
+      const status = (errorCodes[e.code] as { status?: number }).status ?? 500;
+      send({ event: 'error', code: e.code, message: deps.scrub(e.message) });
+      if (ws.readyState === WebSocket.OPEN) ws.close(4000 + Math.min(Math.max(status, 0), 999), e.code);
+      logEnd({ code: e.code });
+    };
+
+    ws.on('error', () => ws.terminate());
+    // A box terminated before the command began: its socket ends at once (a running command ends with its box).
+    const onGone = () => {
+      if (entry.record.status === 'terminated' && !begun) fail(new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was terminated`));
+    };
+    entry.onBrowserGone.add(onGone);
+    const firstFrame = setTimeout(() => fail(new BoxflowError('INVALID_REQUEST', `no request frame came within ${kFirstFrameMs / 1000} s of the upgrade; send ${kind === 'command' ? '{"command": {…}}' : '{"runCode": {…}}'} at once`)), kFirstFrameMs);
+    ws.on('close', () => {
+      clearTimeout(firstFrame);
+      entry.onBrowserGone.delete(onGone);
+      open--;
+      const left = (perBox.get(entry) ?? 1) - 1;
+      if (left > 0) perBox.set(entry, left);
+      else perBox.delete(entry);
+      cancel.abort(new BoxflowError('REQUEST_CANCELLED', 'the client closed the websocket'));
+      for (const fn of waiting.splice(0)) fn();
+      if (!finished) {
+        finished = true;
+        logEnd({ code: 'REQUEST_CANCELLED' });
+      }
+    });
+
+    ws.on('message', (raw: RawData, isBinary: boolean) => {
+      if (begun || finished) return; // no stdin: later frames are ignored
+      begun = true;
+      clearTimeout(firstFrame);
+      let body: Record<string, unknown>;
+      try {
+        body = requestOf(raw, isBinary, kind);
+      } catch (err) {
+        return fail(err);
+      }
+      const output: OutputSink = {
+        write: (stream, data) => send({ event: stream, data }),
+        full: () => ws.readyState === WebSocket.OPEN && ws.bufferedAmount > kHighWater,
+        onDrain: (fn) => void waiting.push(fn),
+      };
+      const call: Call = { tenant, params: { boxId: entry.record.id }, body, query: {}, origin, actionId: undefined, signal: cancel.signal, output };
+      deps.handlers[kind === 'command' ? 'runCommand' : 'runCode'](call).then(
+        (answer) => {
+          if (finished) return;
+          finished = true;
+          const { exitCode } = answer.body as CommandResult;
+          send({ event: 'end', exitCode });
+          if (ws.readyState === WebSocket.OPEN) ws.close(1000, 'the command ended');
+          logEnd({ exitCode });
+        },
+        (err: unknown) => {
+          if (cancel.signal.aborted) return;
+          fail(err);
+        },
+      );
+    });
+  }
+
+  return {
+    upgrade,
+    async close() {
+      closed = true;
+      for (const ws of wss.clients) ws.close(1001, 'the server is stopping');
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+    },
+  };
+}
