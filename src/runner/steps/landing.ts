@@ -26,41 +26,51 @@ export async function pagePoint(run: StepRun, target: Target): Promise<{ x: numb
 
 /**
  * Where a pointer action on `target` lands (CSS px), checked as Playwright checks a click's target:
- * the pointer moves there first (a menu the move opens or closes does so now), the element is looked
- * up again until its centre stands still, and the element under that point must be it (or inside
- * it). Else it is tried again until the step's deadline, then TARGET_OBSCURED names what is there.
- * Points and percentages land where they say.
+ * the pointer moves there first (a menu the move opens or closes does so now), then one call in the
+ * page checks that the element stands still over an animation frame and that it is what is under
+ * that point (or contains it). Else the element is looked up again and tried again until the step's
+ * deadline, then TARGET_OBSCURED names what is there. Points and percentages land where they say.
  */
 export async function landingPoint(run: StepRun, target: Target): Promise<{ x: number; y: number }> {
   if (!('selector' in target)) return pagePoint(run, target);
   const selector = run.resolve(target.selector);
-  let last: { x: number; y: number } | undefined;
   let blocker = '';
   for (;;) {
     const node = await findVisible(run, selector, { needGeometry: true });
     // A point inside the element (Maestro's `point: "56%,33%"`), where the target has one.
     const p = target.point ? pointIn(node, target.point) : centre(node, (t) => run.rt.masker.text(t));
-    if (!last || Math.abs(last.x - p.x) > 1 || Math.abs(last.y - p.y) > 1) {
-      // Moved (or first look): bring the pointer there, then look again.
-      await run.rt.client.move(run.rt.box.id, { ...toAction(run, p), options: { screenshot: false } }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
-      last = p;
-    } else {
-      const hit = await onElement<{ ok: boolean; at: string }>(run, node, `function (x, y) {
-        if (window !== window.top) return { ok: true, at: '' };
-        const el = document.elementFromPoint(x, y);
-        const name = (e) => e ? e.localName + (e.id ? '#' + e.id : '') + (e.classList.length ? '.' + [...e.classList].join('.') : '') : 'nothing';
-        return { ok: !!el && (el === this || this.contains(el)), at: name(el) };
-      }`, p.x, p.y).catch(() => ({ ok: true, at: '' }));
-      if (hit.ok) return p;
-      blocker = hit.at;
-      last = undefined;
-    }
+    await run.rt.client.move(run.rt.box.id, { ...toAction(run, p), options: { screenshot: false } }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
+    const hit = await onElement<{ ok: boolean; still: boolean; at: string }>(run, node, kHitCheck, p.x, p.y).catch(() => ({ ok: true, still: true, at: '' }));
+    if (hit.ok && hit.still) return p;
+    if (!hit.ok) blocker = hit.at;
     if (performance.now() >= run.deadline) {
-      throw new BoxflowError('TARGET_OBSCURED', `${describeSelector(selector)} is not what is under the pointer at ${at(p)}${blocker ? `: ${run.rt.masker.text(blocker)} is` : ''} (after ${run.timeoutMs} ms)`);
+      const why = hit.ok ? ': it is still moving' : blocker ? `: ${run.rt.masker.text(blocker)} is` : '';
+      throw new BoxflowError('TARGET_OBSCURED', `${describeSelector(selector)} is not what is under the pointer at ${at(p)}${why} (after ${run.timeoutMs} ms)`);
     }
     await delay(50, run.signal);
   }
 }
+
+/**
+ * In the page, on the element: its box before and after one animation frame (at most 100 ms: a
+ * page that draws no frames counts as still), and what is under (x, y) in the top frame (a frame's
+ * own coordinates are not the screen's: there only stillness is checked).
+ */
+const kHitCheck = `function (x, y) {
+  const box = () => { const r = this.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(); };
+  const before = box();
+  return new Promise((resolve) => {
+    const done = () => {
+      const still = box() === before;
+      if (window !== window.top) return resolve({ ok: true, still, at: '' });
+      const el = document.elementFromPoint(x, y);
+      const name = (e) => e ? e.localName + (e.id ? '#' + e.id : '') + (e.classList.length ? '.' + [...e.classList].join('.') : '') : 'nothing';
+      resolve({ ok: !!el && (el === this || this.contains(el)), still, at: name(el) });
+    };
+    requestAnimationFrame(done);
+    setTimeout(done, 100);
+  });
+}`;
 
 /** Runs `fn` in the page on the element behind `node` (in its own frame), returning its result. */
 export async function onElement<T>(run: StepRun, node: LayoutNode, fn: string, ...args: unknown[]): Promise<T> {
