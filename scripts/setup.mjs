@@ -139,3 +139,9 @@ if (built < Math.max(newest('src'), newest('reporters'), statSync('tsconfig.json
   const r = spawnSync('npx', ['tsc', '-p', '.'], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
+// The flow validators compiled ahead of time (scripts/flowValidators.mjs), for each new build.
+const validators = 'dist/src/flow/flowValidators.cjs';
+if (!existsSync(validators) || statSync(validators).mtimeMs < statSync(out).mtimeMs) {
+  const r = spawnSync(process.execPath, ['scripts/flowValidators.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}

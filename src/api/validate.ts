@@ -15,7 +15,10 @@ const withinMax = (data: string, max: string) => {
   }
 };
 
-const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: false, coerceTypes: false, verbose: true });
+/** The options of the one instance; scripts/flowValidators.mjs compiles the flow schema ahead of time with them. */
+export const kAjvOptions = { allErrors: false, strict: false, useDefaults: false, coerceTypes: false, verbose: true } as const;
+
+const ajv = new Ajv(kAjvOptions);
 ajv.addKeyword({
   keyword: 'maxDuration',
   type: 'string',

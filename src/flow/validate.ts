@@ -1,28 +1,47 @@
 // Turns a flow document (parsed YAML, or a TypeScript `flow({...})` object) into a Flow. ajv
 // judges validity against the published schema; when it says no, `explain` and the step
 // dispatch below find the issue a person can act on and its path.
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseDuration } from '../api/duration.js';
 import { sharedAjv } from '../api/validate.js';
 import { BoxflowError } from '../errors.js';
 import { explain, describeValue } from './explain.js';
-import { flowSchema, kTopLevelProps } from './schema.js';
+import { flowSchema, flowSchemaText, kTopLevelProps } from './schema.js';
 import { didYouMean, hint } from './suggest.js';
 import { FlowIssue, FlowIssues, kCommonKeys, kCommonProps, kDefinitions, type JsonSchema, type Path } from './parts.js';
 import { envValues, kBareStepNames, kStepNames, stepDef, type NormalizeCtx } from './steps.js';
 import type { Flow, SourceLocation, Step, StepBody, StepCommon } from './types.js';
 
-// Compiled on first use: compiling the whole schema costs about a second on a busy machine,
-// which commands that never load a flow (`boxflow --help`) should not pay.
+// The build compiles both validators ahead of time (scripts/flowValidators.mjs →
+// flowValidators.cjs next to this module): compiling the whole schema costs about 0.8 s, which
+// every `boxflow test` would pay. That file is used when it was made from this very schema; else
+// (a run from source, a build without the step) the schema is compiled here, on first use.
 let compiled: { document: ValidateFunction; step: ValidateFunction } | undefined;
 function validators() {
+  compiled ??= precompiled();
   if (!compiled) {
     const ajv = sharedAjv();
     ajv.addSchema(flowSchema, 'flow');
     compiled = { document: ajv.compile({ $ref: 'flow#' }), step: ajv.compile({ $ref: 'flow#/definitions/step' }) };
   }
   return compiled;
+}
+
+/** The hash of the flow schema, which the precompiled validators carry. */
+export function flowSchemaHash(): string {
+  return createHash('sha256').update(flowSchemaText()).digest('hex');
+}
+
+function precompiled(): { document: ValidateFunction; step: ValidateFunction } | undefined {
+  try {
+    const mod = createRequire(import.meta.url)('./flowValidators.cjs') as { document: ValidateFunction; step: ValidateFunction; schemaHash: string };
+    return mod.schemaHash === flowSchemaHash() ? { document: mod.document, step: mod.step } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 const defs = (flowSchema.definitions ?? kDefinitions) as Record<string, JsonSchema>;
 const kTopKeys = Object.keys(kTopLevelProps);
