@@ -47,9 +47,12 @@ function scratchClone(): { dir: string; env: NodeJS.ProcessEnv; log: string } {
   git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'fresh clone');
   // Built already: the build step is not what is tested here.
   mkdirSync(join(dir, 'dist/src/cli'), { recursive: true });
-  writeFileSync(join(dir, 'dist/src/cli/main.js'), '');
+  mkdirSync(join(dir, 'dist/src/flow'), { recursive: true });
   const later = new Date(Date.now() + 60_000);
-  utimesSync(join(dir, 'dist/src/cli/main.js'), later, later);
+  for (const f of ['dist/src/cli/main.js', 'dist/src/flow/flowValidators.cjs']) {
+    writeFileSync(join(dir, f), '');
+    utimesSync(join(dir, f), later, later);
+  }
   const log = join(dir, '.bin', 'log');
   writeFileSync(log, '');
   const env = { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH}`, FAKE_LOG: log, FAKE_NODE: process.execPath, BOXFLOW_CHROMIUM: process.execPath };
