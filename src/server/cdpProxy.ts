@@ -5,7 +5,8 @@
 // API's actions run in, one at a time) and holds it until its answer comes back, at most
 // kQueueHoldMs, or until the client goes away: the runner's CDP-only steps (choosing an <option>, a
 // date input's value, a file chooser) use such a connection so that they never interleave with an
-// action. Only a connection that asks is queued: a Playwright connection must answer a dialog or
+// action. At most kQueueMaxWaiting commands (kQueueMaxWaitingBytes) may wait for their turn: a
+// client that sends faster is closed (1008). Only a connection that asks is queued: a Playwright connection must answer a dialog or
 // resume a new tab while an action that waits for that is in the queue.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -17,6 +18,9 @@ import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 const kMaxPayload = 256 * 1024 * 1024; // CDP screenshots of large pages are big
 /** The longest one queued command holds the box's queue: a command that never answers cannot stall the box. */
 export const kQueueHoldMs = 10_000;
+/** Commands (and their bytes) one queued connection may have waiting for their turn. */
+export const kQueueMaxWaiting = 256;
+export const kQueueMaxWaitingBytes = 16 * 1024 * 1024;
 
 export interface CdpProxy {
   close(): void;
@@ -87,11 +91,25 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
     const forward = (data: WebSocket.RawData, isBinary: boolean) => {
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary: isBinary });
     };
+    // Queued mode: what the client sent that has not had its turn yet, bounded (a client that sends
+    // faster than its box answers is closed, instead of growing the server's memory).
+    let waiting = 0;
+    let waitingBytes = 0;
     client.on('message', (data, isBinary) => {
       if (!queued) return forward(data, isBinary);
+      const size = rawSize(data);
+      if (waiting >= kQueueMaxWaiting || waitingBytes + size > kQueueMaxWaitingBytes) {
+        client.close(1008, `more than ${kQueueMaxWaiting} commands or ${kQueueMaxWaitingBytes >> 20} MiB wait for the box's queue`);
+        return;
+      }
+      waiting++;
+      waitingBytes += size;
       const key = commandKey(data);
       void deps.queue(entry, () => {
-        if (key === undefined || client.readyState !== WebSocket.OPEN) {
+        waiting--;
+        waitingBytes -= size;
+        if (client.readyState !== WebSocket.OPEN) return Promise.resolve();
+        if (key === undefined) {
           forward(data, isBinary);
           return Promise.resolve();
         }
@@ -137,6 +155,8 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
     },
   };
 }
+
+const rawSize = (data: WebSocket.RawData): number => (Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as ArrayBuffer).byteLength);
 
 /** "sessionId id" of a CDP command or of its answer (events have no id: undefined). */
 function commandKey(data: WebSocket.RawData): string | undefined {

@@ -93,3 +93,20 @@ test('a queued command that never answers holds the queue only until its connect
   watch.close();
   assert.deepEqual(order, ['closing', 'never: connection closed', 'screenshot answered']);
 });
+
+test('a queued connection that sends faster than its box answers is closed (1008), and the box goes on', async () => {
+  await ready();
+  const url = new URL(await local.client.cdpUrl(box.id, {}));
+  url.searchParams.set('queue', '1');
+  const ws = new WebSocket(url);
+  await new Promise((r, j) => ws.once('open', r).once('error', j));
+  const closed = new Promise<{ code: number; reason: string }>((r) => ws.once('close', (code, reason) => r({ code, reason: reason.toString() })));
+  // 400 commands in one burst: each waits for the one before it to be answered, so most are still
+  // waiting for their turn when the 257th arrives.
+  for (let id = 1; id <= 400; id++) ws.send(JSON.stringify({ id, method: 'Runtime.evaluate', params: { expression: 'new Promise(() => {})', awaitPromise: true }, sessionId: 'none' }));
+  const { code, reason } = await closed;
+  assert.equal(code, 1008);
+  assert.match(reason, /^more than 256 commands or 16 MiB wait for the box's queue$/);
+  const shot = await local.client.screenshot(box.id, {});
+  assert.match(shot.uri, /^data:image\/png;base64,|^http/);
+});
