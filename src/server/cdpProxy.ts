@@ -6,8 +6,9 @@
 // kQueueHoldMs, or until the client goes away: the runner's CDP-only steps (choosing an <option>, a
 // date input's value, a file chooser) use such a connection so that they never interleave with an
 // action. At most kQueueMaxWaiting commands (kQueueMaxWaitingBytes) may wait for their turn: a
-// client that sends faster is closed (1008). Only a connection that asks is queued: a Playwright connection must answer a dialog or
-// resume a new tab while an action that waits for that is in the queue.
+// client that sends faster is closed (1008). Only a connection that asks is queued: a Playwright
+// connection must answer a dialog or resume a new tab while an action that waits for that is in
+// the queue.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
