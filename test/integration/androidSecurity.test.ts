@@ -7,7 +7,7 @@
 // - one `type` request with many lines is a few device commands, and the text arrives in order.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoxClient } from '../../src/api/client.js';
@@ -148,15 +148,18 @@ test('a malformed multipart install body is 400 INVALID_REQUEST with what is wro
   refused(await install(multipart([['Content-Disposition: form-data; name="__proto__"', 'x']])), 400, 'INVALID_REQUEST', /prototype/);
   refused(await install(Buffer.from('--X\r\nthis is no header\r\n\r\nabc\r\n--X--\r\n')), 400, 'INVALID_REQUEST');
   refused(await install(multipart([[fileHead(), zip]]), 'multipart/form-data'), 400, 'INVALID_REQUEST', /multipart body is malformed/);
-  // Nothing of them stays on the server: the box's scratch dir holds no install dir.
-  const scratch = readdirSync(tmpdir()).filter((n) => n.startsWith('boxflow-android-')).map((n) => join(tmpdir(), n));
-  for (const dir of scratch) {
+  // Nothing of them stays on the server: this box's scratch dir (its ledger names the box; other
+  // test files' boxes install at the same time) holds no install dir.
+  const ours = (dir: string) => {
     try {
-      assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('install-')), [], dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EACCES' && (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      return (JSON.parse(readFileSync(join(dir, 'ledger.json'), 'utf8')) as { boxId?: string }).boxId === box.id;
+    } catch {
+      return false;
     }
-  }
+  };
+  const scratch = readdirSync(tmpdir()).filter((n) => n.startsWith('boxflow-android-')).map((n) => join(tmpdir(), n)).filter(ours);
+  assert.equal(scratch.length, 1, 'the box has its scratch dir');
+  assert.deepEqual(readdirSync(scratch[0]!).filter((n) => n.startsWith('install-')), []);
   assert.equal((await client.getBox(box.id)).status, 'running');
 });
 
