@@ -263,15 +263,18 @@ export function multipartError(err: unknown): BoxflowError {
   }
 }
 
-/** The parts of a multipart body; a parse error or limit is a 4xx (multipartError), not a server fault. */
-async function* checkedParts(parts: AsyncIterable<MultipartPart>): AsyncGenerator<MultipartPart> {
+/**
+ * The parts of a multipart body; a parse error or limit is a 4xx (`toError`, default
+ * multipartError, which an endpoint wraps to name its own parts), not a server fault.
+ */
+export async function* checkedParts(parts: AsyncIterable<MultipartPart>, toError: (err: unknown) => BoxflowError = multipartError): AsyncGenerator<MultipartPart> {
   const it = parts[Symbol.asyncIterator]();
   for (;;) {
     let next: IteratorResult<MultipartPart>;
     try {
       next = await it.next();
     } catch (err) {
-      throw multipartError(err);
+      throw toError(err);
     }
     if (next.done) return;
     yield next.value;

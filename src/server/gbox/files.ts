@@ -37,7 +37,7 @@ import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, kFsLimits, type CommandResult, type EndpointName, type FsEntry, type FsExistsResult, type FsListQuery, type FsListResult, type FsPathBody, type FsPathQuery, type RunCodeBody, type RunCodeLanguage } from '../../api/schemas.js';
 import type { AndroidBox } from '../adb/androidBox.js';
-import { kMultipart, multipartError, type MultipartBody, type MultipartPart } from '../adb/routes.js';
+import { checkedParts, kMultipart, multipartError, type MultipartBody, type MultipartPart } from '../adb/routes.js';
 import { sh, shQuote } from '../adb/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
 import { boxPath, boxPathOf, humanSize, modeString, realOf } from '../boxFs.js';
@@ -473,16 +473,7 @@ async function readWriteParts(parts: AsyncIterable<MultipartPart>, spoolDir: () 
   const fields: Record<string, string> = {};
   let text: Buffer | undefined;
   let file: string | undefined;
-  const it = parts[Symbol.asyncIterator]();
-  for (;;) {
-    let next: IteratorResult<MultipartPart>;
-    try {
-      next = await it.next();
-    } catch (err) {
-      throw partsError(err);
-    }
-    if (next.done) break;
-    const part = next.value;
+  for await (const part of checkedParts(parts, partsError)) {
     if (part.fieldname === 'content' && (text !== undefined || file !== undefined)) throw new BoxflowError('INVALID_REQUEST', 'the multipart body has `content` twice');
     if (part.type === 'file') {
       if (part.fieldname !== 'content') {

@@ -28,7 +28,7 @@ import { BoxflowError } from '../../errors.js';
 import { kMediaLimits, type EndpointName, type Media, type MediaAlbum, type MediaSupport } from '../../api/schemas.js';
 import type { AndroidBox } from '../adb/androidBox.js';
 import { checkMediaName } from '../adb/names.js';
-import { kMultipart, multipartError, type MultipartBody, type MultipartPart } from '../adb/routes.js';
+import { checkedParts, kMultipart, multipartError, type MultipartBody } from '../adb/routes.js';
 import { sh } from '../adb/shellQuote.js';
 import { humanSize } from '../boxFs.js';
 import type { BoxEntry } from '../boxEntry.js';
@@ -169,16 +169,7 @@ async function receive(body: unknown, dir: string): Promise<Upload> {
   if (!parts) throw new BoxflowError('INVALID_REQUEST', 'send the album as multipart/form-data: a `name` text part (creating one) and `media[]` file parts');
   const out: Upload = { name: undefined, files: [] };
   let total = 0;
-  const it = parts[Symbol.asyncIterator]();
-  for (;;) {
-    let next: IteratorResult<MultipartPart>;
-    try {
-      next = await it.next();
-    } catch (err) {
-      throw uploadError(err);
-    }
-    if (next.done) return out;
-    const part = next.value;
+  for await (const part of checkedParts(parts, uploadError)) {
     if (part.type === 'field') {
       if (part.fieldname === 'name') {
         if (out.name !== undefined) throw new BoxflowError('INVALID_REQUEST', '/name is given twice');
@@ -225,6 +216,7 @@ async function receive(body: unknown, dir: string): Promise<Upload> {
     if (part.file.truncated) throw tooLarge(kTooLargeFile);
     out.files.push({ name, file, size });
   }
+  return out;
 }
 
 /**
