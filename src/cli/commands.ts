@@ -19,6 +19,7 @@ import { builtinReporters, serveReport } from '../../reporters/index.js';
 import { countsLine } from '../../reporters/common.js';
 import { closeVisualPool } from '../visual/index.js';
 import { loadConfigFile, resolveConfig, type CliFlags } from './config.js';
+import { startWebServer } from './webServer.js';
 
 /** The run's secrets (API key, server secret, flow secrets as flows run): hidden in every output. */
 const masker = new Masker();
@@ -211,45 +212,6 @@ async function prepareOutput(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
 
-async function startWebServer(web: NonNullable<ReturnType<typeof resolveConfig>['webServer']>): Promise<() => Promise<void>> {
-  const answers = async () => {
-    try {
-      const res = await fetch(web.url, { signal: AbortSignal.timeout(2_000) });
-      await res.body?.cancel();
-      return res.status < 500;
-    } catch {
-      return false;
-    }
-  };
-  if (await answers()) {
-    if (web.reuseExistingServer) return async () => {};
-    throw new BoxflowError('CONFIG_INVALID', `webServer: something already answers at ${web.url} and reuseExistingServer is false; stop it or set reuseExistingServer: true`);
-  }
-  const child = spawn(web.command, { shell: true, cwd: web.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-2000);
-  });
-  const stop = async () => {
-    if (child.exitCode !== null || !child.pid) return;
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-  };
-  const deadline = performance.now() + web.timeoutMs;
-  while (performance.now() < deadline) {
-    if (child.exitCode !== null) {
-      const clash = /EADDRINUSE|address already in use/i.test(stderr) ? ` (its port is taken: another server is running on ${new URL(web.url).host})` : '';
-      throw new BoxflowError('WEB_SERVER_FAILED', `webServer "${web.command}" exited with ${child.exitCode}${clash}: ${stderr.trim()}`);
-    }
-    if (await answers()) return stop;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  await stop();
-  throw new BoxflowError('WEB_SERVER_FAILED', `webServer "${web.command}" did not answer at ${web.url} within ${web.timeoutMs} ms`);
-}
 
 export async function runMergeReports(dirs: string[], opts: { reporter: string; output: string }): Promise<number> {
   const outputDir = resolve(opts.output);

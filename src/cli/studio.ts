@@ -14,6 +14,7 @@ import { isMaestroFlow } from '../flow/maestro.js';
 import type { BoxInfo } from '../runner/types.js';
 import { startStudioServer } from '../studio/server.js';
 import { loadConfigFile, resolveConfig } from './config.js';
+import { startWebServer } from './webServer.js';
 
 export interface StudioFlags {
   config?: string;
@@ -53,7 +54,8 @@ export async function startStudio(fileArg: string | undefined, flags: StudioFlag
     for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
   };
   try {
-    if (r.webServer) cleanup.push(await startWebServer(r.webServer));
+    // The studio reuses whatever already answers at the app's URL (it runs beside a developer's own server).
+    if (r.webServer) cleanup.push(await startWebServer({ ...r.webServer, reuseExistingServer: true }));
     let baseUrl = r.baseUrl;
     let apiKey = r.apiKey;
     const secrets: string[] = [];
@@ -125,36 +127,3 @@ export async function runStudio(fileArg: string | undefined, flags: StudioFlags)
   });
 }
 
-/** The config's webServer (the app under test), as `boxflow test` starts it. */
-async function startWebServer(web: { command: string; url: string; timeoutMs: number; reuseExistingServer: boolean; cwd: string }): Promise<() => Promise<void>> {
-  const answers = async () => {
-    try {
-      const res = await fetch(web.url, { signal: AbortSignal.timeout(2_000) });
-      await res.body?.cancel();
-      return res.status < 500;
-    } catch {
-      return false;
-    }
-  };
-  if (await answers()) return async () => {};
-  const child = spawn(web.command, { shell: true, cwd: web.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
-  const stop = async () => {
-    if (child.exitCode === null && child.pid) {
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    }
-  };
-  const deadline = performance.now() + web.timeoutMs;
-  while (performance.now() < deadline) {
-    if (child.exitCode !== null) throw new BoxflowError('WEB_SERVER_FAILED', `webServer "${web.command}" exited with ${child.exitCode}: ${stderr.trim()}`);
-    if (await answers()) return stop;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  await stop();
-  throw new BoxflowError('WEB_SERVER_FAILED', `webServer "${web.command}" did not answer at ${web.url} within ${web.timeoutMs} ms`);
-}
