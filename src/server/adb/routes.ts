@@ -234,23 +234,35 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
 
 const tooLarge = () => new BoxflowError('FILE_TOO_LARGE', `/apk is over the ${kInstallMaxBytes / 2 ** 20} MB limit`);
 
+/** What an endpoint says when its multipart body is over a limit: the file too large, too many files, too many parts. */
+export interface MultipartWords {
+  tooLarge: () => BoxflowError;
+  files: string;
+  parts: string;
+}
+const kInstallWords: MultipartWords = {
+  tooLarge: () => tooLarge(),
+  files: 'the multipart body has more than one file part; send one `apk` part: an APK or ZIP file, or an http(s) URL as text',
+  parts: 'the multipart body has too many parts; send `apk` (a file, or an http(s) URL as text) and optionally `open`',
+};
+
 /**
  * What a broken multipart body becomes: the client's mistake (4xx) in this API's terms, never a
  * 502. @fastify/multipart's limits (app.ts: one file, four fields) and busboy's parse errors
  * ("Unexpected end of multipart data", "Malformed part header", ...) arrive here.
  */
-export function multipartError(err: unknown): BoxflowError {
+export function multipartError(err: unknown, words: MultipartWords = kInstallWords): BoxflowError {
   if (BoxflowError.is(err)) return err;
   const code = (err as { code?: string })?.code;
   const text = String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 200);
   switch (code) {
     case 'FST_REQ_FILE_TOO_LARGE':
-      return tooLarge();
+      return words.tooLarge();
     case 'FST_FILES_LIMIT':
-      return new BoxflowError('INVALID_REQUEST', 'the multipart body has more than one file part; send one `apk` part: an APK or ZIP file, or an http(s) URL as text');
+      return new BoxflowError('INVALID_REQUEST', words.files);
     case 'FST_FIELDS_LIMIT':
     case 'FST_PARTS_LIMIT':
-      return new BoxflowError('INVALID_REQUEST', 'the multipart body has too many parts; send `apk` (a file, or an http(s) URL as text) and optionally `open`');
+      return new BoxflowError('INVALID_REQUEST', words.parts);
     case 'FST_PROTO_VIOLATION':
       return new BoxflowError('INVALID_REQUEST', 'a multipart part is named like an object prototype property (__proto__, constructor, ...)');
     case 'FST_INVALID_JSON_FIELD_ERROR':

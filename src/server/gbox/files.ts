@@ -451,18 +451,11 @@ const tooLargeToWrite = (text: boolean) =>
 
 /** A broken multipart body in this API's terms (4xx), never a server fault: this endpoint's limits, else the shared reading (multipartError). */
 function partsError(err: unknown): BoxflowError {
-  if (BoxflowError.is(err)) return err;
-  switch ((err as { code?: string })?.code) {
-    case 'FST_REQ_FILE_TOO_LARGE':
-      return tooLargeToWrite(false);
-    case 'FST_FILES_LIMIT':
-      return new BoxflowError('INVALID_REQUEST', 'the multipart body has more than one file part; send one `content`');
-    case 'FST_FIELDS_LIMIT':
-    case 'FST_PARTS_LIMIT':
-      return new BoxflowError('INVALID_REQUEST', 'the multipart body has too many parts; send `path`, `content` and optionally `workingDir`');
-    default:
-      return multipartError(err);
-  }
+  return multipartError(err, {
+    tooLarge: () => tooLargeToWrite(false),
+    files: 'the multipart body has more than one file part; send one `content`',
+    parts: 'the multipart body has too many parts; send `path`, `content` and optionally `workingDir`',
+  });
 }
 
 /**

@@ -145,18 +145,11 @@ const kTooLargeTotal = `the media[] files are over ${kMediaLimits.totalBytes / 2
 
 /** A broken or over-limit multipart body, in this endpoint's terms (4xx, never a 5xx). */
 function uploadError(err: unknown): BoxflowError {
-  if (BoxflowError.is(err)) return err;
-  switch ((err as { code?: string })?.code) {
-    case 'FST_REQ_FILE_TOO_LARGE':
-      return tooLarge(kTooLargeFile);
-    case 'FST_FILES_LIMIT':
-      return new BoxflowError('INVALID_REQUEST', `the multipart body has more than ${kMediaLimits.files} files; send them in several requests (PATCH adds to an album)`);
-    case 'FST_FIELDS_LIMIT':
-    case 'FST_PARTS_LIMIT':
-      return new BoxflowError('INVALID_REQUEST', 'the multipart body has too many text parts; send `name` and the `media[]` files');
-    default:
-      return multipartError(err);
-  }
+  return multipartError(err, {
+    tooLarge: () => tooLarge(kTooLargeFile),
+    files: `the multipart body has more than ${kMediaLimits.files} files; send them in several requests (PATCH adds to an album)`,
+    parts: 'the multipart body has too many text parts; send `name` and the `media[]` files',
+  });
 }
 
 /**
