@@ -75,15 +75,23 @@ const kHitCheck = `function (x, y) {
 /** Runs `fn` in the page on the element behind `node` (in its own frame), returning its result. */
 export async function onElement<T>(run: StepRun, node: LayoutNode, fn: string, ...args: unknown[]): Promise<T> {
   const { cdp, backendNodeId } = run.rt.layout.dom(node);
-  const { object } = await cdp.send('DOM.resolveNode', { backendNodeId });
-  const res = await cdp.send('Runtime.callFunctionOn', {
-    objectId: object.objectId!,
+  return callOnNode<T>(run, (method, params) => cdp.send(method as 'Runtime.evaluate', params as never), backendNodeId, fn, args);
+}
+
+/** A DevTools command sender: a Playwright CDPSession's, or a queued connection's for one session. */
+export type CdpSend = (method: string, params: Record<string, unknown>) => Promise<unknown>;
+
+/** Runs `fn` on the node `backendNodeId` (resolved, called with `args`, released) over `send`. */
+export async function callOnNode<T>(run: StepRun, send: CdpSend, backendNodeId: number, fn: string, args: unknown[]): Promise<T> {
+  const { object } = (await send('DOM.resolveNode', { backendNodeId })) as { object: { objectId: string } };
+  const res = (await send('Runtime.callFunctionOn', {
+    objectId: object.objectId,
     functionDeclaration: fn,
     arguments: args.map((value) => ({ value })),
     returnByValue: true,
     awaitPromise: true,
-  });
-  await cdp.send('Runtime.releaseObject', { objectId: object.objectId! }).catch(() => {});
+  })) as { result: { value: unknown }; exceptionDetails?: { text: string; exception?: { description?: string } } };
+  await send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => {});
   if (res.exceptionDetails) throw new BoxflowError('UNPROCESSABLE', `${run.record.command}: the page threw ${res.exceptionDetails.exception?.description ?? res.exceptionDetails.text}`);
   return res.result.value as T;
 }

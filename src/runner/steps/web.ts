@@ -18,7 +18,7 @@ import type { StepHandler, StepRun } from './types.js';
 import { pollUntil, untilAborted } from '../poll.js';
 import { resolveTarget, findVisible, toAction } from './target.js';
 import { tap } from './actions.js';
-import { at, landingPoint, onElement } from './landing.js';
+import { at, callOnNode, landingPoint, onElement } from './landing.js';
 import { QueuedCdp } from '../queuedCdp.js';
 import { captureOnce } from './visual.js';
 
@@ -89,14 +89,7 @@ async function inQueue<T>(run: StepRun, node: LayoutNode, signal: AbortSignal, f
   const conn = await QueuedCdp.open(url, signal);
   try {
     const { sessionId } = await conn.send<{ sessionId: string }>('Target.attachToTarget', { targetId: targetInfo.targetId, flatten: true });
-    const { object } = await conn.send<{ object: { objectId: string } }>('DOM.resolveNode', { backendNodeId }, sessionId);
-    const res = await conn.send<{ result: { value: unknown }; exceptionDetails?: { text: string; exception?: { description?: string } } }>(
-      'Runtime.callFunctionOn',
-      { objectId: object.objectId, functionDeclaration: fn, arguments: args.map((value) => ({ value })), returnByValue: true, awaitPromise: true },
-      sessionId,
-    );
-    if (res.exceptionDetails) throw new BoxflowError('UNPROCESSABLE', `${run.record.command}: the page threw ${res.exceptionDetails.exception?.description ?? res.exceptionDetails.text}`);
-    return res.result.value as T;
+    return await callOnNode<T>(run, (method, params) => conn.send(method, params, sessionId), backendNodeId, fn, args);
   } finally {
     conn.close();
   }
