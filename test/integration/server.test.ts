@@ -253,7 +253,9 @@ test('Playwright connects through the pre-signed CDP URL; tampered and expired U
     });
   const u = new URL(url);
   const tampered = new URL(url);
-  tampered.searchParams.set('sig', `${u.searchParams.get('sig')!.slice(0, -2)}AA`);
+  const sig = u.searchParams.get('sig')!;
+  // Another last two characters (a signature that ends in AA would otherwise stay the same).
+  tampered.searchParams.set('sig', `${sig.slice(0, -2)}${sig.endsWith('AA') ? 'BB' : 'AA'}`);
   assert.equal(await status(tampered.href), 403);
   const longer = new URL(url);
   longer.searchParams.set('exp', String(Number(u.searchParams.get('exp')) + 3600));
