@@ -97,11 +97,8 @@ export class LayoutSource {
     if (this.#browser && !this.#browser.isConnected()) this.reset();
     if (!this.#browser) {
       const url = await this.client.cdpUrl(this.box.id, {});
+      // Playwright's connect leaves downloads as the box set them (into its working dir).
       this.#browser = await chromium.connectOverCDP(url, { timeout: 15_000 });
-      // Playwright's connect takes over downloads; give them back to the box (its working dir).
-      const session = await this.#browser.newBrowserCDPSession();
-      await session.send('Browser.setDownloadBehavior', { behavior: 'default' }).catch(() => {});
-      await session.detach().catch(() => {});
       this.#browser.on('disconnected', () => {
         this.#browser = undefined;
         this.#session = undefined;

@@ -8,7 +8,7 @@ import { parseDuration } from '../api/duration.js';
 import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '../api/schemas.js';
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
 import { boxEnv, checkBoxEnvs, claimBoxUser, isolationAvailable, reapUidClaims, releaseBoxUser, releaseUid, type BoxUser } from './boxUser.js';
-import { kSpareProfileSuffix, LinuxBox } from './chromium/linuxBox.js';
+import { LinuxBox } from './chromium/linuxBox.js';
 import type { BoxEntry } from './boxEntry.js';
 import type { AdbBackend } from './adb/backend.js';
 import type { GridClient } from './grid/client.js';
@@ -323,9 +323,8 @@ export class BoxRegistry {
     } catch (err) {
       throw new BoxflowError('INVALID_REQUEST', `/config/workingDir: cannot create ${boxPathOf(dir, workDir)} in the box (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    // The profile, and the second one where the box's next browser is prepared (linuxBox.ts).
-    const profiles = [join(dir, 'profile'), join(dir, `profile${kSpareProfileSuffix}`)];
-    for (const p of profiles) await mkdir(p, { mode: kRootOnly });
+    const profile = join(dir, 'profile');
+    await mkdir(profile, { mode: kRootOnly });
     if (!user) return;
     for (let d = workDir; d.startsWith(dir) && d !== dir; d = dirname(d)) {
       await chown(d, user.uid, user.gid);
@@ -333,7 +332,7 @@ export class BoxRegistry {
     }
     await chown(dir, 0, user.gid);
     await chmod(dir, 0o1770);
-    for (const p of profiles) await chown(p, user.browserUid, user.gid);
+    await chown(profile, user.browserUid, user.gid);
   }
 
   /** Kills what still runs as the box's user, frees the uid, removes the directory and the ledger. */

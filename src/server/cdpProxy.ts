@@ -9,6 +9,13 @@
 // client that sends faster is closed (1008). Only a connection that asks is queued: a Playwright
 // connection must answer a dialog or resume a new tab while an action that waits for that is in
 // the queue.
+//
+// The box's browser is a browser context in its Chromium (linuxBox.ts), but a CDP client sees the
+// browser: a command that acts on "the browser's" cookies, permissions or new tabs, sent without a
+// context (as Playwright's connectOverCDP does for its default context), is given the box's context
+// on its way, so that it acts on the box's pages and goes with them on a close. Where downloads go
+// is not among them: the box sets it (its working dir), and Playwright's connect, which asks for
+// them in a folder of its own, must not take them from the box.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -60,6 +67,7 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
     entry.linux
       .wsEndpoint()
       .then((endpoint) => {
+        const contextId = entry.linux.contextId;
         const upstream = new WebSocket(endpoint, { perMessageDeflate: false, maxPayload: kMaxPayload });
         upstreams.add(upstream);
         upstream.once('error', (err) => {
@@ -68,14 +76,15 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
         });
         upstream.once('open', () => {
           upstream.removeAllListeners('error');
-          wss.handleUpgrade(req, socket, head, (client) => pipe(client, upstream, entry, queued, () => upstreams.delete(upstream)));
+          wss.handleUpgrade(req, socket, head, (client) => pipe(client, upstream, entry, { queued, contextId }, () => upstreams.delete(upstream)));
         });
       })
       .catch((err) => refuse(socket, err));
   };
   server.on('upgrade', onUpgrade);
 
-  function pipe(client: WebSocket, upstream: WebSocket, entry: BoxEntry, queued: boolean, done: () => void): void {
+  function pipe(client: WebSocket, upstream: WebSocket, entry: BoxEntry, { queued, contextId }: { queued: boolean; contextId: string | undefined }, done: () => void): void {
+    const scope = contextId ? new ContextScope(contextId) : undefined;
     // Queued mode: the commands waiting for their answer, by "sessionId id", each holding the queue.
     const holding = new Map<string, () => void>();
     const releaseAll = () => {
@@ -90,7 +99,7 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
     };
     entry.onBrowserGone.add(closeBoth);
     const forward = (data: WebSocket.RawData, isBinary: boolean) => {
-      if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary: isBinary });
+      if (upstream.readyState === WebSocket.OPEN) upstream.send(scope ? scope.command(data) : data, { binary: isBinary });
     };
     // Queued mode: what the client sent that has not had its turn yet, bounded (a client that sends
     // faster than its box answers is closed, instead of growing the server's memory).
@@ -128,6 +137,7 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
       });
     });
     upstream.on('message', (data, isBinary) => {
+      scope?.answer(data);
       if (holding.size) {
         const key = commandKey(data);
         if (key !== undefined) holding.get(key)?.();
@@ -155,6 +165,73 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
       wss.close();
     },
   };
+}
+
+/** Browser-level commands that act on one browser context: without one, on the default context. */
+const kContextScoped = new Set(['Target.createTarget', 'Storage.getCookies', 'Storage.setCookies', 'Storage.clearCookies', 'Browser.grantPermissions', 'Browser.resetPermissions', 'Browser.setPermission', 'Browser.cancelDownload']);
+/** A command sent to a session (a page's, or the browser target's) has this key. */
+const kSessionKey = Buffer.from('"sessionId":');
+/**
+ * Longer commands are passed on unread, so that no client can make the server parse hundreds of
+ * MiB; none of the commands above is anywhere near it (a tab's URL, cookies).
+ */
+const kMaxScopedBytes = 4 * 1024 * 1024;
+/** The answer to an attach is small; bigger messages from the browser are never read. */
+const kMaxAnswerBytes = 64 * 1024;
+
+type CdpMessage = { id?: unknown; method?: unknown; sessionId?: unknown; params?: Record<string, unknown>; result?: { sessionId?: unknown } };
+
+const bufferOf = (data: WebSocket.RawData): Buffer => (Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data));
+
+function parsed(bytes: Buffer): CdpMessage | undefined {
+  try {
+    const msg = JSON.parse(bytes.toString('utf8')) as unknown;
+    return typeof msg === 'object' && msg !== null ? (msg as CdpMessage) : undefined;
+  } catch {
+    return undefined; // Chromium answers it with its own parse error
+  }
+}
+
+/**
+ * One connection's view of the box's browser context: a context-scoped command that names no
+ * context, sent to the browser (no session) or to a session of the browser target the client
+ * attached to (Playwright's newBrowserCDPSession), is given `contextId`. Page sessions' commands
+ * pass unread unless they carry a browser session's id somewhere.
+ */
+export class ContextScope {
+  readonly #contextId: string;
+  readonly #browserSessions = new Set<string>();
+  readonly #attaching = new Set<number>();
+
+  constructor(contextId: string) {
+    this.#contextId = contextId;
+  }
+
+  /** A command from the client, as it goes to the browser. */
+  command(data: WebSocket.RawData): WebSocket.RawData {
+    const bytes = bufferOf(data);
+    if (bytes.length > kMaxScopedBytes) return data;
+    if (bytes.includes(kSessionKey) && ![...this.#browserSessions].some((id) => bytes.includes(id))) return data;
+    const msg = parsed(bytes);
+    if (!msg || typeof msg.method !== 'string') return data;
+    const toBrowser = msg.sessionId === undefined || (typeof msg.sessionId === 'string' && this.#browserSessions.has(msg.sessionId));
+    if (!toBrowser) return data;
+    if (msg.method === 'Target.attachToBrowserTarget' && typeof msg.id === 'number' && msg.sessionId === undefined) this.#attaching.add(msg.id);
+    if (!kContextScoped.has(msg.method)) return data;
+    const params = typeof msg.params === 'object' && msg.params !== null ? msg.params : {};
+    if (params.browserContextId !== undefined) return data;
+    return Buffer.from(JSON.stringify({ ...msg, params: { ...params, browserContextId: this.#contextId } }));
+  }
+
+  /** A message from the browser, as it goes to the client: an attach's answer names a browser session. */
+  answer(data: WebSocket.RawData): void {
+    if (!this.#attaching.size) return;
+    const bytes = bufferOf(data);
+    if (bytes.length > kMaxAnswerBytes || !bytes.includes('"id":')) return;
+    const msg = parsed(bytes);
+    if (!msg || typeof msg.id !== 'number' || msg.sessionId !== undefined || !this.#attaching.delete(msg.id)) return;
+    if (typeof msg.result?.sessionId === 'string') this.#browserSessions.add(msg.result.sessionId);
+  }
 }
 
 const rawSize = (data: WebSocket.RawData): number => (Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as ArrayBuffer).byteLength);

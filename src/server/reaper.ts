@@ -239,7 +239,7 @@ async function reapLedgers(dataDir: string, release?: (uid: number) => Promise<v
     if (typeof ledger.dir === 'string' && isBoxDir(dataDir, ledger.dir)) {
       // Its Chromium was killed with its server: nothing removed the singleton folder it keeps in /tmp.
       const browserUid = typeof ledger.browserUid === 'number' ? ledger.browserUid : ledger.uid;
-      for (const profile of ['profile', 'profile-2']) await removeSingletonDir(join(ledger.dir, profile), '/tmp', typeof browserUid === 'number' ? browserUid : process.getuid?.());
+      await removeSingletonDir(join(ledger.dir, 'profile'), '/tmp', typeof browserUid === 'number' ? browserUid : process.getuid?.());
       await rm(ledger.dir, { recursive: true, force: true, maxRetries: 3 });
       if (dirname(ledger.dir) !== join(dataDir, 'boxes')) await rmdir(dirname(ledger.dir)).catch(() => {});
     }

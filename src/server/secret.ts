@@ -98,7 +98,8 @@ export class KeyVerifier {
 
 /** Signs `path` until `expiresAt` (ms since epoch): returns the query string `exp=…&sig=…`. */
 export function presign(secret: string, path: string, expiresAt: number): string {
-  const exp = Math.floor(expiresAt / 1000);
+  // Rounded up: a URL asked to last N seconds lasts at least that long.
+  const exp = Math.ceil(expiresAt / 1000);
   return `exp=${exp}&sig=${signature(secret, path, exp)}`;
 }
 

@@ -1,5 +1,7 @@
-// Closing a Linux box's browser discards its profile, so the next browser (the next flow's on that
-// box) starts with no cookies and no storage of the last one. Real HTTP, real Chromium.
+// Closing a Linux box's browser disposes its browser context: the next browser (the next flow's on
+// that box) is a new context in the same Chromium, with no cookies, storage, service workers or
+// IndexedDB of the last one. A tenant's CDP connection works in the box's context. Real HTTP, real
+// Chromium.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -7,17 +9,27 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium } from 'playwright-core';
 import { BoxClient } from '../../src/api/client.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 
 const kSecret = 'browser-reset-secret-0123456789abcdef';
-// The page shows what it found, then leaves a cookie and a localStorage entry behind.
+// The page shows what it found, then leaves a cookie, a localStorage entry, a service worker and
+// an IndexedDB database behind.
 const kPage = `<!doctype html><body><script>
-  const seen = 'storage=' + (localStorage.getItem('k') ?? 'none') + ' cookie=' + (document.cookie || 'none');
-  document.body.textContent = seen;
-  localStorage.setItem('k', 'kept');
-  document.cookie = 'c=kept; max-age=3600; path=/';
+  (async () => {
+    const sw = (await navigator.serviceWorker.getRegistrations()).length;
+    const idb = (await indexedDB.databases()).length;
+    document.body.textContent = 'storage=' + (localStorage.getItem('k') ?? 'none') + ' cookie=' + (document.cookie || 'none') + ' sw=' + sw + ' idb=' + idb;
+    localStorage.setItem('k', 'kept');
+    document.cookie = 'c=kept; max-age=3600; path=/';
+    await navigator.serviceWorker.register('/sw.js');
+    await new Promise((resolve) => { indexedDB.open('db').onsuccess = resolve; });
+    document.body.textContent += ' left';
+  })();
 </script></body>`;
+// A link that fills the page and downloads a file.
+const kDownloadPage = `<!doctype html><body style="margin:0"><a href="/file.txt" download style="display:block;width:100vw;height:100vh">get</a></body>`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'boxflow-reset-srv-'));
 chmodSync(dataDir, 0o755);
@@ -27,7 +39,12 @@ let server: Awaited<ReturnType<typeof startServer>>;
 let client: BoxClient;
 
 before(async () => {
-  site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(kPage));
+  site = createServer((req, res) => {
+    if (req.url === '/sw.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end('self.addEventListener("fetch", () => {});');
+    if (req.url === '/dl') return void res.writeHead(200, { 'content-type': 'text/html' }).end(kDownloadPage);
+    if (req.url === '/file.txt') return void res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="file.txt"' }).end('downloaded');
+    res.writeHead(200, { 'content-type': 'text/html' }).end(kPage);
+  });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
   server = await startServer({ port: 0, dataDir, secret: kSecret, log: () => {} });
@@ -40,67 +57,41 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/**
- * Until the box's browser has written the page's localStorage entry (k = kept) into its profile on
- * disk, where Chromium puts it a few seconds after the change: what a next browser on the same
- * profile would read back.
- */
-async function storageOnDisk(boxId: string): Promise<void> {
-  const dir = join(dataDir, 'boxes', boxId, 'profile', 'Default', 'Local Storage', 'leveldb');
-  // LevelDB's record of the entry: the key "_<origin>\0" + "\x01k" (Latin-1), then the value "\x01kept".
-  const origin = new URL(siteUrl).origin;
-  const key = Buffer.from(`_${origin}\x00\x01k`, 'latin1');
-  const value = Buffer.from('\x01kept', 'latin1');
-  const until = performance.now() + 60_000;
+/** What the page found when it opened, once it has also left its own state behind. */
+async function seen(boxId: string): Promise<string> {
+  await client.openTab(boxId, { url: siteUrl });
+  const until = performance.now() + 15_000;
   for (;;) {
-    const files = existsSync(dir) ? readdirSync(dir).filter((n) => /\.(log|ldb)$/.test(n)) : [];
-    for (const name of files) {
-      const bytes = (() => {
-        try {
-          return readFileSync(join(dir, name));
-        } catch {
-          return Buffer.alloc(0); // compacted away meanwhile
-        }
-      })();
-      const at = bytes.indexOf(key);
-      if (at >= 0 && bytes.indexOf(value, at + key.length) >= 0) return;
-    }
-    if (performance.now() > until) assert.fail(`the browser never wrote localStorage of ${origin} to ${dir}`);
+    const m = /(storage=\S+ cookie=\S+ sw=\d+ idb=\d+) left/.exec((await client.screenLayout(boxId)).content);
+    if (m) return m[1]!;
+    if (performance.now() > until) assert.fail('the page never showed what it found');
     await sleep(100);
   }
 }
 
-async function seen(boxId: string): Promise<string> {
-  await client.openTab(boxId, { url: siteUrl });
-  const m = /storage=[^\s<]+ cookie=[^\s<]+/.exec((await client.screenLayout(boxId)).content);
-  assert.ok(m, 'the page shows what it found');
-  return m[0];
-}
+const kClean = 'storage=none cookie=none sw=0 idb=0';
 
-test('a closed browser comes back without the cookies and storage of the last one', async () => {
+test('a closed browser comes back without the cookies, storage, service workers and databases of the last one', async () => {
   const box = await client.createLinuxBox();
   try {
-    assert.equal(await seen(box.id), 'storage=none cookie=none');
-    assert.equal(await seen(box.id), 'storage=kept cookie=c=kept', 'within one browser, state is kept');
-    // Chromium writes storage to the profile a few seconds after a change; before the fix the next
-    // browser read it back from there.
-    await storageOnDisk(box.id);
+    assert.equal(await seen(box.id), kClean);
+    assert.equal(await seen(box.id), 'storage=kept cookie=c=kept sw=1 idb=1', 'within one browser, state is kept');
     await client.closeBrowser(box.id);
-    assert.equal(await seen(box.id), 'storage=none cookie=none');
+    assert.equal(await seen(box.id), kClean);
     assert.equal((await client.getBox(box.id)).status, 'running');
   } finally {
     await client.terminateBox(box.id);
   }
 });
 
-/** Pids of the box's Chromium browser processes (not renderers), by the profile each runs on. */
-function browsersOf(boxId: string): Map<string, number> {
-  const found = new Map<string, number>();
+/** Pids of the box's Chromium browser processes (not renderers). */
+function browsersOf(boxId: string): number[] {
+  const found: number[] = [];
   for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
     try {
       const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
-      const dir = argv.find((a) => a.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length);
-      if (dir?.includes(boxId) && !argv.some((a) => a.startsWith('--type='))) found.set(dir.slice(dir.lastIndexOf('/') + 1), Number(name));
+      const dir = argv.find((a) => a.startsWith('--user-data-dir='));
+      if (dir?.includes(boxId) && !argv.some((a) => a.startsWith('--type='))) found.push(Number(name));
     } catch {
       // exited meanwhile
     }
@@ -108,20 +99,79 @@ function browsersOf(boxId: string): Map<string, number> {
   return found;
 }
 
-test('after a close the next browser is already started on the other profile; each is clean; the box ending ends both', { skip: !existsSync('/proc/self/cmdline') && 'needs /proc' }, async () => {
+test('a box keeps one Chromium through its closes, each browser clean; the box ending ends it', { skip: !existsSync('/proc/self/cmdline') && 'needs /proc' }, async () => {
   const box = await client.createLinuxBox();
+  const [pid] = browsersOf(box.id);
   try {
-    assert.deepEqual([...browsersOf(box.id).keys()], ['profile'], 'a box that never closed its browser keeps no spare');
+    assert.ok(pid, "the box's Chromium runs");
     for (let round = 0; round < 3; round++) {
-      assert.equal(await seen(box.id), 'storage=none cookie=none', `round ${round}: a clean browser`);
-      assert.equal(await seen(box.id), 'storage=kept cookie=c=kept');
+      assert.equal(await seen(box.id), kClean, `round ${round}: a clean browser`);
+      assert.equal(await seen(box.id), 'storage=kept cookie=c=kept sw=1 idb=1');
       await client.closeBrowser(box.id);
-      // The next flow's browser runs before anything asks for it: the one on the other profile.
-      const next = round % 2 ? 'profile' : 'profile-2';
-      assert.deepEqual([...browsersOf(box.id).keys()], [next], `round ${round}: the next browser is ready on ${next}`);
+      assert.deepEqual(browsersOf(box.id), [pid], `round ${round}: the same Chromium, and no other`);
+      const tabs = await client.listTabs(box.id);
+      assert.deepEqual(tabs.data.map((t) => t.url), ['about:blank'], `round ${round}: the next browser is one blank tab`);
     }
   } finally {
     await client.terminateBox(box.id);
   }
-  assert.equal(browsersOf(box.id).size, 0, 'no browser of the box is left');
+  assert.deepEqual(browsersOf(box.id), [], 'no browser of the box is left');
+});
+
+test("a tenant's CDP connection works in the box's browser: its cookies, its new tabs; the contexts it made go on a close", async () => {
+  const box = await client.createLinuxBox();
+  try {
+    await client.openTab(box.id, { url: siteUrl });
+    const browser = await chromium.connectOverCDP(await client.cdpUrl(box.id));
+    const disconnected = new Promise<void>((resolve) => browser.on('disconnected', () => resolve()));
+    const context = browser.contexts()[0]!;
+    // As Playwright sends them for its default context: no browserContextId.
+    await context.addCookies([{ name: 'fromCdp', value: 'yes', url: siteUrl }]);
+    const page = await context.newPage();
+    await page.goto(siteUrl);
+    assert.match(await page.evaluate(() => document.cookie), /fromCdp=yes/, 'the new tab is in the box\'s browser, with the cookie');
+    assert.ok((await context.cookies(siteUrl)).some((c) => c.name === 'c'), "the page's own cookie is read back");
+    const tabs = (await client.listTabs(box.id)).data;
+    assert.equal(tabs.length, 2, 'the box lists the tab the connection opened');
+    const own = await browser.newContext();
+    await own.newPage();
+    await client.closeBrowser(box.id);
+    await disconnected; // as when a browser process ends
+    const again = await chromium.connectOverCDP(await client.cdpUrl(box.id));
+    try {
+      const cdp = await again.newBrowserCDPSession();
+      const { browserContextIds } = await cdp.send('Target.getBrowserContexts');
+      assert.equal(browserContextIds.length, 1, "only the box's new browser is left");
+      assert.deepEqual(await again.contexts()[0]!.cookies(), [], 'no cookie came along');
+    } finally {
+      await again.close().catch(() => {});
+    }
+  } finally {
+    await client.terminateBox(box.id);
+  }
+});
+
+test("a download lands in the box's working dir, after a close too", async () => {
+  const box = await client.createLinuxBox();
+  try {
+    for (const round of [0, 1]) {
+      await client.openTab(box.id, { url: `${siteUrl}dl` });
+      await client.tap(box.id, { x: 100, y: 100 });
+      const until = performance.now() + 15_000;
+      for (;;) {
+        const files = (await client.listFiles(box.id, box.config.workingDir!)).data;
+        const got = files.find((f) => f.name === 'file.txt');
+        if (got) {
+          assert.equal((await client.readFile(box.id, got.path)).content, 'downloaded');
+          await client.removeFile(box.id, got.path);
+          break;
+        }
+        if (performance.now() > until) assert.fail(`round ${round}: no download in the working dir: ${files.map((f) => f.name).join(', ')}`);
+        await sleep(100);
+      }
+      await client.closeBrowser(box.id);
+    }
+  } finally {
+    await client.terminateBox(box.id);
+  }
 });

@@ -102,9 +102,9 @@ test("settle: 'frames': the before-image is the screen as it is, also when it ch
 test("settle: 'frames': a change the page makes by itself after an action is in the next before-image", async () => {
   const { client } = local;
   const box = await boxOnce();
-  // A key press schedules a change 400 ms later: long after the after-shot settled. Once a frame
+  // A key press schedules a change 1.5 s later: long after the after-shot settled. Once a frame
   // showing it was drawn (two animation frames later), the page marks its body.
-  const changes = 'addEventListener("keydown",()=>setTimeout(()=>{h.textContent="two";requestAnimationFrame(()=>requestAnimationFrame(()=>{document.body.dataset.drawn="two"}))},400))';
+  const changes = 'addEventListener("keydown",()=>setTimeout(()=>{h.textContent="two";requestAnimationFrame(()=>requestAnimationFrame(()=>{document.body.dataset.drawn="two"}))},1500))';
   await client.openTab(box.id, { url: `data:text/html,<h1 id="h" style="font-size:80px">one</h1><script>${changes}</script>` });
   const options = { screenshot: { phases: ['before', 'after'], delay: '2s', settle: 'frames' } } as Options;
   const first = await client.pressKey(box.id, { keys: ['shift'], options });

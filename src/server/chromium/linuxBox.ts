@@ -3,6 +3,12 @@
 // CDP session per page, so an action costs the same round trips as a direct Playwright call.
 // Where the Chromium runs is its BrowserSource: a process on this machine (the default), or a
 // session of a Selenium Grid (src/server/grid); both are reached through a CdpPipe's endpoints.
+//
+// What the box calls its browser is a browser context in that Chromium (Target.createBrowserContext:
+// an off-the-record profile, as each Playwright test gets). Closing the box's browser disposes the
+// context and with it everything the pages left (cookies, storage, service workers, cache,
+// permissions); the next browser is a new context in the same process, ready at once, where a new
+// process took a second or more. The process ends with the box (or when it crashes).
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -44,29 +50,16 @@ export interface BrowserHandle {
   goneReason(exitedAlone: boolean): string;
 }
 
-/** A browser started and connected, not yet the box's. */
-interface Started {
-  proc: BrowserHandle;
-  browser: Browser;
-  profile: number;
-}
-
 /** Where a box's browser comes from: a Chromium on this machine, or a session of a Selenium Grid. */
 export interface BrowserSource {
   readonly kind: 'local' | 'grid';
-  /** Starts a browser; a source with `spares` starts one on each of its profiles (0 or 1). */
-  start(resolution: Resolution, profile?: number): Promise<BrowserHandle>;
-  /** After closeBrowser: removes what the browser left (a local profile), so the next one starts as new. */
-  cleanUp?(profile?: number): Promise<void>;
-  /**
-   * Whether the box may start its next browser while the current one runs (on the other profile):
-   * a box whose browser is closed between flows then hands the next flow a browser already started.
-   */
-  readonly spares?: boolean;
+  /** Starts the box's browser process. */
+  start(resolution: Resolution): Promise<BrowserHandle>;
+  /** After the process ended: removes what it left (a local profile). */
+  cleanUp?(): Promise<void>;
+  /** Where the browser's downloads go (the box's working dir); a source without one keeps Chromium's default. */
+  readonly downloadDir?: string;
 }
-
-/** The second profile of a local box (`<profile>-2`), where its next browser is prepared. */
-export const kSpareProfileSuffix = '-2';
 
 export interface LocalChromiumOptions {
   executablePath: string;
@@ -78,12 +71,11 @@ export interface LocalChromiumOptions {
 
 /** A Chromium process on this machine for each browser of the box, on the box's own profile. */
 export function localChromium(opts: LocalChromiumOptions): BrowserSource {
-  const profileDir = (profile = 0) => (profile ? `${opts.userDataDir}${kSpareProfileSuffix}` : opts.userDataDir);
   return {
     kind: 'local',
-    spares: true,
-    async start(resolution, profile) {
-      const proc = await launchChromium({ executablePath: opts.executablePath, userDataDir: profileDir(profile), cwd: opts.cwd, ...resolution, ...(opts.env ? { env: opts.env } : {}), ...(opts.identity ?? {}) });
+    downloadDir: opts.cwd,
+    async start(resolution) {
+      const proc = await launchChromium({ executablePath: opts.executablePath, userDataDir: opts.userDataDir, cwd: opts.cwd, ...resolution, ...(opts.env ? { env: opts.env } : {}), ...(opts.identity ?? {}) });
       return {
         devtools: proc.devtools,
         exited: proc.exited,
@@ -91,10 +83,9 @@ export function localChromium(opts: LocalChromiumOptions): BrowserSource {
         goneReason: (exitedAlone) => (exitedAlone ? `Chromium exited (${proc.child.signalCode ?? `exit code ${proc.child.exitCode}`})` : 'Chromium stopped answering over DevTools and was killed'),
       };
     },
-    // A closed browser leaves nothing behind: cookies, storage and cache go with it, so the next
-    // browser (the next flow's) starts as a new box's would. The directory itself stays, with its owner.
-    async cleanUp(profile) {
-      const dir = profileDir(profile);
+    // The profile's contents go with the process; the directory itself stays, with its owner.
+    async cleanUp() {
+      const dir = opts.userDataDir;
       const names = await readdir(dir).catch(() => [] as string[]);
       await Promise.all(names.map((n) => rm(join(dir, n), { recursive: true, force: true, maxRetries: 3 })));
     },
@@ -108,14 +99,13 @@ export class LinuxBox {
   #crashed: string | undefined;
   #proc: BrowserHandle | undefined;
   #browser: Browser | undefined;
+  /** The box's Playwright connection shows the pages of every context in its default one. */
   #context: BrowserContext | undefined;
+  /** The browser target's own session on that connection (contexts and targets are made there). */
+  #browserCdp: CDPSession | undefined;
+  /** The box's browser: the context its pages open in; undefined while the box's browser is closed. */
+  #contextId: string | undefined;
   #starting: Promise<void> | undefined;
-  /** The profile (0 or 1) of the current browser. */
-  #profile = 0;
-  /** The next browser, started on the other profile while the current one runs (see BrowserSource.spares). */
-  #spare: { profile: number; ready: Promise<Started> } | undefined;
-  /** Set once the box's browser was closed and opened again: from then on a spare is kept ready. */
-  #recycles = false;
   #active: Page | undefined;
   readonly #sessions = new WeakMap<Page, Promise<CDPSession>>();
   readonly #raw = new WeakMap<Page, Promise<RawCdp>>();
@@ -153,6 +143,12 @@ export class LinuxBox {
     return this.#context!;
   }
 
+  #liveContextId(): string {
+    this.#running();
+    if (!this.#contextId) throw new BoxflowError('BOX_CRASHED', "the box's browser is gone: it closed while the request ran");
+    return this.#contextId;
+  }
+
   /** The current Chromium, or BOX_CRASHED when it went away between two awaits. */
   #running(): BrowserHandle {
     this.#throwIfCrashed();
@@ -166,64 +162,46 @@ export class LinuxBox {
   }
 
   async ensureBrowser(): Promise<void> {
+    while (this.#starting) await this.#starting.catch(() => {});
     this.#throwIfCrashed();
-    if (this.#browser) return;
-    this.#starting ??= this.#start().finally(() => {
+    if (this.#contextId) return;
+    this.#starting = (async () => {
+      if (!this.#browser) await this.#startProcess();
+      if (!this.#contextId) await this.#openContext();
+    })().finally(() => {
       this.#starting = undefined;
     });
     await this.#starting;
   }
 
-  /** Starts a browser on `profile` and connects to it; not yet the box's. */
-  async #launch(profile: number): Promise<Started> {
-    const proc = await this.#source.start(this.#resolution, profile);
+  /** The browser context id of the box's browser (the one a tenant's CDP connection works in), once it is open. */
+  get contextId(): string | undefined {
+    return this.#contextId;
+  }
+
+  /** Starts the box's Chromium and connects to it. */
+  async #startProcess(): Promise<void> {
+    const proc = await this.#source.start(this.#resolution);
     let browser: Browser;
+    let browserCdp: CDPSession;
     try {
       browser = await chromium.connectOverCDP(proc.devtools.wsEndpoint, { timeout: 30_000 });
+      browserCdp = await browser.newBrowserCDPSession();
     } catch (cause) {
       await proc.kill();
       throw new BoxflowError('BROWSER_ERROR', `cannot connect to the box's Chromium: ${(cause as Error).message}`, { cause });
     }
-    return { proc, browser, profile };
-  }
-
-  /** Starts the next browser on the other profile, unless one is ready or starting. */
-  #prepareSpare(): void {
-    if (this.#spare || !this.#source.spares || this.#crashed) return;
-    const profile = 1 - this.#profile;
-    const ready = this.#launch(profile);
-    ready.catch(() => {});
-    this.#spare = { profile, ready };
-  }
-
-  /** Takes the spare browser if one is ready and alive (else undefined, and it is dropped). */
-  async #takeSpare(): Promise<Started | undefined> {
-    const spare = this.#spare;
-    this.#spare = undefined;
-    if (!spare) return undefined;
-    const started = await spare.ready.catch(() => undefined);
-    if (started && started.browser.isConnected()) return started;
-    if (started) await started.proc.kill().catch(() => {});
-    return undefined;
-  }
-
-  async #start(): Promise<void> {
-    const { proc, browser, profile } = (await this.#takeSpare()) ?? (await this.#launch(this.#profile));
-    const context = browser.contexts()[0] ?? (await browser.newContext());
+    const context = browser.contexts()[0]!;
     this.#proc = proc;
     this.#browser = browser;
+    this.#browserCdp = browserCdp;
     this.#context = context;
-    this.#profile = profile;
     // Not through closeBrowser: Chromium died (or dropped us). The box says so rather than
     // starting a blank browser that would let a test go on against the wrong page.
     const forget = () => {
       if (this.#browser !== browser) return;
       this.#crashed = 'Chromium went away';
-      this.#browser = undefined;
-      this.#context = undefined;
-      this.#active = undefined;
-      this.#proc = undefined;
-      void this.#takeSpare().then((spare) => spare?.proc.kill());
+      this.#forgetProcess();
       void (async () => {
         const exitedAlone = await Promise.race([proc.exited.then(() => true), sleep(2_000).then(() => false)]);
         await proc.kill();
@@ -235,12 +213,66 @@ export class LinuxBox {
     browser.on('disconnected', forget);
     void proc.exited.then(forget);
     context.on('page', (page) => this.#adopt(page, true));
-    for (const page of context.pages()) this.#adopt(page, false);
-    const pages = context.pages();
-    this.#active = pages.at(-1) ?? (await context.newPage());
-    await Promise.all(context.pages().map((p) => p.setViewportSize(this.#resolution).catch(() => {})));
-    // The next flow's browser starts now, while this one runs (boxes whose browser is recycled).
-    if (this.#recycles) this.#prepareSpare();
+  }
+
+  #forgetProcess(): void {
+    this.#browser = undefined;
+    this.#browserCdp = undefined;
+    this.#context = undefined;
+    this.#contextId = undefined;
+    this.#active = undefined;
+    this.#proc = undefined;
+  }
+
+  /**
+   * Opens a new browser context with one blank tab and makes it the box's browser; every page of
+   * another context (the tab Chromium started with, what a disposed context left) is closed, so
+   * that the box's tabs are the new context's alone.
+   */
+  async #openContext(): Promise<void> {
+    const cdp = this.#browserCdp!;
+    const { browserContextId } = await this.#bounded('open a browser context', cdp.send('Target.createBrowserContext', { disposeOnDetach: false }));
+    const downloadPath = this.#source.downloadDir;
+    if (downloadPath) await this.#bounded('set where downloads go', cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath, browserContextId }));
+    const page = await this.#newPage(browserContextId);
+    this.#contextId = browserContextId;
+    this.#active = page;
+    await this.#bounded('set the viewport', page.setViewportSize(this.#resolution));
+    const { targetInfos } = await this.#bounded('list the tabs', cdp.send('Target.getTargets'));
+    const strays = new Set(targetInfos.filter((t) => t.type === 'page' && t.browserContextId !== browserContextId).map((t) => t.targetId));
+    const pages = this.#context!.pages().filter((p) => p !== page);
+    await Promise.all(pages.map(async (p) => strays.has(await this.#targetId(p).catch(() => '')) && (await p.close().catch(() => {}))));
+  }
+
+  /** A new blank tab in the context `browserContextId`, as Playwright's Page. */
+  async #newPage(browserContextId: string): Promise<Page> {
+    const context = this.#context!;
+    const cdp = this.#browserCdp!;
+    // Playwright shows a page once it has set it up, which may be before or after createTarget answers.
+    const arrived: Page[] = [...context.pages()];
+    let wake = () => {};
+    const onPage = (p: Page) => {
+      arrived.push(p);
+      wake();
+    };
+    context.on('page', onPage);
+    try {
+      const { targetId } = await this.#bounded('open a tab', cdp.send('Target.createTarget', { url: 'about:blank', browserContextId }));
+      const deadline = performance.now() + this.#cdpTimeoutMs;
+      for (;;) {
+        while (arrived.length) {
+          const p = arrived.shift()!;
+          if ((await this.#targetId(p).catch(() => '')) === targetId) return p;
+        }
+        if (performance.now() > deadline) throw new BoxflowError('BROWSER_TIMEOUT', `the box's browser did not show its new tab within ${this.#cdpTimeoutMs / 1000}s`);
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 100);
+        });
+      }
+    } finally {
+      context.off('page', onPage);
+    }
   }
 
   #adopt(page: Page, makeActive: boolean): void {
@@ -254,36 +286,52 @@ export class LinuxBox {
   }
 
   /**
-   * Closes the box's browser and removes what it left; the next action starts a new one. With
-   * `final` (the box ends) a spare goes too. Otherwise, on a source with spares, the next browser is
-   * started on the other profile now (if it is not running already), so that it is ready for the
-   * next flow.
+   * Closes the box's browser: its context goes, with everything its pages left; the next browser
+   * (a new context in the same Chromium, with a blank tab) is opened at once, so that the next flow
+   * finds it ready. Whoever was connected to the box's browser (over CDP, a recording) is told, as
+   * when a browser process ends. A Chromium that does not answer is ended, and the next action
+   * starts a new one. With `final` (the box ends) the process ends and its profile is removed.
    */
   async closeBrowser(opts: { final?: boolean } = {}): Promise<void> {
-    await this.#starting?.catch(() => {});
+    while (this.#starting) await this.#starting.catch(() => {});
+    if (!opts.final && this.#browser) {
+      let reset = false;
+      this.#starting = this.#resetContext()
+        .then(() => {
+          reset = true;
+        })
+        // A browser that cannot dispose of a context is not trusted with the next flow: it ends below.
+        .catch(() => {})
+        .finally(() => {
+          this.#starting = undefined;
+        });
+      await this.#starting;
+      if (reset) {
+        this.onBrowserGone?.();
+        return;
+      }
+    }
     const browser = this.#browser;
     const proc = this.#proc;
-    const profile = this.#profile;
-    this.#browser = undefined;
-    this.#context = undefined;
-    this.#active = undefined;
-    this.#proc = undefined;
-    if (opts.final) {
-      const spare = await this.#takeSpare();
-      if (spare) {
-        await spare.proc.kill();
-        await this.#source.cleanUp?.(spare.profile);
-      }
-    } else if (browser || proc) {
-      this.#recycles = true;
-      this.#prepareSpare();
-    }
+    this.#forgetProcess();
     if (browser) await this.#bounded('close', browser.close()).catch(() => {});
     if (proc) await proc.kill();
     if (browser || proc) {
-      await this.#source.cleanUp?.(profile);
+      await this.#source.cleanUp?.();
       this.onBrowserGone?.();
     }
+  }
+
+  async #resetContext(): Promise<void> {
+    const cdp = this.#browserCdp!;
+    this.#contextId = undefined;
+    this.#active = undefined;
+    // The next context opens first, so that Chromium always has a tab; then every other context
+    // goes: the box's last one, and any a tenant made over CDP.
+    await this.#openContext();
+    const { browserContextIds } = await this.#bounded('list the browser contexts', cdp.send('Target.getBrowserContexts'));
+    const old = browserContextIds.filter((id) => id !== this.#contextId);
+    await this.#bounded('close the browser', Promise.all(old.map((id) => cdp.send('Target.disposeBrowserContext', { browserContextId: id }))));
   }
 
   #throwIfCrashed(): void {
@@ -307,7 +355,7 @@ export class LinuxBox {
     await this.ensureBrowser();
     const context = this.#liveContext();
     const existing = this.#active && !this.#active.isClosed() ? this.#active : context.pages().at(-1);
-    this.#active = existing ?? (await this.#bounded('open a page', context.newPage()));
+    this.#active = existing ?? (await this.#newPage(this.#liveContextId()));
     await this.#bounded('set the viewport', this.#active.setViewportSize(this.#resolution));
     return this.#active;
   }
@@ -568,7 +616,7 @@ export class LinuxBox {
     // A lone blank tab is reused, so a fresh box does not keep an empty tab around.
     const context = this.#liveContext();
     const reuse = previous.url() === 'about:blank' && context.pages().length === 1;
-    const page = reuse ? previous : await this.#bounded('open a tab', context.newPage());
+    const page = reuse ? previous : await this.#newPage(this.#liveContextId());
     this.#active = page;
     await this.#bounded('set the viewport', page.setViewportSize(this.#resolution));
     const stop = () => void this.#session(page).then((s) => s.send('Page.stopLoading')).catch(() => {});

@@ -27,7 +27,7 @@ export interface GridSourceOptions {
   log?: (entry: Record<string, unknown>) => void;
 }
 
-/** The browsers of a box on `grid`: a new session for each (after closeBrowser, the next is a new one). */
+/** The browser of a box on `grid`: one session for the box's life (closeBrowser disposes of a browser context in it). */
 export function gridChromium(grid: GridClient, opts: GridSourceOptions): BrowserSource {
   return { kind: 'grid', start: (resolution) => startOnGrid(grid, resolution, opts) };
 }
