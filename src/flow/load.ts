@@ -10,7 +10,7 @@ import { parseFlowYaml } from './yaml.js';
 import { isMaestroFlow, parseMaestroYaml } from './maestro.js';
 import { isFlowDefinition, stackLocations } from './tsFlow.js';
 import type { Flow, SourceLocation, Step } from './types.js';
-import { importTs } from './importTs.js';
+import { importTs, TsScope } from './importTs.js';
 import { stepPositions } from './tsLocate.js';
 
 const kFlowFile = /\.flow\.(ya?ml|ts)$/i;
@@ -77,6 +77,7 @@ async function readText(file: string): Promise<string | undefined> {
 }
 
 class Loader {
+  private readonly ts = new TsScope();
   private readonly parsed = new Map<string, Promise<Flow>>();
   private readonly closed = new Map<string, Promise<Flow>>();
   private readonly texts = new Map<string, string>();
@@ -150,7 +151,7 @@ class Loader {
     this.texts.set(file, text);
     let mod: Record<string, unknown>;
     try {
-      mod = (await importTs(file, text)) as Record<string, unknown>;
+      mod = (await importTs(file, text, this.ts)) as Record<string, unknown>;
     } catch (err) {
       throw tsLoadError(file, text, err);
     }
