@@ -1,4 +1,5 @@
 // UI, browser and utility steps: each is one Box API call (waits only where a target is looked up).
+import type { Page } from 'playwright-core';
 import { formatDuration } from '../../api/duration.js';
 import { BoxflowError } from '../../errors.js';
 import { describeSelector, matchText, overflowOf, query } from '../../layout/index.js';
@@ -163,13 +164,16 @@ export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step
     if (run.rt.box.type === 'linux') {
       // A desktop browser does not scroll on a mouse drag: scroll with the keys a user would press.
       const key = ({ down: 'pageDown', up: 'pageUp', right: 'arrowRight', left: 'arrowLeft' } as const)[step.direction];
+      const page = await run.rt.layout.page();
+      const before = await scrollState(page, null);
       const result = await run.rt.client.pressKey(run.rt.box.id, { keys: [key], options: { screenshot: false } }, { signal: run.signal });
       run.record.actionId = result.actionId;
+      await scrollState(page, before);
     } else {
       const { from, to } = await directionPoints(run, finger);
       await dragSimple(run, from, to, 300, { ...step, screenshots: false });
+      await delay(150, run.signal);
     }
-    await delay(150, run.signal);
   }
   const after = `after ${swipes} swipe${swipes === 1 ? '' : 's'} ${step.direction}`;
   if (hiddenBy) {
@@ -181,6 +185,38 @@ export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step
     throw new BoxflowError('ELEMENT_NOT_FOUND', `${(err as Error).message} (${after})`);
   });
 };
+
+/**
+ * In the page: the scroll offsets a key press may change (the page's, and those of the focused
+ * element's ancestors). Without `before`, as they are now; with it, once a scroll that started
+ * since has ended: the offsets changed from `before` and stayed the same over two animation frames.
+ * A press that scrolls nothing (the end of the page) is given up after 300 ms; an animation that
+ * never ends, after 2 s. Source text: a function would carry the helpers a TypeScript loader
+ * injects (esbuild's __name), which the page does not have.
+ */
+const kScrollState = `(before) => {
+  const read = () => {
+    let state = window.scrollX + ',' + window.scrollY;
+    for (let el = document.activeElement; el; el = el.parentElement) state += ';' + el.scrollLeft + ',' + el.scrollTop;
+    return state;
+  };
+  if (before === null) return read();
+  return new Promise((resolve) => {
+    const started = performance.now();
+    let last = read();
+    let still = 0;
+    const frame = () => {
+      const now = read();
+      still = now === last ? still + 1 : 0;
+      last = now;
+      const waited = performance.now() - started;
+      if ((now !== before && still >= 2) || (now === before && waited > 300) || waited > 2000) resolve(now);
+      else requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
+}`;
+const scrollState = (page: Page, before: string | null): Promise<string> => page.evaluate(`(${kScrollState})(${JSON.stringify(before)})`);
 
 /**
  * Maestro's isElementNearScreenCenter: scrolling down, the element's centre is above the screen's

@@ -225,9 +225,9 @@ export class LinuxBox {
   }
 
   /**
-   * Opens a new browser context with one blank tab and makes it the box's browser; every page of
-   * another context (the tab Chromium started with, what a disposed context left) is closed, so
-   * that the box's tabs are the new context's alone.
+   * Opens a new browser context with one blank tab and makes it the box's browser; a page of
+   * another context (the tab a grid's Chrome starts with; a local Chromium starts with none) is
+   * closed, so that the box's tabs are the new context's alone.
    */
   async #openContext(): Promise<void> {
     const cdp = this.#browserCdp!;
@@ -286,9 +286,10 @@ export class LinuxBox {
   }
 
   /**
-   * Closes the box's browser: its context goes, with everything its pages left; the next browser
-   * (a new context in the same Chromium, with a blank tab) is opened at once, so that the next flow
-   * finds it ready. Whoever was connected to the box's browser (over CDP, a recording) is told, as
+   * Closes the box's browser: its context goes, with everything its pages left; the next request
+   * that needs the browser opens a new context in the same Chromium, with a blank tab, in a few
+   * hundred ms instead of a Chromium start (a stopApp then the next flow's launchApp open one, not
+   * two). Whoever was connected to the box's browser (over CDP, a recording) is told, as
    * when a browser process ends. A Chromium that does not answer is ended, and the next action
    * starts a new one. With `final` (the box ends) the process ends and its profile is removed.
    */
@@ -322,16 +323,13 @@ export class LinuxBox {
     }
   }
 
+  /** Disposes of every browser context but the default one: the box's, and any a tenant made over CDP. */
   async #resetContext(): Promise<void> {
     const cdp = this.#browserCdp!;
     this.#contextId = undefined;
     this.#active = undefined;
-    // The next context opens first, so that Chromium always has a tab; then every other context
-    // goes: the box's last one, and any a tenant made over CDP.
-    await this.#openContext();
     const { browserContextIds } = await this.#bounded('list the browser contexts', cdp.send('Target.getBrowserContexts'));
-    const old = browserContextIds.filter((id) => id !== this.#contextId);
-    await this.#bounded('close the browser', Promise.all(old.map((id) => cdp.send('Target.disposeBrowserContext', { browserContextId: id }))));
+    await this.#bounded('close the browser', Promise.all(browserContextIds.map((id) => cdp.send('Target.disposeBrowserContext', { browserContextId: id }))));
   }
 
   #throwIfCrashed(): void {

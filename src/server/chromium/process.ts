@@ -47,7 +47,7 @@ export interface LaunchIdentity {
 type LaunchOptions = { executablePath: string; userDataDir: string; cwd: string; width: number; height: number; env?: NodeJS.ProcessEnv } & LaunchIdentity;
 
 export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProcess> {
-  const args = [...kChromiumFlags, `--user-data-dir=${opts.userDataDir}`, `--window-size=${opts.width},${opts.height}`, 'about:blank'];
+  const args = [...kChromiumFlags, `--user-data-dir=${opts.userDataDir}`, `--window-size=${opts.width},${opts.height}`, '--no-startup-window'];
   // Downloads land in the box's working directory (where fs/rename sees them), without a prompt.
   const prefsDir = join(opts.userDataDir, 'Default');
   await mkdir(prefsDir, { recursive: true });
