@@ -1,7 +1,7 @@
 // Where a step's view of the screen comes from. Android boxes: the screen-layout XML (it has
 // bounds). Linux boxes: the HTML has no geometry, so element boxes come from the box's own
 // browser through the pre-signed CDP URL (one DOMSnapshot.captureSnapshot call per look).
-import { chromium, type Browser, type CDPSession, type Frame, type Page } from 'playwright-core';
+import type { Browser, CDPSession, Frame, Page } from 'playwright-core';
 import type { BoxClient } from '../api/client.js';
 import { BoxflowError } from '../errors.js';
 import { domRef, fromDomSnapshot, kSnapshotStyles, parseLayout, type DomSnapshot, type FrameSnapshot } from '../layout/index.js';
@@ -98,7 +98,7 @@ export class LayoutSource {
     if (!this.#browser) {
       const url = await this.client.cdpUrl(this.box.id, {});
       // Playwright's connect leaves downloads as the box set them (into its working dir).
-      this.#browser = await chromium.connectOverCDP(url, { timeout: 15_000 });
+      this.#browser = await (await playwright()).chromium.connectOverCDP(url, { timeout: 15_000 });
       this.#browser.on('disconnected', () => {
         this.#browser = undefined;
         this.#session = undefined;
@@ -119,11 +119,15 @@ export class LayoutSource {
  * public switch for it; its client's `_wrapApiCall(fn, {internal: true})` is what it uses for its
  * own plumbing. Where that is missing, the calls are made as they are (and show as steps).
  */
-export function quietly<T>(fn: () => Promise<T>): Promise<T> {
+export async function quietly<T>(fn: () => Promise<T>): Promise<T> {
+  const { chromium } = await playwright();
   // An empty title: errors inside keep their own message (no "apiName: " prefix).
   const wrap = (chromium as unknown as { _wrapApiCall?: (f: () => Promise<T>, o: { internal: boolean; title: string }) => Promise<T> })._wrapApiCall;
   return typeof wrap === 'function' ? wrap.call(chromium, fn, { internal: true, title: '' }) : fn();
 }
+
+/** playwright-core, loaded when a flow first reads a box's browser: loading it takes a quarter of a second a CLI start does not need. */
+const playwright = () => import('playwright-core');
 
 const kTargetIds = new WeakMap<Page, string>();
 

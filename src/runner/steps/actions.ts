@@ -162,13 +162,10 @@ export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step
       continue;
     }
     if (run.rt.box.type === 'linux') {
-      // A desktop browser does not scroll on a mouse drag: scroll with the keys a user would press.
-      const key = ({ down: 'pageDown', up: 'pageUp', right: 'arrowRight', left: 'arrowLeft' } as const)[step.direction];
-      const page = await run.rt.layout.page();
-      const before = await scrollState(page, null);
-      const result = await run.rt.client.pressKey(run.rt.box.id, { keys: [key], options: { screenshot: false } }, { signal: run.signal });
-      run.record.actionId = result.actionId;
-      await scrollState(page, before);
+      // A desktop browser does not scroll on a mouse drag: the wheel turns over the middle of the
+      // screen, scrolling what is under it (as a finger there would), by most of a screen.
+      const s = tree.screen ?? (await screenSize(run));
+      await wheelIn(run, { left: 0, top: 0, right: s.width, bottom: s.height }, s, step.direction);
     } else {
       const { from, to } = await directionPoints(run, finger);
       await dragSimple(run, from, to, 300, { ...step, screenshots: false });
@@ -185,38 +182,6 @@ export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step
     throw new BoxflowError('ELEMENT_NOT_FOUND', `${(err as Error).message} (${after})`);
   });
 };
-
-/**
- * In the page: the scroll offsets a key press may change (the page's, and those of the focused
- * element's ancestors). Without `before`, as they are now; with it, once a scroll that started
- * since has ended: the offsets changed from `before` and stayed the same over two animation frames.
- * A press that scrolls nothing (the end of the page) is given up after 300 ms; an animation that
- * never ends, after 2 s. Source text: a function would carry the helpers a TypeScript loader
- * injects (esbuild's __name), which the page does not have.
- */
-const kScrollState = `(before) => {
-  const read = () => {
-    let state = window.scrollX + ',' + window.scrollY;
-    for (let el = document.activeElement; el; el = el.parentElement) state += ';' + el.scrollLeft + ',' + el.scrollTop;
-    return state;
-  };
-  if (before === null) return read();
-  return new Promise((resolve) => {
-    const started = performance.now();
-    let last = read();
-    let still = 0;
-    const frame = () => {
-      const now = read();
-      still = now === last ? still + 1 : 0;
-      last = now;
-      const waited = performance.now() - started;
-      if ((now !== before && still >= 2) || (now === before && waited > 300) || waited > 2000) resolve(now);
-      else requestAnimationFrame(frame);
-    };
-    requestAnimationFrame(frame);
-  });
-}`;
-const scrollState = (page: Page, before: string | null): Promise<string> => page.evaluate(`(${kScrollState})(${JSON.stringify(before)})`);
 
 /**
  * Maestro's isElementNearScreenCenter: scrolling down, the element's centre is above the screen's
@@ -286,29 +251,49 @@ async function wheelIn(run: StepRun, bounds: Bounds, screen: { width: number; he
  */
 async function wheelAt(run: StepRun, at: { x: number; y: number }, delta: [number, number], options: ReturnType<StepRun['actionOptions']>): Promise<boolean> {
   const page = await run.rt.layout.page();
-  const offsets = () =>
-    page.evaluate(({ x, y }) => {
-      const out: string[] = [];
-      for (let el = document.elementFromPoint(x, y); el; el = el.parentElement) out.push(`${el.scrollLeft},${el.scrollTop}`);
-      out.push(`${window.scrollX},${window.scrollY}`);
-      return out.join(';');
-    }, at);
-  const before = await offsets();
+  const before = await scrollState(page, at, null);
   const result = await run.rt.client.scroll(
     run.rt.box.id,
     { ...toAction(run, at), scrollX: delta[0] * run.rt.state.scale, scrollY: delta[1] * run.rt.state.scale, options },
     { signal: run.signal, timeoutMs: run.rt.options.actionTimeout },
   );
   await run.recordAction(result);
-  let after = before;
-  for (let i = 0; i < 20; i++) {
-    await delay(50, run.signal);
-    const now = await offsets();
-    if (now === after && now !== before) break;
-    after = now;
-  }
-  return after !== before;
+  run.signal.throwIfAborted();
+  return (await scrollState(page, at, before)) !== before;
 }
+
+/**
+ * In the page: the scroll offsets of what is under (x, y) in the page (the element there and its
+ * ancestors) and the page's own. Without `before`, as they are now; with it, once a scroll that
+ * started since has ended: they changed from `before` and stayed the same over two animation
+ * frames. A scroll that moves nothing is given up after 300 ms; one that never ends, after 2 s.
+ * Source text: a function would carry the helpers a TypeScript loader injects (esbuild's __name),
+ * which the page does not have.
+ */
+const kScrollState = `(x, y, before) => {
+  const read = () => {
+    let state = window.scrollX + ',' + window.scrollY;
+    for (let el = document.elementFromPoint(x, y); el; el = el.parentElement) state += ';' + el.scrollLeft + ',' + el.scrollTop;
+    return state;
+  };
+  if (before === null) return read();
+  return new Promise((resolve) => {
+    const started = performance.now();
+    let last = read();
+    let still = 0;
+    const frame = () => {
+      const now = read();
+      still = now === last ? still + 1 : 0;
+      last = now;
+      const waited = performance.now() - started;
+      if ((now !== before && still >= 2) || (now === before && waited > 300) || waited > 2000) resolve(now);
+      else requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
+}`;
+const scrollState = (page: Page, at: { x: number; y: number }, before: string | null): Promise<string> =>
+  page.evaluate(`(${kScrollState})(${at.x}, ${at.y}, ${JSON.stringify(before)})`);
 
 export const pressKey: StepHandler<'pressKey'> = async (step, run) => {
   if (step.keyCode !== undefined) {

@@ -12,7 +12,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { BoxflowError } from '../../errors.js';
 import type { KeyName, Point, Resolution, Tab } from '../../api/schemas.js';
 import { launchChromium, type LaunchIdentity } from './process.js';
@@ -181,10 +181,14 @@ export class LinuxBox {
 
   /** Starts the box's Chromium and connects to it. */
   async #startProcess(): Promise<void> {
+    // playwright-core is loaded with the first box, while its Chromium starts, not with the server.
+    const playwright = import('playwright-core');
+    playwright.catch(() => {}); // its failure is the connect's, below
     const proc = await this.#source.start(this.#resolution);
     let browser: Browser;
     let browserCdp: CDPSession;
     try {
+      const { chromium } = await playwright;
       browser = await chromium.connectOverCDP(proc.devtools.wsEndpoint, { timeout: 30_000 });
       browserCdp = await browser.newBrowserCDPSession();
     } catch (cause) {
