@@ -18,6 +18,7 @@ import { untilAborted } from './poll.js';
 import { computeStats } from './stats.js';
 import { defineVariables } from './script.js';
 import { startAttemptVideo } from './video.js';
+import { durationsFile, readDurations, saveDurations, slowestFirst } from './durations.js';
 import type { RunOptions } from './options.js';
 import type { ErrorInfo, FlowAttempt, FlowInfo, FlowResult, Reporter, RunResult, StepRecord } from './types.js';
 
@@ -83,8 +84,11 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
     await deps.reporter.onError(info);
   }
 
-  // 2. Workers take flows from one queue until it is empty.
-  const queue = [...flows];
+  // 2. Workers take flows from one queue until it is empty; several workers take the slowest first
+  // (src/runner/durations.ts).
+  const durations = workers > 1 ? (durationsFile(options.rootDir) ?? durationsFile(process.cwd())) : undefined;
+  const known = await readDurations(durations);
+  const queue = slowestFirst(flows, (f) => infos.get(f)!.id, known);
   const runOne = async (flow: Flow) => {
     const info = infos.get(flow)!;
     const attempts: FlowAttempt[] = [];
@@ -123,6 +127,8 @@ export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps
       for (let flow = queue.shift(); flow; flow = queue.shift()) await runOne(flow);
     }),
   );
+
+  await saveDurations(durations, known, results.filter((r) => r.status !== 'skipped' && r.attempts.some((a) => a.durationMs > 0)));
 
   // 3. Boxes this run created are terminated.
   await pool.close().catch(async (err: unknown) => {
