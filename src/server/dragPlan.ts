@@ -55,7 +55,7 @@ export async function planDrag(body: DragBody, resolve: (target: Point | string,
     durationMs,
     tap,
     trace: tap ? { kind: 'tap', point: start } : { kind: 'drag', path: points },
-    message: tap ? `tapped ${at(start)} for ${formatDuration(durationMs)}` : `dragged from ${at(start)} to ${at(end)} through ${points.length} points`,
+    message: tap ? `tapped ${at(start)}${durationMs ? ` for ${formatDuration(durationMs)}` : ''}` : `dragged from ${at(start)} to ${at(end)} through ${points.length} points`,
     actual: { start, end, duration: formatDuration(durationMs) },
   };
 }

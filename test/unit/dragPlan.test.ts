@@ -25,6 +25,7 @@ test('start and end: text targets resolved with their field, points fitted, a ze
   assert.equal(tap.tap, true);
   assert.deepEqual(tap.trace, { kind: 'tap', point: { x: 3, y: 4 } });
   assert.equal(tap.message, 'tapped (3, 4) for 50ms');
+  assert.equal((await planDrag({ start: { x: 3, y: 4 }, end: { x: 3, y: 4 }, duration: '0ms' }, noTargets)).message, 'tapped (3, 4)', 'a tap without a hold is a press and a release');
 });
 
 test('the trace label of a sensitive type never holds the text', () => {

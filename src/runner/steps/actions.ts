@@ -13,7 +13,8 @@ import { captureOnce } from './visual.js';
 import { boxCommand } from './device.js';
 import { landingPoint } from './landing.js';
 
-const kTapMs = 50;
+/** A tap presses and releases at once, as Playwright's click does; a long press holds. */
+const kTapMs = 0;
 
 async function dragSimple(run: StepRun, start: ApiTarget, end: ApiTarget, durationMs: number, step: Parameters<StepHandler>[0]) {
   const result = await run.rt.client.drag(
