@@ -92,8 +92,12 @@ async function race(ours: () => unknown, theirs: () => unknown): Promise<{ o: nu
   }
   const a: number[] = [];
   const b: number[] = [];
+  // A full GC before each timed run, on both sides: otherwise one side's garbage (the naive side
+  // leaves about 100 MB a run) is collected during the other's, which then pays for it.
   for (let i = 0; i < kRuns; i++) {
+    gc();
     a.push(await time(ours));
+    gc();
     b.push(await time(theirs));
   }
   // CPU time in blocks, each after a full GC: interleaved, one side's garbage would be

@@ -240,9 +240,10 @@ export type PngPair = [RgbaImage, RgbaImage, [number, number] | undefined];
  * Decodes two PNGs that are likely to show nearly the same screen. A scanline whose filtered
  * bytes and whose previous row are equal in both reconstructs to the same pixels, so only the
  * band of rows from the first differing scanline until the two images agree again is decoded a
- * second time; the rest of `b` is a copy of `a`. Same pixels as two decodePng calls.
+ * second time; the rest of `b` is a copy of `a` (with `bandMargin`, only the rows that many around
+ * the band are: the rest is left zero). Same pixels as two decodePng calls where they are written.
  */
-export function decodePngPair(a: Buffer, b: Buffer, whatA = 'expected image', whatB = 'actual image'): PngPair {
+export function decodePngPair(a: Buffer, b: Buffer, whatA = 'expected image', whatB = 'actual image', bandMargin?: number): PngPair {
   const ia = inflate(a, whatA);
   const ib = inflate(b, whatB);
   if (!ia || !ib || !sameFormat(ia.c, ib.c)) return [decodePng(a, whatA), decodePng(b, whatB), undefined];
@@ -257,8 +258,11 @@ export function decodePngPair(a: Buffer, b: Buffer, whatA = 'expected image', wh
   unfilter(ia.raw, 0, height, stride, bpp);
   const outA = Buffer.allocUnsafeSlow(width * height * 4);
   expandRows(ia, outA, 0, height);
-  const outB = Buffer.allocUnsafeSlow(outA.length);
-  outA.copy(outB);
+  // With `bandMargin`, the caller reads `b` only within the band and that many rows around it: the
+  // rest stays zeros (memory never touched) instead of a copy of `a` (3-6 ms at 1080x2400).
+  const bandOnly = bandMargin !== undefined;
+  const outB = bandOnly ? Buffer.alloc(outA.length) : Buffer.allocUnsafeSlow(outA.length);
+  if (!bandOnly) outA.copy(outB);
   if (first === height) return [{ width, height, data: outA }, { width, height, data: outB }, [0, 0]];
   // b's row first-1 is a's (equal so far), the seed its first differing row unfilters against.
   if (first > 0) ia.raw.copy(ib.raw, (first - 1) * rowLen, (first - 1) * rowLen, first * rowLen);
@@ -277,6 +281,10 @@ export function decodePngPair(a: Buffer, b: Buffer, whatA = 'expected image', wh
     }
   }
   if (lo < 0) return [{ width, height, data: outA }, { width, height, data: outB }, [0, 0]];
+  if (bandOnly) {
+    const rowBytes = width * 4;
+    outA.copy(outB, Math.max(0, lo - bandMargin) * rowBytes, Math.max(0, lo - bandMargin) * rowBytes, Math.min(height, hi + 1 + bandMargin) * rowBytes);
+  }
   expandRows(ib, outB, lo, hi + 1);
   return [{ width, height, data: outA }, { width, height, data: outB }, [lo, hi + 1]];
 }
