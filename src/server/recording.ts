@@ -58,7 +58,8 @@ export function createRecordingHandlers(deps: RecordingDeps) {
       }
       const rec: Running = {
         id: `rec_${randomBytes(9).toString('base64url')}`,
-        recorder: entry.android ? startAndroidRecording(entry.android, limits) : startLinuxRecording(entry.linux, limits),
+        // Its temporary folder names the box (boxflow-rec-<box>-…), for whoever looks at the machine.
+        recorder: entry.android ? startAndroidRecording(entry.android, limits, entry.record.id) : startLinuxRecording(entry.linux, limits, entry.record.id),
       };
       running.set(entry, rec);
       // Terminating the box (not a browser that closes between flows) throws the recording away.

@@ -31,8 +31,8 @@ interface Segment {
   done: Promise<string>;
 }
 
-export async function startAndroidRecording(android: AndroidBox, limits: RecordingLimits): Promise<Recorder> {
-  const dir = await mkdtemp(join(tmpdir(), 'boxflow-rec-'));
+export async function startAndroidRecording(android: AndroidBox, limits: RecordingLimits, boxId?: string): Promise<Recorder> {
+  const dir = await mkdtemp(join(tmpdir(), boxId ? `boxflow-rec-${boxId}-` : 'boxflow-rec-'));
   const recorder = new AndroidRecorder(android, limits, dir);
   try {
     await recorder.start();

@@ -102,8 +102,8 @@ async function spawnFfmpeg(args: string[]): Promise<ChildProcess> {
   return child;
 }
 
-export async function startLinuxRecording(linux: LinuxBox, limits: RecordingLimits): Promise<Recorder> {
-  const dir = await mkdtemp(join(tmpdir(), 'boxflow-rec-'));
+export async function startLinuxRecording(linux: LinuxBox, limits: RecordingLimits, boxId?: string): Promise<Recorder> {
+  const dir = await mkdtemp(join(tmpdir(), boxId ? `boxflow-rec-${boxId}-` : 'boxflow-rec-'));
   try {
     const recorder = new LinuxRecorder(linux, limits, dir);
     await recorder.start();

@@ -129,13 +129,13 @@ test("another tenant's box is 404 for both endpoints; a stop with no recording i
 });
 
 test('terminating a box ends its recording: no ffmpeg and no temporary folder stay', { skip, timeout: 60_000 }, async () => {
-  // Other test files may record at the same time: this test follows the folder its own recording made.
-  const list = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('boxflow-rec-')));
-  const before = list();
+  // Other test files may record at the same time: this test follows the folder its own box's
+  // recording made (named after the box).
   const box = await client.createLinuxBox({ wait: true });
+  const list = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith(`boxflow-rec-${box.id}-`)));
   await client.startRecording(box.id);
   await client.openTab(box.id, { url: 'data:text/html,<h1>bye</h1>' });
-  const mine = [...list()].filter((n) => !before.has(n));
+  const mine = [...list()];
   assert.equal(mine.length, 1, `one recording folder was made: ${mine.join(', ')}`);
   await client.terminateBox(box.id);
   for (let i = 0; i < 50 && list().has(mine[0]!); i++) await sleep(100);
