@@ -188,7 +188,7 @@ function parsed(bytes: Buffer): CdpMessage | undefined {
     const msg = JSON.parse(bytes.toString('utf8')) as unknown;
     return typeof msg === 'object' && msg !== null ? (msg as CdpMessage) : undefined;
   } catch {
-    return undefined; // Chromium answers it with its own parse error
+    return undefined; // not JSON: Chromium answers a command with its own parse error
   }
 }
 
@@ -238,11 +238,6 @@ const rawSize = (data: WebSocket.RawData): number => (Array.isArray(data) ? data
 
 /** "sessionId id" of a CDP command or of its answer (events have no id: undefined). */
 function commandKey(data: WebSocket.RawData): string | undefined {
-  try {
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
-    const msg = JSON.parse(text) as { id?: unknown; sessionId?: unknown };
-    return typeof msg.id === 'number' ? `${typeof msg.sessionId === 'string' ? msg.sessionId : ''} ${msg.id}` : undefined;
-  } catch {
-    return undefined;
-  }
+  const msg = parsed(bufferOf(data));
+  return typeof msg?.id === 'number' ? `${typeof msg.sessionId === 'string' ? msg.sessionId : ''} ${msg.id}` : undefined;
 }

@@ -252,8 +252,10 @@ export class LinuxBox {
   async #newPage(browserContextId: string): Promise<Page> {
     const context = this.#context!;
     const cdp = this.#browserCdp!;
-    // Playwright shows a page once it has set it up, which may be before or after createTarget answers.
-    const arrived: Page[] = [...context.pages()];
+    // Playwright shows a page once it has set it up, which may be before or after createTarget
+    // answers: the new tab is a page that was not there before with the target's id.
+    const before = new Set(context.pages());
+    const arrived: Page[] = [];
     let wake = () => {};
     const onPage = (p: Page) => {
       arrived.push(p);
@@ -262,6 +264,7 @@ export class LinuxBox {
     context.on('page', onPage);
     try {
       const { targetId } = await this.#bounded('open a tab', cdp.send('Target.createTarget', { url: 'about:blank', browserContextId }));
+      arrived.push(...context.pages().filter((p) => !before.has(p) && !arrived.includes(p)));
       const deadline = performance.now() + this.#cdpTimeoutMs;
       for (;;) {
         while (arrived.length) {
@@ -300,18 +303,12 @@ export class LinuxBox {
   async closeBrowser(opts: { final?: boolean } = {}): Promise<void> {
     while (this.#starting) await this.#starting.catch(() => {});
     if (!opts.final && this.#browser) {
-      let reset = false;
-      this.#starting = this.#resetContext()
-        .then(() => {
-          reset = true;
-        })
-        // A browser that cannot dispose of a context is not trusted with the next flow: it ends below.
-        .catch(() => {})
-        .finally(() => {
-          this.#starting = undefined;
-        });
-      await this.#starting;
-      if (reset) {
+      // A browser that cannot dispose of a context is not trusted with the next flow: it ends below.
+      const reset = this.#resetContext().then(() => true, () => false);
+      this.#starting = reset.then(() => {
+        this.#starting = undefined;
+      });
+      if (await reset) {
         this.onBrowserGone?.();
         return;
       }
