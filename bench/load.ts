@@ -18,7 +18,8 @@ const kSecret = 'bench-load-secret-bench-load-secret';
 
 if (process.env.BOXFLOW_BENCH_LOAD_SERVER) {
   // The server side: start, say where, stop when the parent closes stdin.
-  const server = await startServer({ port: 0, dataDir: process.env.BOXFLOW_BENCH_LOAD_SERVER, secret: kSecret, log: () => {} });
+  // Every request has its own connection, all from this one address: past the default per-peer cap.
+  const server = await startServer({ port: 0, dataDir: process.env.BOXFLOW_BENCH_LOAD_SERVER, secret: kSecret, log: () => {}, maxConnectionsPerPeer: kRequests + 64 });
   process.stdout.write(`${JSON.stringify({ baseUrl: server.baseUrl })}\n`);
   process.stdin.resume();
   process.stdin.on('end', () => void server.close().then(() => process.exit(0)));

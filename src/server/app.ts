@@ -1,6 +1,7 @@
 // `boxflow serve`: Box API v1 over fastify, Linux boxes on Chromium.
 import { mkdir, realpath } from 'node:fs/promises';
 import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
@@ -58,6 +59,19 @@ export interface ServerOptions {
    * the session's DevTools (`se:cdp`), and this server starts no Chromium of its own (docs/scaling.md).
    */
   grid?: string | GridOptions;
+  /**
+   * Longest wait for a request's line and headers, and for a new connection's first request: a
+   * connection that sends nothing, or its headers byte by byte, is closed then. Default 30 s.
+   */
+  headersTimeoutMs?: number;
+  /**
+   * Longest wait for a whole request, its body included; past it the connection is closed (408).
+   * Default 10 min: the largest upload (512 MiB: fs/write, an APK install) then needs 0.9 MiB/s;
+   * raise it for slower links. 0: no limit (then only the key, checked first, and the cap per peer).
+   */
+  requestTimeoutMs?: number;
+  /** Open connections (websockets included) from one address; one more is closed at once. Default 256. */
+  maxConnectionsPerPeer?: number;
 }
 
 export interface RunningServer {
@@ -71,6 +85,9 @@ const kApiPrefix = '/api/v1';
 // 2 MiB of JSON holds the largest `type` text (kLimits.text, even all \u-escaped) and parses in
 // milliseconds: a bigger body would hold the event loop, and every box with it.
 const kBodyLimit = 2 * 1024 * 1024;
+const kHeadersTimeoutMs = 30_000;
+const kRequestTimeoutMs = 10 * 60_000;
+const kMaxConnectionsPerPeer = 256;
 const kUtf8 = new TextDecoder('utf-8', { fatal: true });
 const clip = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
 
@@ -115,6 +132,23 @@ function socketReply(r: ErrorReply): string {
   return `HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The tenant of the request's API key, set by the API routes' onRequest hook. */
+    tenant: string;
+  }
+}
+
+/**
+ * A request refused before its body was read ends its connection with the answer: Node would
+ * otherwise read and drop the rest of the body, as slowly as the client cares to send it.
+ */
+function closeUnread(req: FastifyRequest, reply: FastifyReply): void {
+  if (!req.raw.complete) void reply.header('connection', 'close');
+}
+
+const noRoute = (req: FastifyRequest) => new BoxflowError('NOT_FOUND', `no route ${clip(req.method)} ${clip(req.url.split('?')[0]!)}`);
+
 function hostForUrl(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
@@ -147,11 +181,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     return message === r.body.message ? r : { ...r, body: { ...r.body, message } };
   };
 
+  // Each phase of a connection has its own bound: its headers (headersTimeout, also for a connection
+  // that sends nothing), its body (requestTimeout), the wait for its next request (keepAliveTimeout).
+  // No idle timer on the socket (connectionTimeout) while the server works on the answer: a command
+  // may rightly run 10 min with no byte on the wire. Node checks the first two every
+  // connectionsCheckingInterval.
+  const requestTimeout = opts.requestTimeoutMs ?? kRequestTimeoutMs;
+  const headersTimeout = Math.min(opts.headersTimeoutMs ?? kHeadersTimeoutMs, requestTimeout || Infinity);
   const app = Fastify({
     logger: false,
     bodyLimit: kBodyLimit,
     forceCloseConnections: true,
     keepAliveTimeout: 72_000,
+    requestTimeout,
+    http: { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.ceil((headersTimeout || requestTimeout) / 2))) },
     return503OnClosing: true,
     // Requests the router refuses (bad percent-encoding, a 100+ character box id) answer as any other error.
     frameworkErrors: (err, _req, reply) => {
@@ -172,6 +215,24 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
   });
 
+  // Connections per peer address: one more than the cap is closed at once, so that one client (a
+  // flood, a slowloris) cannot take every file descriptor of the server from the others.
+  const maxPerPeer = opts.maxConnectionsPerPeer ?? kMaxConnectionsPerPeer;
+  const perPeer = new Map<string, number>();
+  app.server.on('connection', (socket: Socket) => {
+    const peer = socket.remoteAddress;
+    if (peer === undefined) return; // already gone
+    const open = perPeer.get(peer) ?? 0;
+    if (open >= maxPerPeer) return void socket.destroy();
+    perPeer.set(peer, open + 1);
+    socket.once('close', () => {
+      const left = perPeer.get(peer)! - 1;
+      if (left > 0) perPeer.set(peer, left);
+      else perPeer.delete(peer);
+    });
+  });
+
+  app.decorateRequest('tenant', '');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, raw, done) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(String(req.headers['content-type']))?.[1]?.toLowerCase();
@@ -201,9 +262,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await app.register(multipart, { limits: { fileSize: kInstallMaxBytes, files: 1, fields: 4 } });
 
   // A GET carries no body (HTTP gives it no meaning); one that does is a client's mistake.
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     if ((req.method === 'GET' || req.method === 'HEAD') && (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined)) {
+      closeUnread(req, reply);
       throw new BoxflowError('INVALID_REQUEST', `a ${req.method} request takes no body`);
+    }
+    // An unknown route would read the whole body before its 404: one that has a body is answered now.
+    if (req.is404 && !req.raw.complete) {
+      closeUnread(req, reply);
+      throw noRoute(req);
     }
   });
   app.setErrorHandler((err, _req, reply) => {
@@ -212,7 +279,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     void reply.code(r.status).send(r.body);
   });
   app.setNotFoundHandler((req, reply) => {
-    void reply.code(404).send({ code: 'NOT_FOUND', message: `no route ${clip(req.method)} ${clip(req.url.split('?')[0]!)}` });
+    const r = errorReply(noRoute(req));
+    void reply.code(r.status).send(r.body);
   });
 
   const origin = (req: FastifyRequest) => `http://${req.headers.host ?? `${hostForUrl(host)}:${port}`}`;
@@ -227,6 +295,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     app.route({
       method,
       url: kApiPrefix + path.replace(/\{(\w+)\}/g, ':$1'),
+      // The key is checked before the body is read: a request without a good one is answered at once.
+      onRequest: async (req, reply) => {
+        try {
+          req.tenant = await keys.verify(req.headers.authorization);
+        } catch (err) {
+          closeUnread(req, reply);
+          throw err;
+        }
+      },
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const started = performance.now();
         const actionId = isAction ? newActionId() : undefined;
@@ -238,11 +315,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           if (!reply.raw.writableFinished) cancel.abort(new BoxflowError('REQUEST_CANCELLED', 'the client went away before the answer'));
         };
         reply.raw.once('close', onClose);
-        let tenant: string | undefined;
+        const tenant = req.tenant;
         let answer: Answer | undefined;
         let failure: ErrorReply | undefined;
         try {
-          tenant = await keys.verify(req.headers.authorization);
           const body = !req.isMultipart() ? req.body : name === 'installPackage' ? { [kMultipart]: req.parts() } : name === 'writeFile' ? { [kMultipart]: req.parts(kFsWriteParts) } : kMediaUploads.has(name) ? { [kMultipart]: req.parts({ limits: kMediaUploadLimits }) } : { [kForeignBody]: String(req.headers['content-type']) };
           const call: Call = { tenant, params, body, query: req.query as Record<string, unknown>, origin: origin(req), actionId, signal: cancel.signal };
           answer = await handler(call);

@@ -17,7 +17,10 @@
 // running only while one watches; a new viewer gets the last frame at once. At most kMaxFps frames a
 // second go out (a Chromium frame is acknowledged only when it is sent, so Chromium draws no faster for
 // us than that), and a viewer that reads slower than that gets the newest frame when it has caught up,
-// never a backlog. At most kMaxClientsPerBox viewers per box (more: 429 RATE_LIMITED).
+// never a backlog. At most kMaxClientsPerBox viewers per box, kMaxClientsPerTenant across one tenant's
+// boxes (a share, so that one tenant cannot take every slot of the server) and kMaxClients in all
+// (more: 429 RATE_LIMITED). A viewer takes its slots only once its handshake succeeded: an upgrade ws
+// refuses (a bad Sec-WebSocket-Key, a client gone before the answer) holds none.
 //
 // Input runs through the same handlers, per-box queue and validation as the HTTP API (routes.ts), so
 // every click, drag, wheel turn, text and key is an action with its actionId, logged like any other.
@@ -41,6 +44,8 @@ const kPathPattern = /^\/live-view\/([^/]+)(\/raw)?$/;
 export const kMaxFps = 15;
 /** Viewers of one box at once. */
 export const kMaxClientsPerBox = 4;
+/** Viewers of one tenant's boxes at once: a quarter of the server's, so that other tenants can still watch. */
+export const kMaxClientsPerTenant = 16;
 /** Viewers of the whole server at once. */
 const kMaxClients = 64;
 /** Actions one viewer may have waiting at once; more are refused (the box is busy, the viewer floods). */
@@ -359,6 +364,7 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
   const feeds = new Map<BoxEntry, Feed>();
   const minGapMs = 1000 / Math.max(1, Math.min(deps.maxFps ?? kMaxFps, 60));
   let viewers = 0;
+  const perTenant = new Map<string, number>();
   let closed = false;
 
   /** The signature first (so probing reveals nothing), then the box. */
@@ -413,16 +419,20 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
       if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
       entry = checkedEntry(new URL(req.url ?? '/', 'http://localhost'));
       if ((feeds.get(entry)?.viewers.size ?? 0) >= kMaxClientsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already has ${kMaxClientsPerBox} live viewers; close one first`);
+      if ((perTenant.get(entry.tenant) ?? 0) >= kMaxClientsPerTenant) throw new BoxflowError('RATE_LIMITED', `this tenant's boxes already have ${kMaxClientsPerTenant} live viewers; close one first`);
       if (viewers >= kMaxClients) throw new BoxflowError('RATE_LIMITED', `the server already has ${kMaxClients} live viewers`);
     } catch (err) {
       refuseUpgrade(socket, err);
       return;
     }
-    viewers++;
+    // The slots are taken in the callback, which ws runs only for a handshake it accepted (and at once,
+    // in this same turn: no other upgrade can pass the checks above in between).
     wss.handleUpgrade(req, socket, head, (ws) => watch(ws, entry, `http://${req.headers.host ?? 'localhost'}`));
   }
 
   function watch(ws: WebSocket, entry: BoxEntry, origin: string): void {
+    viewers++;
+    perTenant.set(entry.tenant, (perTenant.get(entry.tenant) ?? 0) + 1);
     const feed = feedOf(entry);
     const viewer: Viewer = { ws, behind: false, pending: 0, cancel: new AbortController() };
     feed.viewers.add(viewer);
@@ -437,6 +447,9 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
     }, 100);
     ws.on('close', () => {
       viewers--;
+      const left = perTenant.get(entry.tenant)! - 1;
+      if (left > 0) perTenant.set(entry.tenant, left);
+      else perTenant.delete(entry.tenant);
       clearInterval(catchUp);
       viewer.cancel.abort(new BoxflowError('REQUEST_CANCELLED', 'the live viewer went away'));
       entry.onBrowserGone.delete(onBoxGone);

@@ -7,9 +7,11 @@
 //
 // The URLs carry no key and no signature: the client connects with `Authorization: Bearer <API key>`,
 // checked before the upgrade as every API request is (401), and so are the box (another tenant's is
-// 404 BOX_NOT_FOUND, a terminated one 409) and the number of sockets (429). After the upgrade the
-// client sends one JSON text frame; the server answers `{event: 'stdout'|'stderr', data}` frames,
-// then `{event: 'end', exitCode}`, and closes (1000). The request inside the frame is the POST
+// 404 BOX_NOT_FOUND, a terminated one 409) and the number of sockets (429: per box, per tenant, so
+// that one tenant cannot take every slot, and per server; a socket takes its slots only once ws has
+// accepted its handshake, so a refused one, e.g. a bad Sec-WebSocket-Key, holds none). After the
+// upgrade the client sends one JSON text frame; the server answers `{event: 'stdout'|'stderr',
+// data}` frames, then `{event: 'end', exitCode}`, and closes (1000). The request inside the frame is the POST
 // body of /commands or /run-code and runs through the same handler (commands.ts, files.ts): the same
 // validation, limits (timeout → exit 124, each stream cut at 1 MiB and said so) and isolation. It
 // starts in its turn in the box's queue (after what was asked before it) but then runs beside the
@@ -50,6 +52,8 @@ export const kHighWater = 256 * 1024;
 const kLowWater = 64 * 1024;
 /** Open sockets of one box (waiting for their frame, queued or running), and of the whole server. */
 export const kMaxSocketsPerBox = 8;
+/** Open sockets of one tenant's boxes: a quarter of the server's, so that other tenants still get theirs. */
+export const kMaxSocketsPerTenant = 64;
 const kMaxSockets = 256;
 
 type Kind = 'command' | 'runCode';
@@ -103,6 +107,7 @@ function requestOf(raw: RawData, isBinary: boolean, kind: Kind): Record<string, 
 export function attachCommandSockets(deps: CommandSocketDeps): CommandSockets {
   const wss = new WebSocketServer({ noServer: true, maxPayload: kMaxFrame, perMessageDeflate: false });
   const perBox = new Map<BoxEntry, number>();
+  const perTenant = new Map<string, number>();
   let open = 0;
   let closed = false;
 
@@ -120,15 +125,19 @@ export function attachCommandSockets(deps: CommandSocketDeps): CommandSockets {
       } catch {
         throw new BoxflowError('BOX_NOT_FOUND', `no box "${m[1]!.slice(0, 100)}"`);
       }
-      const entry = deps.box(tenant, id);
-      if ((perBox.get(entry) ?? 0) >= kMaxSocketsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already has ${kMaxSocketsPerBox} command websockets open; close one first`);
-      if (open >= kMaxSockets) throw new BoxflowError('RATE_LIMITED', `the server already has ${kMaxSockets} command websockets open`);
-      return { tenant, entry, kind: (m[2] === 'command' ? 'command' : 'runCode') as Kind };
+      return { tenant, entry: deps.box(tenant, id), kind: (m[2] === 'command' ? 'command' : 'runCode') as Kind };
     })().then(
       ({ tenant, entry, kind }) => {
         if (closed || socket.destroyed) return void socket.destroy();
-        open++;
-        perBox.set(entry, (perBox.get(entry) ?? 0) + 1);
+        // Counted where they are taken, in the same turn: ws calls back at once for a handshake it
+        // accepts, and never for one it refuses, which so holds no slot.
+        try {
+          if ((perBox.get(entry) ?? 0) >= kMaxSocketsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already has ${kMaxSocketsPerBox} command websockets open; close one first`);
+          if ((perTenant.get(tenant) ?? 0) >= kMaxSocketsPerTenant) throw new BoxflowError('RATE_LIMITED', `this tenant already has ${kMaxSocketsPerTenant} command websockets open; close one first`);
+          if (open >= kMaxSockets) throw new BoxflowError('RATE_LIMITED', `the server already has ${kMaxSockets} command websockets open`);
+        } catch (err) {
+          return refuseUpgrade(socket, err);
+        }
         wss.handleUpgrade(req, socket, head, (ws) => serve(ws, tenant, entry, kind, `http://${req.headers.host ?? 'localhost'}`));
       },
       (err: unknown) => refuseUpgrade(socket, err),
@@ -136,6 +145,9 @@ export function attachCommandSockets(deps: CommandSocketDeps): CommandSockets {
   }
 
   function serve(ws: WebSocket, tenant: string, entry: BoxEntry, kind: Kind, origin: string): void {
+    open++;
+    perBox.set(entry, (perBox.get(entry) ?? 0) + 1);
+    perTenant.set(tenant, (perTenant.get(tenant) ?? 0) + 1);
     const started = performance.now();
     const cancel = new AbortController();
     const waiting: Array<() => void> = [];
@@ -170,9 +182,12 @@ export function attachCommandSockets(deps: CommandSocketDeps): CommandSockets {
       clearTimeout(firstFrame);
       entry.onBrowserGone.delete(onGone);
       open--;
-      const left = (perBox.get(entry) ?? 1) - 1;
+      const left = perBox.get(entry)! - 1;
       if (left > 0) perBox.set(entry, left);
       else perBox.delete(entry);
+      const tenantLeft = perTenant.get(tenant)! - 1;
+      if (tenantLeft > 0) perTenant.set(tenant, tenantLeft);
+      else perTenant.delete(tenant);
       cancel.abort(new BoxflowError('REQUEST_CANCELLED', 'the client closed the websocket'));
       for (const fn of waiting.splice(0)) fn();
       if (!finished) {
