@@ -24,6 +24,8 @@ const kStartCheckMs = 300;
 /** How long screenrecord may take to finish its MP4 after SIGINT (it checks every 250 ms). */
 const kStopWaitMs = 15_000;
 const kPullTimeoutMs = 5 * 60_000;
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
 
 interface Segment {
   path: string;
@@ -111,7 +113,8 @@ class AndroidRecorder implements Recorder {
   async #interrupt(): Promise<void> {
     this.#stopped = true;
     await this.#android.shell(sh`pkill -INT -f ${this.#pattern}`).catch(() => {});
-    await Promise.race([this.#chain, sleep(kStopWaitMs)]);
+    // An unref'd wait: once the chain has ended, its timer does not hold the process open for 15 s.
+    await Promise.race([this.#chain, sleep(kStopWaitMs, undefined, { ref: false })]);
   }
 
   async stop(): Promise<VideoFile> {
@@ -121,21 +124,26 @@ class AndroidRecorder implements Recorder {
     const parts: string[] = [];
     let bytes = 0;
     for (const [i, seg] of this.#segments.entries()) {
-      const file = await this.#android.pullFile(seg.path, kPullTimeoutMs);
-      if (!file) {
+      const st = await this.#android.stat(seg.path);
+      if (!st || st.mode === 0 || (st.mode & S_IFMT) === S_IFDIR) {
         if (i === 0) {
           const out = await seg.done.catch(() => '');
           throw new BoxflowError('DEVICE_ERROR', `screenrecord wrote no video on ${this.#android.info.serial}: ${out.trim().split('\n').slice(0, 3).join(' | ') || 'no output'}`);
         }
         continue;
       }
-      if (bytes + file.size > this.#limits.maxBytes) {
+      const room = this.#limits.maxBytes - bytes;
+      const local = join(this.#dir, `part-${i + 1}.mp4`);
+      // Streamed to disk and counted as it comes: the size STAT gave bounds nothing (a file can grow, and
+      // a link to /dev/zero is 9 bytes to STAT). Past the room left, the pull is closed and the part dropped.
+      const over = new BoxflowError('DEVICE_ERROR', `${seg.path} is over the recording's ${this.#limits.maxBytes} bytes`);
+      const got = st.size > room ? undefined : await this.#android.pullToFile(seg.path, local, room, () => over, kPullTimeoutMs).catch((err: unknown) => (err === over ? undefined : Promise.reject(err)));
+      if (got === undefined) {
+        await rm(local, { force: true });
         this.#truncated = 'size';
         break;
       }
-      const local = join(this.#dir, `part-${i + 1}.mp4`);
-      await writeFile(local, await file.data());
-      bytes += file.size;
+      bytes += got;
       parts.push(local);
     }
     await this.#removeOnDevice();

@@ -23,6 +23,18 @@ export type { DeviceState, FakeFile, Installed, Reply } from './fakeDevice.js';
 
 const S_IFDIR = 0o040000;
 
+/** Resolves once `socket` can take more (its buffer drained) or has closed: the writer's backpressure. */
+const writable = (socket: Socket) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.on('drain', done);
+    socket.on('close', done);
+  });
+
 const hex4 = (n: number) => n.toString(16).padStart(4, '0');
 const framed = (text: string | Buffer) => {
   const body = Buffer.from(text);
@@ -178,7 +190,7 @@ export class FakeAdbServer {
       socket.write('OKAY');
       const reply = await pending;
       if (typeof reply === 'object' && !Buffer.isBuffer(reply) && 'fail' in reply) return void socket.end(reply.fail);
-      await writeReply(reply, (chunk) => socket.write(chunk), () => socket.destroyed);
+      await writeReply(reply, (chunk) => socket.write(chunk) || writable(socket), () => socket.destroyed);
       socket.end();
     } catch {
       socket.destroy();
@@ -236,6 +248,15 @@ export class FakeAdbServer {
         const f = dev.files.get(arg);
         if (!f || (f.mode & S_IFDIR) === S_IFDIR) {
           syncFail(`open failed: No such file or directory`);
+          continue;
+        }
+        if (f.recv) {
+          // A read that does not end: chunks as the host takes them, until it goes away.
+          for await (const chunk of f.recv()) {
+            if (socket.destroyed) break;
+            if (!socket.write(Buffer.concat([Buffer.from('DATA'), u32(chunk.length), chunk]))) await writable(socket);
+          }
+          if (!socket.destroyed) socket.write(Buffer.concat([Buffer.from('DONE'), u32(0)]));
           continue;
         }
         for (let i = 0; i < f.data.length; i += 65536) {

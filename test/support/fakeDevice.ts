@@ -31,6 +31,12 @@ export interface FakeFile {
   /** Full st_mode (S_IFREG | perms or S_IFDIR | perms). */
   mode: number;
   mtime: number;
+  /**
+   * What RECV sends instead of `data`, chunk by chunk, while the reader takes it: a file whose read
+   * does not end (a link to /dev/zero; STAT, adbd's lstat, still gives `data`'s length, the link's
+   * own). The fake adb server's sync (fakeAdbServer.ts) plays it.
+   */
+  recv?: () => AsyncIterable<Buffer>;
 }
 
 export interface Installed {
@@ -76,6 +82,7 @@ type Handler = (m: RegExpExecArray, dev: FakeDevice, stdin: Buffer) => Reply | P
 
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
+const S_IFLNK = 0o120000;
 
 /** The state of one simulated device; tests read and change it directly. */
 export class FakeDevice {
@@ -165,6 +172,35 @@ export class FakeDevice {
   writeFile(path: string, data: Buffer | string, mode = 0o644): void {
     this.mkdirs(path.slice(0, path.lastIndexOf('/')) || '/');
     this.files.set(path, { data: Buffer.from(data), mode: S_IFREG | (mode & 0o7777), mtime: 1_700_000_000 });
+  }
+
+  /**
+   * A symbolic link to /dev/zero at `path`: STAT (an lstat) gives the link (9 bytes), RECV reads
+   * zeros until the reader closes the connection. `sent` counts the bytes RECV sent; `closed`
+   * resolves once a RECV of it has stopped sending, the reader having gone away.
+   */
+  linkToZero(path: string): { sent: () => number; closed: Promise<void> } {
+    let sent = 0;
+    let stopped!: () => void;
+    const closed = new Promise<void>((r) => (stopped = r));
+    const zeros = Buffer.alloc(65536);
+    this.mkdirs(path.slice(0, path.lastIndexOf('/')) || '/');
+    this.files.set(path, {
+      data: Buffer.from('/dev/zero'),
+      mode: S_IFLNK | 0o777,
+      mtime: 1_700_000_000,
+      recv: async function* () {
+        try {
+          for (;;) {
+            yield zeros;
+            sent += zeros.length;
+          }
+        } finally {
+          stopped();
+        }
+      },
+    });
+    return { sent: () => sent, closed };
   }
 
   /** Called by the server when the device goes away: adb closes its open streams. */

@@ -1,13 +1,14 @@
 // One Android box: a claimed device, driven with stock shell commands over adbkit. Every command
 // line sent here is listed in docs/server.md ("Android backend"); their sources are in
 // shared/design/android-adb.md §2.
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, createWriteStream, statSync } from 'node:fs';
 import { delimiter, join, posix } from 'node:path';
-import type { Duplex, Readable } from 'node:stream';
+import { Readable, Transform, type Duplex } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BoxflowError } from '../../errors.js';
 import type { AndroidPackage, FsEntry, InstallResult, LauncherApp, Point, Resolution } from '../../api/schemas.js';
-import { Adb, type DeviceClient } from './adbkit.js';
+import { OverBound, pullTransfer, readBounded, type DeviceClient } from './adbkit.js';
 import { readApk, type ApkSet } from './apk.js';
 import { keyCodes } from './keys.js';
 import { loadCanvas } from '../optionalPackages.js';
@@ -51,6 +52,13 @@ export function adbErrorText(err: unknown): string {
 const kPngMagic = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 /** Longest wait for one device command (a uiautomator dump on an animating screen takes ~10 s). */
 const kCommandTimeoutMs = 60_000;
+/**
+ * Bytes of a shell command's output read whole (a layout dump, a package list: a few MB at most) and
+ * of a pulled layout dump. A device that sends more has its stream closed there (502 DEVICE_ERROR).
+ */
+const kShellOutputMax = 16 * 2 ** 20;
+/** Bytes of an `exec:` command's output read whole: a `screencap -p` PNG of the largest screens is ~33 MB. */
+const kExecOutputMax = 64 * 2 ** 20;
 /** An install streams up to 512 MB to the device. */
 const kInstallTimeoutMs = 10 * 60_000;
 /**
@@ -146,8 +154,18 @@ export class AndroidBox {
     if (left <= 0) return Promise.reject(deadline!.expired());
     const ms = Math.min(timeoutMs, left);
     return this.#call(cmd.split(' ').slice(0, 2).join(' '), () =>
-      this.#timed(cmd, ms, async (track) => (await Adb.util.readAll(track(await this.#device.shell(cmd)))).toString('utf8'), ms < timeoutMs ? deadline?.expired : undefined),
+      this.#timed(cmd, ms, async (track) => (await this.#readWhole(cmd, track(await this.#device.shell(cmd)), kShellOutputMax)).toString('utf8'), ms < timeoutMs ? deadline?.expired : undefined),
     );
+  }
+
+  /** A command's output, read whole up to `max` bytes; past them its stream is closed and the command fails. */
+  async #readWhole(cmd: string, stream: Readable, max: number): Promise<Buffer> {
+    try {
+      return await readBounded(stream, max);
+    } catch (err) {
+      if (err instanceof OverBound) throw new BoxflowError('DEVICE_ERROR', `\`${cmd.slice(0, 80)}\` wrote more than ${max / 2 ** 20} MiB on ${this.info.serial}; its stream was closed there`);
+      throw err;
+    }
   }
 
   /**
@@ -164,7 +182,7 @@ export class AndroidBox {
     return this.#call(cmd.split(' ').slice(0, 3).join(' '), () =>
       this.#timed(cmd, timeoutMs, async (track) => {
         const stream = track(await this.#device.openLocal(`exec:${cmd}`));
-        const out = Adb.util.readAll(stream);
+        const out = this.#readWhole(cmd, stream, kExecOutputMax);
         if (stdin) stdin.pipe(stream, { end: false });
         return out;
       }),
@@ -172,8 +190,8 @@ export class AndroidBox {
   }
 
   /** A device that stops answering is an error after `ms`, not a hung box; its stream is closed. */
-  async #timed<T>(cmd: string, ms: number, run: (track: (s: Duplex) => Duplex) => Promise<T>, onExpiry?: () => BoxflowError): Promise<T> {
-    let stream: Duplex | undefined;
+  async #timed<T>(cmd: string, ms: number, run: (track: <S extends Readable>(s: S) => S) => Promise<T>, onExpiry?: () => BoxflowError): Promise<T> {
+    let stream: Readable | undefined;
     let expired = false;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -183,7 +201,7 @@ export class AndroidBox {
         reject(onExpiry?.() ?? new BoxflowError('DEVICE_ERROR', `\`${cmd.slice(0, 80)}\` gave no answer within ${ms / 1000} s on ${this.info.serial}`));
       }, ms);
     });
-    const track = (s: Duplex) => {
+    const track = <S extends Readable>(s: S): S => {
       stream = s;
       if (expired) s.destroy();
       return s;
@@ -311,7 +329,7 @@ export class AndroidBox {
     const file = `${this.workDir}/window_dump.xml`;
     const said = await this.shell(sh`uiautomator dump ${file}`);
     if (!(await this.#stat(file))) return extractHierarchy(said);
-    const xml = await this.#call(`pull ${file}`, () => this.#timed(`pull ${file}`, kCommandTimeoutMs, async (track) => Adb.util.readAll(track(await this.#device.pull(file)))));
+    const xml = await this.pull(file, kShellOutputMax, () => new BoxflowError('DEVICE_ERROR', `the layout dump ${file} on ${this.info.serial} is over ${kShellOutputMax / 2 ** 20} MiB; its pull was closed there`));
     await this.shell(sh`rm -f ${file}`);
     return extractHierarchy(xml);
   }
@@ -661,11 +679,39 @@ export class AndroidBox {
     }
   }
 
-  /** A device file's bytes over sync (RECV), with its size first: undefined when it does not exist (a recording, src/server/recordingAndroid.ts). */
-  async pullFile(path: string, timeoutMs = kCommandTimeoutMs): Promise<{ size: number; data: () => Promise<Buffer> } | undefined> {
-    const st = await this.#stat(path);
-    if (!st || st.mode === 0 || (st.mode & S_IFMT) === S_IFDIR) return undefined;
-    return { size: st.size, data: () => this.#call(`pull ${path}`, () => this.#timed(`pull ${path}`, timeoutMs, async (track) => Adb.util.readAll(track(await this.#device.pull(path))))) };
+  /**
+   * A device file's bytes over sync (RECV), read whole, at most `maxBytes`. The size STAT gave is
+   * not trusted: a file may grow, and STAT (an lstat) of a link to /dev/zero gives the link's 9
+   * bytes while its read never ends. So the bytes are counted as they come, and the pull is closed
+   * as soon as they pass `maxBytes`, with `tooLarge()` as the error.
+   */
+  pull(path: string, maxBytes: number, tooLarge: () => BoxflowError, timeoutMs = kCommandTimeoutMs): Promise<Buffer> {
+    return this.#call(`pull ${path}`, () =>
+      this.#timed(`pull ${path}`, timeoutMs, async (track) => {
+        try {
+          return await readBounded(track(await pullTransfer(this.#device, path)), maxBytes);
+        } catch (err) {
+          throw err instanceof OverBound ? tooLarge() : err;
+        }
+      }),
+    );
+  }
+
+  /** As pull, into `file` on the server, streamed (a recording, src/server/recordingAndroid.ts): the bytes written, at most `maxBytes`. */
+  pullToFile(path: string, file: string, maxBytes: number, tooLarge: () => BoxflowError, timeoutMs = kCommandTimeoutMs): Promise<number> {
+    let got = 0;
+    const bound = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        got += chunk.length;
+        done(got > maxBytes ? tooLarge() : null, chunk);
+      },
+    });
+    return this.#call(`pull ${path}`, () =>
+      this.#timed(`pull ${path}`, timeoutMs, async (track) => {
+        await pipeline(track(await pullTransfer(this.#device, path)), bound, createWriteStream(file));
+        return got;
+      }),
+    );
   }
 
   // ---------------------------------------------------------------- sync, for the GBOX apps and media endpoints (src/server/gbox)
@@ -689,14 +735,28 @@ export class AndroidBox {
 
   /**
    * A device file's bytes as they arrive over sync (RECV), for the caller to pipe on; the stream
-   * fails when the device fails the transfer, and destroying it closes the sync connection.
+   * fails when the device fails the transfer, and destroying it closes the sync connection. With
+   * `maxBytes` (the size STAT gave) no more than that comes: a file that grew, or whose read never
+   * ends (a link to /dev/zero), is cut there and its pull closed.
    */
-  async readStream(path: string): Promise<Readable> {
-    const transfer = (await this.#call(`pull ${path}`, () => this.#device.pull(path))) as Readable & { cancel(): boolean };
-    transfer.once('close', () => {
-      if (!transfer.readableEnded) transfer.cancel();
-    });
-    return transfer;
+  async readStream(path: string, maxBytes = Infinity): Promise<Readable> {
+    const transfer = await this.#call(`pull ${path}`, () => pullTransfer(this.#device, path));
+    if (maxBytes === Infinity) return transfer;
+    // Leaving the loop (the bound reached, or the reader destroying the stream) destroys the transfer.
+    return Readable.from(
+      (async function* () {
+        let left = maxBytes;
+        for await (const chunk of transfer as AsyncIterable<Buffer>) {
+          if (chunk.length > left) {
+            yield chunk.subarray(0, left);
+            return;
+          }
+          left -= chunk.length;
+          yield chunk;
+        }
+      })(),
+      { objectMode: false },
+    );
   }
 
   /** Writes a stream to a device file over sync (SEND, mode 0644); resolves once the device has it all. */

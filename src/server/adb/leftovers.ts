@@ -12,7 +12,7 @@ import { lstat, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:f
 import type { Duplex } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Adb } from './adbkit.js';
+import { Adb, readBounded } from './adbkit.js';
 import { sh } from './shellQuote.js';
 
 export const kAndroidScratchPrefix = 'boxflow-android-';
@@ -98,7 +98,7 @@ export async function removeDeviceDir(ledger: AndroidLedger, timeoutMs = 5_000):
   const work = (async () => {
     const s = (stream = await client.getDevice(ledger.serial).shell(sh`rm -rf ${ledger.deviceDir}`));
     if (expired) s.destroy();
-    await Adb.util.readAll(s);
+    await readBounded(s, 2 ** 20); // rm's complaints, if any; a device that sends more is cut off
   })();
   work.catch(() => {});
   try {

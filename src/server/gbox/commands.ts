@@ -18,6 +18,7 @@ import { shQuote } from '../adb/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
 import type { Answer, Call, OutputSink } from '../call.js';
 import { Backpressure, Output } from './commandOutput.js';
+import { ExitMarkerScanner, kExitMarker } from './exitMarker.js';
 import { commandSocketUrls } from './commandSocket.js';
 import { runLinuxCommand } from './linuxCommands.js';
 
@@ -26,19 +27,12 @@ export interface CommandDeps {
   validated: <T>(schema: unknown, body: unknown) => T;
 }
 
-const kExitMarker = 'boxflow-exit:';
-const kMarkerLine = /boxflow-exit:\d*\r?\n?$/;
+/** Bytes of the output's end kept for the message when the exit code does not come back. */
+const kTailBytes = 200;
 
-/**
- * Where the output's end could still be (the start of) the marker line: what is before it can go to
- * the reader, the rest waits for more output (or the end, where the marker is cut off).
- */
-function markerStart(buf: Buffer): number {
-  const text = buf.toString('latin1');
-  const line = kMarkerLine.exec(text);
-  if (line) return line.index;
-  for (let k = Math.min(kExitMarker.length - 1, text.length); k > 0; k--) if (kExitMarker.startsWith(text.slice(-k))) return text.length - k;
-  return text.length;
+/** The last kTailBytes of `tail` and then `chunk`, copied (not a view that keeps the chunk alive). */
+function lastBytes(tail: Buffer, chunk: Buffer): Buffer {
+  return chunk.length >= kTailBytes ? Buffer.from(chunk.subarray(-kTailBytes)) : Buffer.concat([tail, chunk]).subarray(-kTailBytes);
 }
 
 /** The device's shell line for a command: `sh -c '<cd, exports, command>'; echo boxflow-exit:$?`. */
@@ -68,9 +62,11 @@ export async function inTurn<T>(boxCall: CommandDeps['boxCall'], name: EndpointN
 /**
  * Runs a line of androidCommandLine on the device: the output up to the exit marker (stdout and
  * stderr as one stream, in `stdout`), its exit code; 124 at `timeoutMs`, when the device's shell
- * stream is closed. Output past kCommandOutputMax is cut and said so. With `output` it is streamed
- * there, the marker held back, and the device is not read from while the reader lags behind. The
- * request going away (`signal`) or the box being terminated closes the stream too.
+ * stream is closed. Output past kCommandOutputMax is cut and said so (the rest is read and
+ * dropped, counted, until the marker); only the marker line's length is held back at its end
+ * (ExitMarkerScanner). With `output` it is streamed there, and the device is not read from while
+ * the reader lags behind. The request going away (`signal`) or the box being terminated closes
+ * the stream too.
  */
 export async function runAndroidLine(entry: BoxEntry, android: AndroidBox, line: string, timeoutMs: number, what: string, signal?: AbortSignal, output?: OutputSink): Promise<CommandResult> {
   signal?.throwIfAborted();
@@ -78,19 +74,14 @@ export async function runAndroidLine(entry: BoxEntry, android: AndroidBox, line:
   const stream: Duplex = await android.shellStream(line);
   const out = new Output(kCommandOutputMax, output && ((text) => output.write('stdout', text)));
   const pressure = new Backpressure(output, [stream]);
-  let held = Buffer.alloc(0);
+  const marker = new ExitMarkerScanner();
   /** The output's last bytes, for the message when the marker does not come. */
-  let tail = Buffer.alloc(0);
+  let tail: Buffer = Buffer.alloc(0);
   let timedOut = false;
   const ended = new Promise<void>((resolve, reject) => {
     stream.on('data', (chunk: Buffer) => {
-      tail = Buffer.concat([tail, chunk]).subarray(-200);
-      held = Buffer.concat([held, chunk]);
-      const keep = markerStart(held);
-      if (keep > 0) {
-        out.add(held.subarray(0, keep));
-        held = held.subarray(keep);
-      }
+      tail = lastBytes(tail, chunk);
+      out.add(marker.push(chunk));
       pressure.check();
     });
     stream.once('end', () => resolve());
@@ -123,16 +114,14 @@ export async function runAndroidLine(entry: BoxEntry, android: AndroidBox, line:
     stream.destroy();
   }
   if (timedOut) {
-    out.add(held);
+    out.add(marker.held);
     const stdout = out.text();
     const note = `[boxflow: timed out after ${timeoutMs} ms; the ${what}'s shell stream to the device was closed]`;
     output?.write('stderr', note);
     return { exitCode: 124, stdout, stderr: output ? '' : note };
   }
-  const at = held.lastIndexOf(kExitMarker);
-  const code = at >= 0 ? Number(/^(\d+)/.exec(held.subarray(at + kExitMarker.length).toString('latin1'))?.[1]) : NaN;
-  if (at < 0 || !Number.isInteger(code)) throw new BoxflowError('DEVICE_ERROR', `device ${android.info.serial}: the ${what}'s exit code did not come back (its output: ${tail.toString('utf8').trim() || 'none'})`);
-  out.add(held.subarray(0, at));
+  const code = marker.end();
+  if (code === undefined) throw new BoxflowError('DEVICE_ERROR', `device ${android.info.serial}: the ${what}'s exit code did not come back (its output: ${tail.toString('utf8').trim() || 'none'})`);
   return { exitCode: code, stdout: out.text(), stderr: '' };
 }
 

@@ -409,10 +409,8 @@ const androidFs = {
     if (!st) throw new BoxflowError('FILE_NOT_FOUND', `${path} does not exist on the device`);
     if (isDir(st.mode)) throw new BoxflowError('UNPROCESSABLE', `cannot read ${path}: it is a directory`);
     if (st.size > kFsLimits.readBytes) throw tooLargeToRead(path, st.size);
-    const file = await android.pullFile(path);
-    if (!file) throw new BoxflowError('FILE_NOT_FOUND', `${path} does not exist on the device`);
-    if (file.size > kFsLimits.readBytes) throw tooLargeToRead(path, file.size);
-    return (await file.data()).subarray(0, kFsLimits.readBytes).toString('utf8');
+    // The pull counts what comes, not what STAT said (a link to /dev/zero is 9 bytes to STAT).
+    return (await android.pull(path, kFsLimits.readBytes, () => tooLargeToRead(path))).toString('utf8');
   },
   async write(android: AndroidBox, req: WriteRequest): Promise<FsEntry> {
     const path = androidPath(android, req.path, req.workingDir);

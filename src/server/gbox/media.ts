@@ -372,7 +372,7 @@ export function createMediaHandlers<Call extends RouteCall>(deps: MediaDeps<Call
         const box = androidOf(entry);
         const { media, st } = await mediaFile(box, album, name);
         if (st.size > kMediaLimits.fileBytes) throw tooLarge(`${media.path} is ${humanSize(st.size)}; a download is at most ${kMediaLimits.fileBytes / 2 ** 20} MB`);
-        const from: Readable = await box.readStream(media.path);
+        const from: Readable = await box.readStream(media.path, st.size);
         const body = from.pipe(exactly(st.size, media.path));
         from.once('error', (err) => body.destroy(err));
         body.once('close', () => from.destroy());
