@@ -5,11 +5,12 @@
 // gives them, and a box's shell cannot ptrace, signal or read the memory of any browser, its own
 // included. Uids are claimed machine-wide (/run/boxflow/uids/<uid>) so two servers never hand out
 // the same one. Without root, boxes run as the server's user: not isolated.
-import { randomInt } from 'node:crypto';
-import { accessSync, constants } from 'node:fs';
-import { mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { randomBytes, randomInt } from 'node:crypto';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BoxflowError } from '../errors.js';
+import { shQuote } from './adb/shellQuote.js';
 import { isAlive, killUid, selfIdentity, type ProcessIdentity } from './reaper.js';
 
 export interface BoxUser {
@@ -25,7 +26,7 @@ export const kUidBase = 200_000;
 const kUidSpan = 100_000_000;
 const kClaimDir = '/run/boxflow/uids';
 const kDefaultPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-const kUtilLinux = ['/usr/bin', '/bin'];
+const kUtilLinux = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
 
 /** Boxes get their own users only when the server can create them: as root on Linux. */
 export function isolationAvailable(): boolean {
@@ -68,7 +69,7 @@ export async function releaseBoxUser(user: BoxUser): Promise<void> {
   await Promise.all([releaseUid(user.uid), releaseUid(user.browserUid)]);
 }
 
-/** Kills whatever still runs as `uid` and frees it. */
+/** Kills whatever still runs as `uid` and frees it; throws (and keeps the claim) when that cannot be shown. */
 export async function releaseUid(uid: number): Promise<void> {
   await killUid(uid);
   await unlink(join(kClaimDir, String(uid))).catch(() => {});
@@ -89,7 +90,7 @@ export async function reapUidClaims(): Promise<void> {
     } catch {
       // unreadable claim: its owner cannot be told, treat it as dead
     }
-    await releaseUid(Number(name));
+    await releaseUid(Number(name)).catch(() => {}); // tried again at the next start
   }
 }
 
@@ -123,23 +124,81 @@ function utilLinux(name: string): string {
   return bin;
 }
 
+/** Processes (threads included, as the kernel counts them) that all processes of one box user may hold. */
+export const kBoxMaxProcesses = 512;
 /**
- * How to start `command` as a box's shell: in a network namespace of its own (no network at all, so
- * it cannot reach the server or anything listening on the machine), as the box's user, with no
- * supplementary groups and no way back up. Each step execs the next, so the pid stays the shell's.
- * (node-pty's own uid/gid switch would keep root's supplementary groups.)
- *
- * No tenant value reaches a process while it is still root: `unshare` and `setpriv` run with
- * `rootEnv` (PATH alone); the box's environment is applied by `env -i` once the uid has dropped.
+ * A root-owned folder in each isolated box's directory (0711): the launch files of its shells and
+ * commands. The box's directory is sticky, so its users can neither replace nor enter-and-write it.
  */
-export function isolatedShell(user: BoxUser, env: Record<string, string>, command: string[], cwd?: string): { argv: string[]; rootEnv: Record<string, string> } {
-  const assignments = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-  // The working dir is entered as the box user (`env -C`), never by root: a tenant who swapped it
-  // for a link must not get a shell inside a folder its user could not reach.
+export const kLaunchDir = '.boxflow';
+
+export type LaunchCommand = { argv: string[] } | { shellScript: string };
+
+export interface IsolatedLaunch {
+  argv: string[];
+  /** The environment of the root steps: PATH alone. */
+  rootEnv: Record<string, string>;
+  /** The pid of the launched program as the server sees it (the namespace's first process), while it runs. */
+  programPid(launcherPid: number): number | undefined;
+  /** Removes the launch file; call once the program has ended. */
+  done(): Promise<void>;
+}
+
+/**
+ * How to start `command` as a box's user, isolated:
+ * - `unshare --net --pid --fork --mount-proc`: a network namespace with no network (not the server,
+ *   not the machine), and a pid namespace with a /proc of its own, so the box sees its own processes
+ *   and none of another box or of the server; when the namespace's first process ends, the kernel
+ *   kills every process left in it, also those that left its group or session (`setsid`);
+ * - `prlimit --nproc`: at most kBoxMaxProcesses processes for the box's user, so a fork bomb stays in its box;
+ * - `setpriv`: the box's uid and gid, no supplementary groups, no way back up, no capabilities;
+ * - `/bin/sh` as that user sources the launch file: the box's environment, entering the working dir
+ *   (as that user: a directory swapped for a link leads nowhere the user could not go anyway), then
+ *   the program.
+ * No tenant value reaches a root step, nor any command line: the environment and the command are in
+ * the launch file (0400, the box user's, in the box's root-only kLaunchDir), which no other box's
+ * user can read; /proc/<pid>/cmdline shows only its path. (node-pty's own uid switch would keep
+ * root's supplementary groups, and a pty has no spare descriptor to hand the file over on.)
+ */
+export async function isolatedLaunch(user: BoxUser, boxDir: string, env: Record<string, string>, command: LaunchCommand, cwd?: string): Promise<IsolatedLaunch> {
+  const lines = ['set --', ...Object.entries(env).map(([k, v]) => `export ${checkedName(k)}=${shQuote(v)}`)];
+  if (cwd) lines.push(`cd -- ${shQuote(cwd)} || exit 125`);
+  lines.push('argv' in command ? `exec ${command.argv.map(shQuote).join(' ')}` : `eval ${shQuote(command.shellScript)}`);
+  const file = join(boxDir, kLaunchDir, `launch-${randomBytes(9).toString('base64url')}`);
+  // O_EXCL: a new file, never a link followed; kLaunchDir is root's, so nothing else can be there.
+  const fh = await open(file, 'wx', 0o400);
+  try {
+    await fh.chown(user.uid, user.gid);
+    await fh.writeFile(`${lines.join('\n')}\n`);
+  } finally {
+    await fh.close();
+  }
   return {
-    argv: [utilLinux('unshare'), '--net', '--', utilLinux('setpriv'), `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--', utilLinux('env'), '-i', ...(cwd ? ['-C', cwd] : []), ...assignments, ...command],
+    argv: [
+      utilLinux('unshare'), '--net', '--pid', '--fork', '--kill-child', '--mount-proc', '--',
+      utilLinux('prlimit'), `--nproc=${kBoxMaxProcesses}:${kBoxMaxProcesses}`, '--',
+      utilLinux('setpriv'), `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--',
+      '/bin/sh', '-c', '. "$1"', 'sh', file,
+    ],
     rootEnv: { PATH: kDefaultPath },
+    programPid: (launcherPid) => forkedChild(launcherPid),
+    done: () => unlink(file).catch(() => {}),
   };
+}
+
+/** The one child `unshare --fork` made (the first process of the new namespaces), if any yet. */
+function forkedChild(pid: number): number | undefined {
+  try {
+    const first = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ')[0];
+    return first ? Number(first) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function checkedName(name: string): string {
+  if (!kEnvName.test(name)) throw new BoxflowError('INVALID_REQUEST', `"${name.slice(0, 60)}" is not a variable name`);
+  return name;
 }
 
 /**

@@ -1,13 +1,13 @@
 // The box registry: records (api-facts §3.19), tenancy, per-box serialisation, lifetimes.
 import { randomUUID } from 'node:crypto';
-import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, statfs } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, statfs } from 'node:fs/promises';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
 import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '../api/schemas.js';
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
-import { boxEnv, checkBoxEnvs, claimBoxUser, isolationAvailable, reapUidClaims, releaseBoxUser, releaseUid, type BoxUser } from './boxUser.js';
+import { boxEnv, checkBoxEnvs, claimBoxUser, isolationAvailable, kLaunchDir, reapUidClaims, releaseBoxUser, releaseUid, type BoxUser } from './boxUser.js';
 import { LinuxBox } from './chromium/linuxBox.js';
 import type { BoxEntry } from './boxEntry.js';
 import type { AdbBackend } from './adb/backend.js';
@@ -120,13 +120,14 @@ export class BoxRegistry {
   }
 
   /**
-   * Runs a box creation for `tenant` if the tenant has fewer live boxes (pending or running, and
-   * those being created) than the cap; else TOO_MANY_BOXES, before anything is started.
+   * Runs a box creation for `tenant` if the tenant has fewer live boxes (every box not terminated:
+   * one in `error` still holds its directory, uids and processes; and those being created) than the
+   * cap; else TOO_MANY_BOXES, before anything is started.
    */
   async #capped<T>(tenant: string, create: () => Promise<T>): Promise<T> {
     const creating = this.#creating.get(tenant) ?? 0;
     let live = creating;
-    for (const e of this.#entries.values()) if (e.tenant === tenant && (e.record.status === 'running' || e.record.status === 'pending')) live++;
+    for (const e of this.#entries.values()) if (e.tenant === tenant && e.record.status !== 'terminated') live++;
     if (live >= this.#maxBoxesPerKey) throw new BoxflowError('TOO_MANY_BOXES', `this API key already has ${live} live boxes, the most this server allows one key (${this.#maxBoxesPerKey}); terminate one first`);
     this.#creating.set(tenant, creating + 1);
     try {
@@ -333,12 +334,29 @@ export class BoxRegistry {
     await chown(dir, 0, user.gid);
     await chmod(dir, 0o1770);
     await chown(profile, user.browserUid, user.gid);
+    await mkdir(join(dir, kLaunchDir), { mode: 0o711 });
   }
 
-  /** Kills what still runs as the box's user, frees the uid, removes the directory and the ledger. */
+  /**
+   * Kills what still runs as the box's users (until none is left, see killUid), frees the uids,
+   * removes the directory and the ledger. The directory is removed as root only once no process of
+   * the box can act in it (so none can swap a folder for a link mid-walk), after it has been moved out
+   * of reach of new lookups; when that cannot be shown, it stays for the reaping that follows a
+   * restart, and the log says so.
+   */
   async #dispose(dir: string, user: BoxUser | undefined, ledger: BoxLedger): Promise<void> {
-    if (user) await releaseBoxUser(user);
-    await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    if (user) {
+      try {
+        await releaseBoxUser(user);
+      } catch (err) {
+        this.#log({ level: 'error', msg: `a box's processes could not all be ended; its directory is kept: ${(err as Error).message}` });
+        return;
+      }
+    }
+    const gone = `${dirname(dir)}/.removing-${basename(dir)}`;
+    const moved = await rename(dir, gone).then(() => true, () => false);
+    if (moved) await chmod(gone, kRootOnly).catch(() => {});
+    await rm(moved ? gone : dir, { recursive: true, force: true, maxRetries: 3 });
     await ledger.remove();
   }
 

@@ -3,7 +3,8 @@
 // it started (pid + start time from /proc/<pid>/stat, so a recycled pid is never taken for ours).
 // The next server on that data dir, and the next `boxflow test` (for the temporary data dirs of
 // earlier runs), kill what a dead server's boxes left and remove their directories.
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -97,28 +98,43 @@ interface LiveProcess extends ProcStat {
   uid: number;
 }
 
-async function liveProcesses(): Promise<LiveProcess[]> {
-  let names: string[];
-  try {
-    names = await readdir('/proc');
-  } catch {
-    return [];
-  }
-  const all = await Promise.all(
-    names
-      .filter((n) => /^\d+$/.test(n))
-      .map(async (n): Promise<LiveProcess | undefined> => {
-        try {
-          const [statText, status] = await Promise.all([readFile(`/proc/${n}/stat`, 'utf8'), readFile(`/proc/${n}/status`, 'utf8')]);
-          const s = parseStat(statText);
-          const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1] ?? NaN);
-          return s.state === 'Z' ? undefined : { ...s, pid: Number(n), uid };
-        } catch {
-          return undefined;
-        }
-      }),
-  );
-  return all.filter((p): p is LiveProcess => p !== undefined);
+/** Reads of /proc/<pid>/… at once during a scan: a scan never holds more descriptors than this. */
+const kScanConcurrency = 32;
+let scanning: Promise<LiveProcess[]> | undefined;
+
+/**
+ * The machine's live (non-zombie) processes. Callers at the same moment share one scan, and a scan
+ * opens at most kScanConcurrency files at once, so many boxes ending together cost one bounded walk
+ * of /proc, not one each. A process that vanished mid-read is gone; any other failed read (EMFILE,
+ * EACCES) is an error: a process that could not be read is never taken for absent.
+ */
+export function liveProcesses(): Promise<LiveProcess[]> {
+  scanning ??= scanProc().finally(() => (scanning = undefined));
+  return scanning;
+}
+
+async function scanProc(): Promise<LiveProcess[]> {
+  const pids = (await readdir('/proc')).filter((n) => /^\d+$/.test(n));
+  const found: LiveProcess[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < pids.length) {
+      const n = pids[next++]!;
+      let statText: string;
+      let status: string;
+      try {
+        [statText, status] = await Promise.all([readFile(`/proc/${n}/stat`, 'utf8'), readFile(`/proc/${n}/status`, 'utf8')]);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ESRCH') continue; // exited while we looked
+        throw err;
+      }
+      const s = parseStat(statText);
+      if (s.state !== 'Z') found.push({ ...s, pid: Number(n), uid: Number(/^Uid:\s+(\d+)/m.exec(status)?.[1] ?? NaN) });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(kScanConcurrency, pids.length) }, worker));
+  return found;
 }
 
 function kill(pid: number): void {
@@ -129,16 +145,37 @@ function kill(pid: number): void {
   }
 }
 
-/** SIGKILLs every process running as `uid`, again until none is left (they may fork meanwhile). */
+/**
+ * The killer: as `uid` itself, `kill(-1, SIGKILL)`, twice. kill(-1) reaches every process the caller
+ * may signal, in every pid and user namespace, and the kernel walks the process list while forks
+ * wait: no process can hide from it by leaving its group, its session or its namespace, or by forking
+ * on, and one that got SIGKILL forks no more. The killer itself is spared by the kernel. (kill(-1)
+ * answers success even when it could signal nothing, so it cannot tell whether any process was left.)
+ */
+const kKillAllScript = 'kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; exit 0';
+
+/**
+ * SIGKILLs every process running as `uid` and resolves once none is left alive; throws when that
+ * cannot be shown (a box's directory must then not be removed as root: something may still act in
+ * it). Needs root (to take the uid); it is only used for the box uids of an isolated server.
+ */
 export async function killUid(uid: number): Promise<void> {
   if (uid === 0 || uid === process.getuid?.()) throw new Error(`refusing to kill every process of uid ${uid}`);
-  for (let pass = 0; pass < 5; pass++) {
+  await new Promise<void>((resolve) => {
+    const child = spawn(kSetpriv, [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs', '--', '/bin/sh', '-c', kKillAllScript], { env: { PATH: '/usr/bin:/bin' }, cwd: '/', stdio: 'ignore' });
+    child.once('error', () => resolve());
+    child.once('exit', () => resolve());
+  });
+  // Killed processes take a moment to become zombies; the check reads /proc (a failed read throws).
+  for (let pass = 0; pass < 40; pass++) {
     const left = (await liveProcesses()).filter((p) => p.uid === uid);
     if (!left.length) return;
     for (const p of left) kill(p.pid);
     await new Promise((r) => setTimeout(r, 50));
   }
+  throw new Error(`processes of uid ${uid} are still running after SIGKILL`);
 }
+const kSetpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p)) ?? 'setpriv';
 
 /**
  * SIGKILLs the process group and session led by `leader`. When the leader is gone, its group and
@@ -171,24 +208,33 @@ export class BoxLedger {
     return this.#write();
   }
 
-  /** Records a process group/session leader the box has just started. */
+  /**
+   * Records a process group/session leader the box has just started. Never rejects: callers fire it
+   * and go on, and a write that fails (EMFILE, a full disk) must not end the server; the entry is kept
+   * in memory and goes out with the next write that succeeds.
+   */
   async add(pid: number): Promise<void> {
-    const id = await identify(pid);
-    if (!id || this.#removed) return;
-    this.#data.procs = [...this.#data.procs, id].slice(-kMaxProcs);
-    await this.#write();
+    try {
+      const id = await identify(pid);
+      if (!id || this.#removed) return;
+      this.#data.procs = [...this.#data.procs, id].slice(-kMaxProcs);
+      await this.#write();
+    } catch {
+      // see above
+    }
   }
 
   /** The box has ended cleanly: nothing to reap. */
   async remove(): Promise<void> {
     this.#removed = true;
-    await this.#writing;
+    await this.#writing.catch(() => {});
     await unlink(this.#file).catch(() => {});
   }
 
   #write(): Promise<void> {
     const text = JSON.stringify(this.#data);
-    this.#writing = this.#writing.then(async () => {
+    // A failed write does not stop the ones after it.
+    this.#writing = this.#writing.catch(() => {}).then(async () => {
       if (this.#removed) return;
       await mkdir(join(this.#file, '..'), { recursive: true, mode: 0o700 });
       const tmp = `${this.#file}.${process.pid}.tmp`;
@@ -230,11 +276,17 @@ async function reapLedgers(dataDir: string, release?: (uid: number) => Promise<v
       continue;
     }
     if (await isAlive(ledger.owner)) continue;
-    for (const p of ledger.procs ?? []) await killLedGroup(p);
-    for (const uid of [ledger.uid, ledger.browserUid]) {
-      if (typeof uid !== 'number') continue;
-      await killUid(uid);
-      await release?.(uid);
+    try {
+      for (const p of ledger.procs ?? []) await killLedGroup(p);
+      for (const uid of [ledger.uid, ledger.browserUid]) {
+        if (typeof uid !== 'number') continue;
+        await killUid(uid);
+        await release?.(uid);
+      }
+    } catch {
+      // Its processes could not all be shown gone: its directory stays (removing it as root while one
+      // of them acts in it could follow a link it made); the next reaping tries again.
+      continue;
     }
     if (typeof ledger.dir === 'string' && isBoxDir(dataDir, ledger.dir)) {
       // Its Chromium was killed with its server: nothing removed the singleton folder it keeps in /tmp.

@@ -2,7 +2,7 @@
 // a websocket runs the user's shell on a pty (node-pty) in the box's working dir. The signature and
 // expiry are checked before the page is served and before the upgrade is accepted.
 import { accessSync, constants } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
@@ -16,7 +16,7 @@ import type { BoxEntry } from './boxEntry.js';
 import { findAdbClient, kAdbClientMissing } from './adb/androidBox.js';
 import { hidePaths } from './boxFs.js';
 import { firstLine, optionalPackage } from './optionalPackages.js';
-import { boxEnv, isolatedShell } from './boxUser.js';
+import { boxEnv, isolatedLaunch, type IsolatedLaunch } from './boxUser.js';
 import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 import { kTerminalAssetPrefix, kTerminalScript, terminalPageHtml } from './terminalPage.js';
 
@@ -33,7 +33,9 @@ const kInputHighWater = 1024 * 1024;
 const kInputStallMs = 60_000;
 const kInputPollMs = 50;
 const kKillGraceMs = 2000; // SIGHUP first; SIGKILL for what ignores it
-const kSweepPollMs = 100;
+/** Open terminal sessions one box may have, and the whole server; more is refused (429) before the upgrade. */
+export const kMaxTerminalsPerBox = 8;
+export const kMaxTerminals = 256;
 const kCsp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** The path of a box's terminal page (and websocket); pre-sign it to make the URL. */
@@ -72,6 +74,7 @@ export interface WebTerminal {
 }
 
 interface Session {
+  boxId: string;
   /** Resolves when the shell has exited and no process of its session is left. */
   done: Promise<void>;
   end(code: number, reason: string): void;
@@ -122,6 +125,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
       if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
       url = new URL(req.url ?? '/', 'http://localhost');
       entry = checkedEntry(url);
+      checkRoom(entry);
     } catch (err) {
       refuse(socket, err);
       return;
@@ -130,12 +134,28 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
       .then((pty) => {
         if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
         requireUsable(entry);
-        wss.handleUpgrade(req, socket, head, (ws) => startSession(pty, ws, entry, url.searchParams));
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          // Counted once upgraded (a failed handshake holds nothing); checked again, as others may have upgraded meanwhile.
+          try {
+            checkRoom(entry);
+          } catch (err) {
+            ws.close(1013, closeReason((err as Error).message));
+            return;
+          }
+          startSession(pty, ws, entry, url.searchParams).catch((err: unknown) => ws.close(1011, closeReason(`cannot start the shell: ${hidePaths(firstLine(err))}`)));
+        });
       })
       .catch((err: unknown) => refuse(socket, err));
   }
 
-  function startSession(mod: PtyModule, ws: WebSocket, entry: BoxEntry, query: URLSearchParams): void {
+  function checkRoom(entry: BoxEntry): void {
+    let forBox = 0;
+    for (const s of sessions) if (s.boxId === entry.record.id) forBox++;
+    if (forBox >= kMaxTerminalsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already has ${forBox} open terminals, the most one box may have; close one first`);
+    if (sessions.size >= kMaxTerminals) throw new BoxflowError('RATE_LIMITED', `this server already has ${sessions.size} open terminals, the most it allows; try again later`);
+  }
+
+  async function startSession(mod: PtyModule, ws: WebSocket, entry: BoxEntry, query: URLSearchParams): Promise<void> {
     ws.on('error', () => ws.terminate());
     const adb = entry.android?.terminalCommand();
     const cwd = adb ? tmpdir() : entry.workDir;
@@ -146,31 +166,39 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
       ws.close(1011, closeReason(`adb shell: ${kAdbClientMissing}`));
       return;
     }
+    // What the page sends while the shell starts is kept, and handed to it once it runs.
+    const early: Array<[RawData, boolean]> = [];
+    const keep = (raw: RawData, isBinary: boolean) => void early.push([raw, isBinary]);
+    ws.on('message', keep);
+    // Holds its place among the sessions from now on, so that the caps count it while it starts.
+    let markExited!: () => void;
+    const shellExited = new Promise<void>((r) => (markExited = r));
+    const session: Session = { boxId: entry.record.id, done: shellExited, end: () => {} };
+    sessions.add(session);
+    let launch: IsolatedLaunch | undefined;
     let pty: IPty;
     try {
-      const isolated = !adb && entry.user ? isolatedShell(entry.user, env, [shell], cwd) : undefined;
-      const argv = adb ? [adb.file, ...adb.args] : isolated ? isolated.argv : [shell];
-      pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd: isolated ? '/' : cwd, env: isolated?.rootEnv ?? env });
+      launch = !adb && entry.user ? await isolatedLaunch(entry.user, entry.dir, env, { argv: [shell] }, cwd) : undefined;
+      if (ws.readyState !== WebSocket.OPEN) throw new Error('the page went away');
+      const argv = adb ? [adb.file, ...adb.args] : launch ? launch.argv : [shell];
+      pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd: launch ? '/' : cwd, env: launch?.rootEnv ?? env });
     } catch (err) {
+      sessions.delete(session);
+      await launch?.done();
       ws.close(1011, closeReason(`cannot start ${basename(shell)}: ${hidePaths(firstLine(err))}`));
       return;
     }
     const pid = pty.pid;
     if (!adb) void entry.ledger.add(pid);
     let exited = false;
-    let markExited!: () => void;
-    const shellExited = new Promise<void>((r) => (markExited = r));
-    let sweep: Promise<void> | undefined;
-    const session: Session = { done: Promise.resolve(), end };
-    sessions.add(session);
+    let stopping: Promise<void> | undefined;
+    session.end = end;
+    session.done = shellExited.then(() => stopping).then(() => launch?.done());
+    void session.done.then(() => sessions.delete(session));
 
     function end(code: number, reason: string): void {
       if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(code, closeReason(reason));
-      if (sweep) return;
-      sweep = endProcesses(pid, () => exited);
-      session.done = Promise.all([shellExited, sweep]).then(() => {
-        sessions.delete(session);
-      });
+      stopping ??= endProcesses(pid, launch, shellExited, () => exited);
     }
 
     const onBoxGone = () => {
@@ -224,7 +252,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     };
     ws.on('close', () => clearInterval(inputPaused));
 
-    ws.on('message', (raw: RawData, isBinary: boolean) => {
+    const onMessage = (raw: RawData, isBinary: boolean) => {
       const msg = isBinary ? undefined : parseMessage(raw);
       if (!msg || exited) return;
       if (msg.type === 'input' && typeof msg.data === 'string') {
@@ -236,7 +264,10 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
         const rows = intIn(msg.rows, 1, 500);
         if (cols !== undefined && rows !== undefined) pty.resize(cols, rows);
       }
-    });
+    };
+    ws.off('message', keep);
+    for (const [raw, isBinary] of early.splice(0)) onMessage(raw, isBinary);
+    ws.on('message', onMessage);
     ws.on('close', () => end(1000, 'the page went away'));
     deps.log({ level: 'info', msg: 'terminal opened', boxId: entry.record.id, tenant: entry.tenant, pid, shell });
   }
@@ -286,29 +317,28 @@ function pickShell(env: Record<string, string>): string {
 }
 
 /**
- * SIGHUP to the shell and every process of its session (background jobs live in their own process
- * groups), then SIGKILL to whatever is left after the grace time. The shell leads its session
- * (node-pty calls setsid), so the session id is its pid; Linux does not reuse it while a member lives.
+ * SIGHUP to the shell, then SIGKILL to what is left after the grace time. Isolated, the shell is the
+ * first process of its own pid namespace: once it ends, the kernel kills every process left in that
+ * namespace (background jobs, `nohup` and `setsid` ones included), so SIGKILL to it after the grace
+ * time ends them all. Not isolated (no root), its process group is what is reached: bash passes the
+ * hangup on to its jobs; a process that left the group escapes (nothing of the box is isolated then).
+ * No scan of /proc: the kernel does the finding.
  */
-async function endProcesses(sid: number, shellExited: () => boolean): Promise<void> {
-  const signalAll = async (sig: NodeJS.Signals): Promise<number> => {
-    const members = await sessionMembers(sid);
-    if (members === undefined) {
-      // No /proc: the shell's process group is the best we can reach.
-      if (!shellExited()) kill(-sid, sig);
-      return shellExited() ? 0 : 1;
-    }
-    if (!shellExited() && !members.includes(sid)) members.push(sid);
-    for (const p of members) kill(p, sig);
-    return members.length;
-  };
-  if ((await signalAll('SIGHUP')) === 0) return;
-  for (let waited = 0; waited < kKillGraceMs; waited += kSweepPollMs) {
-    await new Promise((r) => setTimeout(r, kSweepPollMs));
-    const left = await sessionMembers(sid);
-    if (shellExited() && (left === undefined || left.length === 0)) return;
+async function endProcesses(pid: number, launch: IsolatedLaunch | undefined, shellExited: Promise<void>, exited: () => boolean): Promise<void> {
+  const shell = () => launch?.programPid(pid) ?? pid;
+  if (!exited()) kill(launch ? shell() : -pid, 'SIGHUP');
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), kKillGraceMs)));
+  const gone = await Promise.race([shellExited.then(() => false), graceOver]);
+  clearTimeout(timer);
+  if (!launch) {
+    kill(-pid, 'SIGKILL');
+  } else if (!exited()) {
+    const first = launch.programPid(pid);
+    kill(-pid, 'SIGKILL'); // the launcher, and the chain while it is still in its group
+    if (first !== undefined) kill(first, 'SIGKILL');
   }
-  await signalAll('SIGKILL');
+  if (gone) await shellExited;
 }
 
 function kill(pid: number, sig: NodeJS.Signals): void {
@@ -317,31 +347,6 @@ function kill(pid: number, sig: NodeJS.Signals): void {
   } catch {
     // already gone
   }
-}
-
-/** Live (non-zombie) processes whose session id is `sid`; undefined without a readable /proc. */
-async function sessionMembers(sid: number): Promise<number[] | undefined> {
-  let names: string[];
-  try {
-    names = await readdir('/proc');
-  } catch {
-    return undefined;
-  }
-  const found = await Promise.all(
-    names
-      .filter((n) => /^\d+$/.test(n))
-      .map(async (n) => {
-        try {
-          const stat = await readFile(`/proc/${n}/stat`, 'utf8');
-          // pid (comm) state ppid pgrp session …; comm may hold spaces and parentheses.
-          const [state, , , session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-          return state !== 'Z' && Number(session) === sid ? Number(n) : undefined;
-        } catch {
-          return undefined;
-        }
-      }),
-  );
-  return found.filter((p): p is number => p !== undefined);
 }
 
 function parseMessage(raw: RawData): { type?: unknown; data?: unknown; cols?: unknown; rows?: unknown } | undefined {

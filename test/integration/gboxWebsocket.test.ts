@@ -6,7 +6,7 @@
 // one that never comes, a client that reads nothing, the box terminated under a running command.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket, type RawData } from 'ws';
 import { rejects } from '../support/apiErrors.js';
@@ -53,6 +53,24 @@ interface Session {
 }
 
 /** Opens a websocket as the SDK's wrapper does (the key in the Authorization header). */
+/**
+ * The pid, as this machine sees it, of the process whose command line is `argv` (a box's command
+ * runs in a pid namespace of its own, where its `$$` is 1).
+ */
+async function hostPid(...argv: string[]): Promise<number> {
+  const want = `${argv.join('\0')}\0`;
+  for (;;) {
+    for (const n of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        if (readFileSync(`/proc/${n}/cmdline`, 'utf8') === want) return Number(n);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    await sleep(20);
+  }
+}
+
 function open(url: string, key: string | undefined = srv.key('a')): Promise<WebSocket> {
   const ws = new WebSocket(url, { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } });
   return new Promise((resolve, reject) => {
@@ -285,9 +303,8 @@ test('a client that reads nothing: the command waits on its pipe (the server rea
 
 test('a client that goes away kills its command', async () => {
   const ws = await open(urls.command);
-  const pid = new Promise<number>((resolve) => ws.on('message', (raw) => resolve(Number((JSON.parse(raw.toString()) as Frame).data))));
-  ws.send(JSON.stringify({ command: { command: 'echo $$; exec sleep 600' } }));
-  const n = await pid;
+  ws.send(JSON.stringify({ command: { command: 'exec sleep 600286' } }));
+  const n = await hostPid('sleep', '600286');
   assert.ok(existsSync(`/proc/${n}`));
   ws.close();
   for (const started = Date.now(); existsSync(`/proc/${n}`) && Date.now() - started < 5000; ) await sleep(50);
@@ -300,9 +317,8 @@ test('terminating the box ends the stream: an error frame BOX_NOT_RUNNING, the c
   const ws = await open(command);
   const waiting = collect(await open(command));
   const done = collect(ws);
-  const pid = new Promise<number>((resolve) => ws.once('message', (raw) => resolve(Number((JSON.parse(raw.toString()) as Frame).data))));
-  ws.send(JSON.stringify({ command: { command: 'echo $$; exec sleep 600', timeout: '5m' } }));
-  const n = await pid;
+  ws.send(JSON.stringify({ command: { command: 'echo started; exec sleep 600297', timeout: '5m' } }));
+  const n = await hostPid('sleep', '600297');
   const started = performance.now();
   await a().terminateBox(doomed.id);
   const s = await done;

@@ -5,12 +5,12 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { BoxClient } from '../../src/api/client.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
-import { claimBoxUser, isolatedShell, releaseBoxUser } from '../../src/server/boxUser.js';
+import { claimBoxUser, isolatedLaunch, kLaunchDir, releaseBoxUser } from '../../src/server/boxUser.js';
 import { rejects } from '../support/apiErrors.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -66,7 +66,8 @@ test('the box shell drops to the box user before any tenant variable applies: a 
   try {
     // The route refuses LD_PRELOAD; this checks the second wall: even were it let through, it applies
     // only after setpriv dropped root.
-    const { argv, rootEnv } = isolatedShell(user, { LD_PRELOAD: join(work, 'rec.so'), HOME: work }, ['/bin/sh', '-c', 'id -u']);
+    mkdirSync(join(work, kLaunchDir), { mode: 0o711 });
+    const { argv, rootEnv } = await isolatedLaunch(user, work, { LD_PRELOAD: join(work, 'rec.so'), HOME: work }, { shellScript: 'id -u' });
     const child = spawn(argv[0]!, argv.slice(1), { env: rootEnv, cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));

@@ -2,7 +2,7 @@
 // a pty behind its websocket. One server and one box for the whole file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -97,6 +97,25 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * The host pids of what the box's shells run: isolated (as root), the box user's processes (a shell
+ * sees its own pid namespace, where `$$` is 1); else the pids the shell names.
+ */
+function shellPids(named: number[]): number[] {
+  if (process.getuid?.() !== 0) return named;
+  const uid = statSync(join(dataDir, 'boxes', box.id, 'work')).uid;
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .filter((n) => {
+      try {
+        return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${n}/status`, 'utf8'))?.[1]) === uid && alive(Number(n));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 async function processGone(pid: number): Promise<boolean> {
   for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
   return !alive(pid);
@@ -168,10 +187,11 @@ test('typing into the page runs commands in a real shell in the box working dir 
     // Closing the page kills the shell and its background jobs, even one that ignores SIGHUP.
     const pid = Number((await run(page, 'echo "pid=$$"', /^pid=\d+$/)).slice(4));
     const job = Number((await run(page, 'nohup sleep 600 >/dev/null 2>&1 & echo "job=$!"', /^job=\d+$/)).slice(4));
-    assert.ok(alive(pid) && alive(job), 'the shell and its job run while the page is open');
+    const [shell, ...jobs] = shellPids([pid, job]);
+    assert.ok(shell !== undefined && jobs.length >= 1 && [shell, ...jobs].every(alive), 'the shell and its job run while the page is open');
     await page.close();
-    assert.ok(await processGone(pid), `the shell ${pid} outlived its page`);
-    assert.ok(await processGone(job), `the background job ${job} outlived its page`);
+    assert.ok(await processGone(shell), `the shell ${shell} outlived its page`);
+    for (const j of jobs) assert.ok(await processGone(j), `the background job ${j} outlived its page`);
   } finally {
     if (!page.isClosed()) await page.close();
   }
@@ -223,9 +243,10 @@ test('terminating the box kills its shells and closes their pages', async () => 
   const { url } = await client.webTerminalUrl(box.id);
   const page = await openTerminal(url);
   try {
-    const pid = Number((await run(page, 'echo "pid=$$"', /^pid=\d+$/)).slice(4));
+    const pids = shellPids([Number((await run(page, 'echo "pid=$$"', /^pid=\d+$/)).slice(4))]);
+    assert.ok(pids.length >= 1);
     await client.terminateBox(box.id);
-    assert.ok(await processGone(pid), `the shell ${pid} outlived its box`);
+    for (const pid of pids) assert.ok(await processGone(pid), `the shell ${pid} outlived its box`);
     await page.waitForSelector('#status[data-state="closed"]');
     assert.match(await page.innerText('#status'), /terminated/);
     const r = await request(url);

@@ -1,26 +1,25 @@
-// Commands on a Linux box (POST /boxes/{id}/commands, and run-code through it; gbox-api-full.md
-// §2.1-2.2). A command is the tenant's own shell line, so it is not restricted; what keeps it inside
-// the box is who runs it. When the server runs as root it runs as the box's own user (never the
-// browser's: a box's shell cannot signal, trace or read its Chromium), in a network namespace of its
-// own with no network at all, with the box's environment and nothing of the server's
-// (isolatedShell, boxUser.ts); the working dir is entered as that user, after the uid has dropped.
+// Commands on a Linux box (POST /boxes/{id}/commands, and run-code through it). A command is the
+// tenant's own shell line, so it is not restricted; what keeps it inside the box is who runs it. When
+// the server runs as root it runs as the box's own user (never the browser's: a box's shell cannot
+// signal, trace or read its Chromium), in network and pid namespaces of its own (no network; a /proc
+// that shows only its own processes), with the box's environment and nothing of the server's
+// (isolatedLaunch, boxUser.ts). The command is the first process of its pid namespace: when it ends,
+// at its timeout (exit code 124, as GNU `timeout` and GBOX answer), when the request goes away or
+// when the box ends, the kernel kills everything it left, whatever group or session that joined.
 // Without root it runs as the server's user with the box's environment (not isolated, as the web
-// terminal). Each command is a process group of its own: at its timeout (default 30 s) the group is
-// killed and the answer is exit code 124, as GNU `timeout` and GBOX answer; when its shell ends,
-// whatever it left running in its group (or, isolated, in its namespace) is killed too. stdout and
-// stderr are kept apart, each cut at kCommandOutputMax bytes and said so; a box runs at most
-// kMaxCommandsPerBox at once.
+// terminal), as a process group of its own. stdout and stderr are kept apart, each cut at
+// kCommandOutputMax bytes and said so; a box runs at most kMaxCommandsPerBox at once.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { kCommandOutputMax, type CommandBody, type CommandResult } from '../../api/schemas.js';
 import type { BoxEntry } from '../boxEntry.js';
 import { boxPath, boxPathOf, realOf } from '../boxFs.js';
-import { boxEnv, checkBoxEnvs, isolatedShell } from '../boxUser.js';
+import { boxEnv, checkBoxEnvs, isolatedLaunch, type IsolatedLaunch } from '../boxUser.js';
 import type { OutputSink } from '../call.js';
 import { killLedGroup, type ProcessIdentity } from '../reaper.js';
 import { Backpressure, Output } from './commandOutput.js';
@@ -29,12 +28,6 @@ import { Backpressure, Output } from './commandOutput.js';
 export const kMaxCommandsPerBox = 4;
 /** After its shell has exited, how long a command's output may take to drain before the answer goes. */
 const kDrainMs = 2_000;
-/**
- * The box user's first step: enter the working dir (as that user, so a directory swapped for a link
- * after the server looked at it leads nowhere the user could not go anyway), then run the command.
- */
-const kEnterDir = 'cd -- "$1" || exit 125; shift; exec "$@"';
-
 const running = new WeakMap<BoxEntry, number>();
 
 /** The real path of a Linux box's directory: what box paths are resolved in. */
@@ -99,15 +92,19 @@ export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: Abo
   const cwd = await commandDir(entry, run.workingDir);
   const user = entry.user;
   const env = boxEnv(entry.dir, { ...entry.record.config.envs, ...run.envs });
-  const launch = user ? isolatedShell(user, env, ['/bin/sh', '-c', kEnterDir, 'boxflow', cwd, ...run.argv]) : undefined;
-  const [file, ...args] = launch ? launch.argv : run.argv;
 
   const now = running.get(entry) ?? 0;
   if (now >= kMaxCommandsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already runs ${now} commands, the most it may run at once; wait for one to end`);
   running.set(entry, now + 1);
+  let launch: IsolatedLaunch | undefined;
   try {
     signal?.throwIfAborted();
-    // detached: the command leads a session and process group of its own, which is what is killed.
+    // `sh -c <line>` runs as the launch's own shell (eval), so the line is on no command line.
+    const [a0, a1, a2, ...rest] = run.argv;
+    const command = a0 === '/bin/sh' && a1 === '-c' && a2 !== undefined && !rest.length ? { shellScript: a2 } : { argv: run.argv };
+    launch = user ? await isolatedLaunch(user, entry.dir, env, command, cwd) : undefined;
+    const [file, ...args] = launch ? launch.argv : run.argv;
+    // detached: the command leads a session and process group of its own.
     const child = spawn(file!, args, { cwd: launch ? '/' : cwd, env: launch ? launch.rootEnv : env, detached: true, stdio: [run.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     const max = run.outputMax ?? kCommandOutputMax;
     const sink = run.output;
@@ -134,21 +131,24 @@ export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: Abo
     const pid = child.pid;
     // Read in the tick of the spawn: node has not reaped the child yet, so the pid is still its own.
     const leader = pid === undefined ? undefined : identity(pid);
-    const netns = pid !== undefined && user ? namespaceOf(pid) : Promise.resolve(undefined);
     // For reaping after a crash of the server. An isolated box's processes are all reaped by its uid,
     // so its commands stay out of the ledger, which keeps only its latest 64 entries (the browser's must stay).
     if (pid !== undefined && !user) void entry.ledger.add(pid);
     let sweeping: Promise<void> | undefined;
     const kill = () => {
-      // Until node has reaped the shell its pid is still ours, so its group can be named by it.
+      // Until node has reaped the launcher its pid is still ours, so it and its group can be named by it.
       if (pid !== undefined && child.exitCode === null && child.signalCode === null) {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // gone meanwhile
+        // Isolated: the namespace's first process; its end takes every process of the namespace along.
+        const first = launch?.programPid(pid);
+        for (const target of [-pid, first]) {
+          try {
+            if (target !== undefined) process.kill(target, 'SIGKILL');
+          } catch {
+            // gone meanwhile
+          }
         }
       }
-      sweeping ??= sweep(leader, user?.uid, netns);
+      if (!launch) sweeping ??= leader ? killLedGroup(leader).catch(() => {}) : Promise.resolve();
     };
     let timedOut = false;
     const deadline = performance.now() + run.timeoutMs;
@@ -164,8 +164,8 @@ export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: Abo
     entry.onBrowserGone.add(onGone);
     try {
       const { code, sig } = await Promise.race([exited, failed]);
-      // Whatever the shell left in its group or namespace ends with it (detached output included).
-      sweeping ??= sweep(leader, user?.uid, netns);
+      // Not isolated: whatever the shell left in its group ends with it (detached output included).
+      if (!launch) sweeping ??= leader ? killLedGroup(leader).catch(() => {}) : Promise.resolve();
       await sweeping;
       // A streamed command's reader that lags behind keeps the output coming until the timeout.
       for (let done = false; !done; ) {
@@ -193,6 +193,7 @@ export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: Abo
       entry.onBrowserGone.delete(onGone);
     }
   } finally {
+    await launch?.done();
     const left = (running.get(entry) ?? 1) - 1;
     if (left > 0) running.set(entry, left);
     else running.delete(entry);
@@ -212,48 +213,5 @@ function identity(pid: number): ProcessIdentity | undefined {
     return start ? { pid, start } : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * The network namespace `unshare --net` made for a command: its link name, once the command's pid
- * has left the server's namespace; undefined when the command ended before.
- */
-async function namespaceOf(pid: number): Promise<string | undefined> {
-  const own = await readlink('/proc/self/ns/net').catch(() => undefined);
-  for (let i = 0; i < 100; i++) {
-    const ns = await readlink(`/proc/${pid}/ns/net`).catch(() => undefined);
-    if (ns === undefined) return undefined;
-    if (ns !== own) return ns;
-    await sleep(5);
-  }
-  return undefined;
-}
-
-/**
- * Kills what is left of a command: its process group and session (killLedGroup, which tells a
- * recycled pid apart by its start time) and, when it ran isolated, every process of the box's user
- * in its network namespace (one that left the group with setsid is still there).
- */
-async function sweep(leader: ProcessIdentity | undefined, uid: number | undefined, netns: Promise<string | undefined>): Promise<void> {
-  if (leader) await killLedGroup(leader);
-  const ns = await netns;
-  if (ns === undefined || uid === undefined) return;
-  for (let pass = 0; pass < 3; pass++) {
-    let found = 0;
-    for (const name of await readdir('/proc').catch(() => [] as string[])) {
-      if (!/^\d+$/.test(name)) continue;
-      if ((await readlink(`/proc/${name}/ns/net`).catch(() => undefined)) !== ns) continue;
-      const status = await readFile(`/proc/${name}/status`, 'utf8').catch(() => '');
-      if (Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) !== uid) continue;
-      found++;
-      try {
-        process.kill(Number(name), 'SIGKILL');
-      } catch {
-        // gone meanwhile
-      }
-    }
-    if (!found) return;
-    await sleep(20);
   }
 }
