@@ -132,7 +132,8 @@ export const kBoxMaxProcesses = 512;
  */
 export const kLaunchDir = '.boxflow';
 
-export type LaunchCommand = { argv: string[] } | { shellScript: string };
+/** A program (`exec`: it replaces the launch's shell; only for a shell, which reaps as the first process must) or a shell line. */
+export type LaunchCommand = { argv: string[]; exec?: boolean } | { shellScript: string };
 
 export interface IsolatedLaunch {
   argv: string[];
@@ -163,7 +164,10 @@ export interface IsolatedLaunch {
 export async function isolatedLaunch(user: BoxUser, boxDir: string, env: Record<string, string>, command: LaunchCommand, cwd?: string): Promise<IsolatedLaunch> {
   const lines = ['set --', ...Object.entries(env).map(([k, v]) => `export ${checkedName(k)}=${shQuote(v)}`)];
   if (cwd) lines.push(`cd -- ${shQuote(cwd)} || exit 125`);
-  lines.push('argv' in command ? `exec ${command.argv.map(shQuote).join(' ')}` : `eval ${shQuote(command.shellScript)}`);
+  // The launch's shell stays the namespace's first process (no exec): it reaps what the program
+  // leaves behind, which would otherwise stay as zombies counting against kBoxMaxProcesses.
+  if ('argv' in command) lines.push(command.exec ? `exec ${command.argv.map(shQuote).join(' ')}` : `${command.argv.map(shQuote).join(' ')}\nexit $?`);
+  else lines.push(`eval ${shQuote(command.shellScript)}`);
   const file = join(boxDir, kLaunchDir, `launch-${randomBytes(9).toString('base64url')}`);
   // O_EXCL: a new file, never a link followed; kLaunchDir is root's, so nothing else can be there.
   const fh = await open(file, 'wx', 0o400);

@@ -178,7 +178,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     let launch: IsolatedLaunch | undefined;
     let pty: IPty;
     try {
-      launch = !adb && entry.user ? await isolatedLaunch(entry.user, entry.dir, env, { argv: [shell] }, cwd) : undefined;
+      launch = !adb && entry.user ? await isolatedLaunch(entry.user, entry.dir, env, { argv: [shell], exec: true }, cwd) : undefined;
       if (ws.readyState !== WebSocket.OPEN) throw new Error('the page went away');
       const argv = adb ? [adb.file, ...adb.args] : launch ? launch.argv : [shell];
       pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd: launch ? '/' : cwd, env: launch?.rootEnv ?? env });
