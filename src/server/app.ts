@@ -15,6 +15,7 @@ import { kMultipart } from './adb/routes.js';
 import { BoxRegistry } from './boxes.js';
 import { attachCdpProxy } from './cdpProxy.js';
 import { findChromium } from './chromium/findChromium.js';
+import { closeInheritedFds } from './inheritedFds.js';
 import { GridClient, type GridOptions } from './grid/client.js';
 import { guardGridBoxes, isGridBox } from './grid/guard.js';
 import { kNotOffered, notOffered } from './gbox/notOffered.js';
@@ -154,6 +155,7 @@ function hostForUrl(host: string): string {
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  closeInheritedFds(); // what started this process keeps its descriptors: no box gets one
   const host = opts.host ?? '127.0.0.1';
   const log = opts.log ?? stderrLog;
   const secret = opts.secret ?? (await resolveSecret(opts.dataDir));

@@ -9,13 +9,12 @@
 // context and with it everything the pages left (cookies, storage, service workers, cache,
 // permissions); the next browser is a new context in the same process, ready at once, where a new
 // process took a second or more. The process ends with the box (or when it crashes).
-import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { BoxflowError } from '../../errors.js';
 import type { KeyName, Point, Resolution, Tab } from '../../api/schemas.js';
 import { launchChromium, type LaunchIdentity } from './process.js';
+import { clearProfile } from './profile.js';
 import { keyDef, keyEvent, type KeyDef } from './keys.js';
 import { RawCdp } from './rawCdp.js';
 import { FrameWatch } from './frameWatch.js';
@@ -65,6 +64,9 @@ export interface LocalChromiumOptions {
   executablePath: string;
   userDataDir: string;
   cwd: string;
+  /** Chromium's HOME (the box's directory). Default: the folder that holds the profile. */
+  home?: string;
+  /** @deprecated Ignored: Chromium's environment is fixed (chromiumEnv in process.ts), whatever a box's envs say. */
   env?: NodeJS.ProcessEnv;
   identity?: LaunchIdentity;
 }
@@ -75,7 +77,7 @@ export function localChromium(opts: LocalChromiumOptions): BrowserSource {
     kind: 'local',
     downloadDir: opts.cwd,
     async start(resolution) {
-      const proc = await launchChromium({ executablePath: opts.executablePath, userDataDir: opts.userDataDir, cwd: opts.cwd, ...resolution, ...(opts.env ? { env: opts.env } : {}), ...(opts.identity ?? {}) });
+      const proc = await launchChromium({ executablePath: opts.executablePath, userDataDir: opts.userDataDir, cwd: opts.cwd, ...(opts.home ? { home: opts.home } : {}), ...resolution, ...(opts.identity ?? {}) });
       return {
         devtools: proc.devtools,
         exited: proc.exited,
@@ -83,11 +85,10 @@ export function localChromium(opts: LocalChromiumOptions): BrowserSource {
         goneReason: (exitedAlone) => (exitedAlone ? `Chromium exited (${proc.child.signalCode ?? `exit code ${proc.child.exitCode}`})` : 'Chromium stopped answering over DevTools and was killed'),
       };
     },
-    // The profile's contents go with the process; the directory itself stays, with its owner.
+    // The profile's contents go with the process (removed as the browser user: the profile is
+    // that user's to fill with links); the directory itself stays, with its owner.
     async cleanUp() {
-      const dir = opts.userDataDir;
-      const names = await readdir(dir).catch(() => [] as string[]);
-      await Promise.all(names.map((n) => rm(join(dir, n), { recursive: true, force: true, maxRetries: 3 })));
+      await clearProfile(opts.userDataDir, opts.identity?.user);
     },
   };
 }

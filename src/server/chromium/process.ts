@@ -1,13 +1,14 @@
 // One Chromium process per Linux box, started by us so that we own its lifetime and its
 // DevTools: a pipe only the server holds (cdpPipe.ts), which the pre-signed CDP URL proxies to.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chown, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { BoxflowError } from '../../errors.js';
 import { hidePaths } from '../boxFs.js';
-import { boxEnv } from '../boxUser.js';
+import { sealedStdio } from '../inheritedFds.js';
 import { CdpPipe } from './cdpPipe.js';
+import { realChromium } from './findChromium.js';
+import { kSystemPath, prepareProfile } from './profile.js';
 import { removeSingletonDir } from './singleton.js';
 
 export const kChromiumFlags = [
@@ -44,23 +45,49 @@ export interface LaunchIdentity {
   onSpawn?: (pid: number) => void;
 }
 
-type LaunchOptions = { executablePath: string; userDataDir: string; cwd: string; width: number; height: number; env?: NodeJS.ProcessEnv } & LaunchIdentity;
+type LaunchOptions = {
+  executablePath: string;
+  userDataDir: string;
+  /** The box's working dir: where its downloads go. */
+  cwd: string;
+  /** Chromium's HOME (the box's directory). Default: the folder that holds the profile. */
+  home?: string;
+  width: number;
+  height: number;
+} & LaunchIdentity;
+
+/**
+ * Chromium's temp dir. It must be short: Chromium puts its singleton socket there and aborts when
+ * the socket's path is over 107 bytes, which a folder in a box's directory can be.
+ */
+const kChromiumTmpDir = '/tmp';
+
+/**
+ * Chromium's whole environment: fixed, so that no value of a tenant's reaches the browser or
+ * whatever a launcher script runs before it (Debian's runs uname and grep from PATH): the
+ * system's PATH, HOME the box's directory, the server's LANG and TZ. Nothing of the server's
+ * own environment either (secrets, API keys). A box's `config.envs` are for its shells.
+ */
+export function chromiumEnv(home: string): Record<string, string> {
+  const env: Record<string, string> = { PATH: kSystemPath, HOME: home, TMPDIR: kChromiumTmpDir, LANG: process.env.LANG || 'C.UTF-8' };
+  if (process.env.TZ) env.TZ = process.env.TZ;
+  return env;
+}
 
 export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProcess> {
-  const args = [...kChromiumFlags, `--user-data-dir=${opts.userDataDir}`, `--window-size=${opts.width},${opts.height}`, '--no-startup-window'];
-  // Downloads land in the box's working directory (where fs/rename sees them), without a prompt.
-  const prefsDir = join(opts.userDataDir, 'Default');
-  await mkdir(prefsDir, { recursive: true });
-  const prefs = join(prefsDir, 'Preferences');
-  await writeFile(prefs, JSON.stringify({ download: { default_directory: opts.cwd, prompt_for_download: false }, savefile: { default_directory: opts.cwd } }), { flag: 'wx' }).catch(() => {});
   const user = opts.user;
-  if (user) for (const p of [prefsDir, prefs]) await chown(p, user.uid, user.gid).catch(() => {});
+  const binary = realChromium(opts.executablePath);
+  const args = [...binary.args, ...kChromiumFlags, `--user-data-dir=${opts.userDataDir}`, `--window-size=${opts.width},${opts.height}`, '--no-startup-window'];
+  // Downloads land in the box's working directory (where fs/rename sees them), without a prompt.
+  await prepareProfile(opts.userDataDir, opts.cwd, user);
   // detached: its own process group, so that kill(-pid) also reaches renderers and the zygote.
-  // With a uid, libuv also drops the server's supplementary groups.
-  const child = spawn(opts.executablePath, args, { cwd: opts.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], env: opts.env ?? boxEnv(opts.cwd), ...(user ? { uid: user.uid, gid: user.gid } : {}) });
+  // With a uid, libuv also drops the server's supplementary groups; it enters `cwd` before that,
+  // as root, so not the working dir (its user may have swapped it for a link). sealedStdio: no
+  // descriptor of the server's but the DevTools pipe (fds 3 and 4) reaches it.
+  const child = spawn(binary.file, args, { cwd: '/', detached: true, stdio: sealedStdio(['ignore', 'ignore', 'pipe', 'pipe', 'pipe']), env: chromiumEnv(opts.home ?? dirname(opts.userDataDir)), ...(user ? { uid: user.uid, gid: user.gid } : {}) });
   if (child.pid) opts.onSpawn?.(child.pid);
   // A child that could not be spawned (no such file) has no pid and never emits 'exit'.
-  const exited = child.pid ? new Promise<void>((resolve) => child.once('exit', () => void removeSingletonDir(opts.userDataDir, opts.env?.TMPDIR ?? '/tmp', user?.uid ?? process.getuid?.()).finally(resolve))) : Promise.resolve();
+  const exited = child.pid ? new Promise<void>((resolve) => child.once('exit', () => void removeSingletonDir(opts.userDataDir, kChromiumTmpDir, user).finally(resolve))) : Promise.resolve();
   const kill = async () => {
     if (child.exitCode === null && child.signalCode === null && child.pid) {
       try {

@@ -1,20 +1,24 @@
-// When the profile's path is too long for a socket, Chromium keeps its singleton socket in a folder
-// of its temp dir, and removes it only on a clean exit: every killed box browser left one in /tmp.
-import { lstat, readlink, rm } from 'node:fs/promises';
+// Chromium keeps its singleton socket in a folder of its temp dir (linked from the profile), and
+// removes it only on a clean exit: every killed box browser left one in /tmp.
+import { readlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { runAsOwner, type ProfileOwner } from './profile.js';
 
 /**
- * Removes the singleton folder a profile links to. The profile's link is the box user's to rewrite,
- * so only a folder of Chromium's own name, right in `tmpDir` and owned by `uid`, goes (a link inside
- * it is unlinked, never followed).
+ * Removes the singleton folder a profile links to. The link is the browser user's to rewrite, so
+ * only a folder of Chromium's own name right in `tmpDir` is considered, and it is removed as that
+ * user (`rm -rf` never follows a link inside; the kernel stops it at anything the user could not
+ * remove itself, another box's folder included). `owner` is the browser user, or its uid alone.
  */
-export async function removeSingletonDir(userDataDir: string, tmpDir: string, uid: number | undefined): Promise<void> {
+export async function removeSingletonDir(userDataDir: string, tmpDir: string, owner: ProfileOwner | number | undefined): Promise<void> {
+  let dir: string;
   try {
-    const dir = dirname(await readlink(join(userDataDir, 'SingletonSocket')));
-    if (dirname(dir) !== tmpDir || !/^org\.chromium\.Chromium\.\w+$/.test(basename(dir))) return;
-    const st = await lstat(dir);
-    if (st.isDirectory() && st.uid === uid) await rm(dir, { recursive: true, force: true });
+    dir = dirname(await readlink(join(userDataDir, 'SingletonSocket')));
   } catch {
-    // no link (a short profile path keeps the socket in the profile), or already gone
+    return; // no link, or already gone
   }
+  if (dirname(dir) !== tmpDir || !/^org\.chromium\.Chromium\.\w+$/.test(basename(dir))) return;
+  // A bare uid (a dead server's ledger) is enough: in sticky /tmp and in a 0700 folder of its own, only the uid counts.
+  const as = typeof owner === 'number' ? (owner === process.getuid?.() ? undefined : { uid: owner, gid: owner }) : owner;
+  await runAsOwner(as, 'exec rm -rf -- "$1"', [dir]);
 }
