@@ -3,8 +3,9 @@
 // Flows do not see each other: before a flow follows another on a box, the box gets back the
 // resolution and scale it had when the run got it, an Android device the state a flow set up
 // (airplane mode, location, permissions, rotation, dark mode: deviceState.ts), and a Linux box a
-// fresh browser. A box that cannot be put back is retired, with a warning: a box the run created
-// is replaced, a box the user named is not used again.
+// fresh browser (the old one closed). A box that cannot be put back, or whose browser cannot be
+// closed, is retired with a warning: a box the run created is replaced, a box the user named is not
+// used again.
 import type { BoxClient } from '../api/client.js';
 import type { Box } from '../api/schemas.js';
 import { BoxflowError } from '../errors.js';
@@ -95,6 +96,7 @@ export class BoxPool {
         if (free.used) {
           try {
             await this.#restore(free);
+            if (free.box.type === 'linux') await this.#closeBrowser(free);
           } catch (err) {
             // Never silent: the run says which box, what was left, and what happens to the box.
             free.retired = (err as Error).message;
@@ -102,7 +104,6 @@ export class BoxPool {
             lease.release('dead');
             continue;
           }
-          if (free.box.type === 'linux') await this.client.closeBrowser(free.box.id, { timeoutMs: 15_000 }).catch(() => {});
         }
         free.used = true;
         return lease;
@@ -220,6 +221,15 @@ export class BoxPool {
     if (failed.length) {
       const first = failed[0];
       throw new BoxflowError(BoxflowError.is(first) ? first.code : 'BOX_UNAVAILABLE', failed.map((e) => (e as Error).message).join('; '));
+    }
+  }
+
+  /** A fresh browser for the next flow: one whose browser stays open (its cookies, storage, tabs) is not used again. */
+  async #closeBrowser(slot: Slot): Promise<void> {
+    try {
+      await this.client.closeBrowser(slot.box.id, { timeoutMs: 15_000 });
+    } catch (err) {
+      throw new BoxflowError(BoxflowError.is(err) ? err.code : 'BOX_UNAVAILABLE', `its browser could not be closed (the next flow would get its cookies, storage and tabs): ${(err as Error).message}`);
     }
   }
 

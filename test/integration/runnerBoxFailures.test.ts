@@ -182,3 +182,29 @@ test('a baseline that is a PNG bomb fails its assertScreenshot with IMAGE_CORRUP
     await svc.close();
   }
 });
+
+test('a box whose browser cannot be closed between two flows is retired with a warning: the next flow gets a fresh box, never the old browser', { timeout: 20_000 }, async () => {
+  const svc = await fakeService((req, res) => {
+    if (req.method === 'DELETE' && req.path === '/boxes/b1/browser/close') {
+      sendJson(res, 500, { code: 'BrowserStuck', message: 'the browser does not close' });
+      return true;
+    }
+    return false;
+  });
+  try {
+    const dir = tempDir('boxflow-closefail-');
+    const warnings: string[] = [];
+    const options = testRunOptions(dir, { workers: 1, boxes: { ids: [], createLinux: 1, createAndroid: 0 } });
+    const result = await runFlows(flows(dir, 2), options, { client: svc.client, reporter: recorder().host, secrets: [], warn: (m) => warnings.push(m) });
+    assert.deepEqual(result.flows.map((f) => [f.name, f.status, f.box?.id]), [['flow 1', 'passed', 'b1'], ['flow 2', 'passed', 'b2']]);
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0]!, /box b1 is not used again: its browser could not be closed .*the browser does not close; a new box takes its place/);
+    assert.deepEqual(result.warnings?.map((w) => w.code), ['SERVER_ERROR']);
+    // The flow after it never acted on b1, and b1 was still terminated at the end.
+    const pressed = svc.fake.requests.filter((r) => r.path.endsWith('/actions/press-key')).map((r) => r.path.split('/')[2]);
+    assert.deepEqual(pressed, ['b1', 'b2']);
+    assert.ok(svc.fake.requests.some((r) => r.method === 'POST' && r.path === '/boxes/b1/terminate'));
+  } finally {
+    await svc.close();
+  }
+});
