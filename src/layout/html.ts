@@ -2,7 +2,7 @@
 // (`fromDomSnapshot`): rendered text, desc, states, and which elements never render.
 import { Parser } from 'htmlparser2';
 import type { LayoutNode, LayoutTree } from './types.js';
-import { defaultState, makeNode, registerTree } from './tree.js';
+import { defaultState, makeNode, registerTree, setTextRuns } from './tree.js';
 
 /** Elements whose content never renders. */
 export const kHiddenTags = new Set(['head', 'script', 'style', 'template', 'noscript']);
@@ -89,6 +89,10 @@ interface Frame {
   display: string;
   /** white-space: pre* keeps spaces and newlines; pre-line keeps newlines only. */
   preserve: false | 'all' | 'lines';
+  /** The text nodes since the last element child (comments do not break a run), and the runs before. */
+  run: string[];
+  runs: string[];
+  hasElementChild: boolean;
 }
 
 /** Live form state a snapshot knows and markup does not. */
@@ -115,7 +119,14 @@ export class HtmlTreeBuilder {
     node.order = this.nodes.length;
     this.nodes.push(node);
     this.end.push(node.order);
-    this._stack.push({ node, pieces: [], selfHidden: false, display, preserve });
+    this._stack.push({ node, pieces: [], selfHidden: false, display, preserve, run: [], runs: [], hasElementChild: false });
+  }
+
+  /** Ends the frame's current run of text nodes, keeping it when it shows any text. */
+  private _endRun(frame: Frame): void {
+    const text = renderedText(frame.run.join(''));
+    if (text.trim()) frame.runs.push(text);
+    frame.run = [];
   }
 
   get depth(): number {
@@ -130,6 +141,8 @@ export class HtmlTreeBuilder {
     const tag = rawTag.toLowerCase();
     const parentFrame = this._stack[this._stack.length - 1]!;
     const parent = parentFrame.node;
+    this._endRun(parentFrame);
+    parentFrame.hasElementChild = true;
     if (isPasswordInput(tag, attributes) && attributes.value) attributes.value = maskSecret(attributes.value);
     const node = makeNode(tag, attributes, parent);
     parent.children.push(node);
@@ -160,9 +173,12 @@ export class HtmlTreeBuilder {
   text(data: string): void {
     const frame = this._stack[this._stack.length - 1]!;
     const lf = data.replace(/\r\n?/g, '\n');
-    if (frame.preserve === 'all') frame.pieces.push(lf.replace(/[ \t]/g, kPreSpace).replace(/\n/g, kHardBreak));
-    else if (frame.preserve === 'lines') frame.pieces.push(lf.replace(/[ \t\f]+/g, ' ').replace(/\n/g, kHardBreak));
-    else frame.pieces.push(lf.replace(/[ \t\n\f]+/g, ' '));
+    let piece: string;
+    if (frame.preserve === 'all') piece = lf.replace(/[ \t]/g, kPreSpace).replace(/\n/g, kHardBreak);
+    else if (frame.preserve === 'lines') piece = lf.replace(/[ \t\f]+/g, ' ').replace(/\n/g, kHardBreak);
+    else piece = lf.replace(/[ \t\n\f]+/g, ' ');
+    frame.pieces.push(piece);
+    frame.run.push(piece);
   }
 
   /**
@@ -190,6 +206,10 @@ export class HtmlTreeBuilder {
     else if (tag === 'select') control = this._selectText(node);
     const stream = tag === 'script' || tag === 'style' ? '' : control !== undefined ? ` ${control} ` : frame.pieces.join('');
     node.text = control ?? renderedText(stream);
+    // A run of text beside element children is text a reader sees on its own, as Playwright's text
+    // engine matches it: keep the runs for whole-text selectors (query.ts).
+    this._endRun(frame);
+    if (control === undefined && stream !== '' && frame.hasElementChild && frame.runs.length) setTextRuns(node, frame.runs);
 
     const parent = this._stack[this._stack.length - 1];
     if (parent && !hidden) {

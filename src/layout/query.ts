@@ -4,6 +4,9 @@
 // - text / textContains / bare string look at three fields, like Maestro: the node's text, its
 //   desc (content-desc / aria-label, alt, title) and its hint (Android `hint`, HTML `placeholder`);
 //   any one matching is enough. Both sides are whitespace-normalised; `/re/flags` is a regex search.
+// - Plain `text` also matches a run of text an HTML element holds beside its element children (the
+//   text nodes between two of them, `clicked` in `<body><button>Go</button>clicked</body>`), as
+//   Playwright's text engine does: the element holding the run matches. A `/regex/` searches the whole text.
 // - On HTML trees a node's text includes its descendants' text, so a text key (traits text and
 //   long-text too) keeps only the innermost matches: a node is dropped when one of its descendants matches the whole selector.
 // - id: Android resource-id whole, or the part after the last `/` (`button_once`); HTML id.
@@ -39,7 +42,7 @@ import {
 } from './types.js';
 import { cssMatches } from './css.js';
 import { containsMatcher, normaliseText, parseRegexLiteral, textMatcher, type TextMatcher } from './text.js';
-import { hintOf, normDesc, normHint, normText, treeIndex, type TreeIndex } from './tree.js';
+import { hintOf, normDesc, normHint, normText, textRuns, treeIndex, type TreeIndex } from './tree.js';
 import { xpathMatches } from './xpath.js';
 
 export interface QueryOptions {
@@ -106,10 +109,16 @@ function classMatcher(want: string, format: LayoutTree['format']): (tag: string)
   return (tag) => tag === want || (tag.length > want.length && tag.endsWith(want) && tag[tag.length - want.length - 1] === '.');
 }
 
-function anyTextField(m: TextMatcher, idx: TreeIndex): (i: number) => boolean {
+/** `runs`: a run of text the node holds beside its element children may match on its own (plain `text`). */
+function anyTextField(m: TextMatcher, idx: TreeIndex, runs = false): (i: number) => boolean {
   return (i) => {
     const n = idx.nodes[i]!;
-    return m(n.text, normText(idx, i)) || (n.desc !== '' && m(n.desc, normDesc(idx, i))) || (hintOf(n) !== '' && m(hintOf(n), normHint(idx, i)));
+    return (
+      m(n.text, normText(idx, i)) ||
+      (n.desc !== '' && m(n.desc, normDesc(idx, i))) ||
+      (hintOf(n) !== '' && m(hintOf(n), normHint(idx, i))) ||
+      (runs && textRuns(n).some((run) => m(run)))
+    );
   };
 }
 
@@ -254,7 +263,7 @@ function select(tree: LayoutTree, selector: Selector, opts: QueryOptions, innerm
     preds.push((i) => m(nodes[i]!.desc, normDesc(idx, i)));
   }
   const hasText = sel.text !== undefined || sel.textContains !== undefined || (sel.traits ?? []).some((t) => t !== 'square');
-  if (sel.text !== undefined) preds.push(anyTextField(textMatcher(sel.text), idx));
+  if (sel.text !== undefined) preds.push(anyTextField(textMatcher(sel.text), idx, parseRegexLiteral(sel.text) === null));
   if (sel.textContains !== undefined) preds.push(anyTextField(containsMatcher(sel.textContains), idx));
 
   // 2. One pass over the nodes (the root is never a match).

@@ -11,6 +11,21 @@ export function makeNode(tag: string, attributes: Record<string, string>, parent
   return { tag, text: '', id: '', desc: '', attributes, visible: true, state: defaultState(), children: [], parent, order: 0 };
 }
 
+const kTextRuns = new WeakMap<LayoutNode, string[]>();
+
+/**
+ * The runs of text an HTML element holds directly beside its element children (`clicked` in
+ * `<body><button>Go</button>clicked</body>`), each as rendered; none for an element without element
+ * children (its text is its one run) and for Android nodes, whose text is always their own.
+ */
+export function textRuns(node: LayoutNode): readonly string[] {
+  return kTextRuns.get(node) ?? [];
+}
+
+export function setTextRuns(node: LayoutNode, runs: string[]): void {
+  kTextRuns.set(node, runs);
+}
+
 export function isEmptyBounds(b: Bounds): boolean {
   return b.right <= b.left || b.bottom <= b.top;
 }
