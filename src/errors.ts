@@ -71,7 +71,7 @@ export const errorCodes = {
   // flows, config, CLI
   FLOW_SYNTAX: { exit: 2, summary: 'A flow file is not valid YAML (or TypeScript failed to load).' },
   FLOW_SCHEMA: { exit: 2, summary: 'A flow does not match the flow schema: unknown step or key, wrong type, bad duration.' },
-  STEP_INVALID: { exit: 2, summary: 'A step turned out invalid only when it ran (an unknown or unset ${VAR}, a TypeScript flow\'s `box.step({...})`, a swipe/drag missing its ends), so `boxflow validate` could not see it.' },
+  STEP_INVALID: { exit: 2, summary: 'A step\'s arguments turned out invalid only when it ran, so `boxflow validate` could not see them: an unknown or unset ${VAR}, a ${...} value not of the form the step takes (a point, a timeout, a number), a TypeScript flow\'s `box.step({...})`, a swipe/drag missing its ends, or what the flow has not set up (no appId, nothing copied, no recording started).' },
   FLOW_NOT_FOUND: { exit: 2, summary: 'A flow path, runFlow file or selected flow does not exist.' },
   CONFIG_INVALID: { exit: 2, summary: 'The config file or a CLI flag is invalid.' },
   RESULTS_INVALID: { exit: 2, summary: 'A run folder given to merge-reports holds no results.json/results.jsonl, or one that is not a boxflow run\'s (a corrupt line, not JSON, not a RunResult).' },
@@ -87,6 +87,7 @@ export const errorCodes = {
   ASSERT_PACKAGE: { exit: 1, summary: 'An Android package assertion failed.' },
   ASSERT_TAB: { exit: 1, summary: 'A tab\'s title or URL did not match: an `openTab` `expect`, `assertUrl` or `assertTitle`.' },
   ASSERT_CLIPBOARD: { exit: 1, summary: 'The box\'s clipboard did not hold the text `assertClipboard` expected before the step timeout.' },
+  ASSERT_DEVICE: { exit: 1, summary: 'The device was not in the state `assertDevice` expected (dark mode, airplane mode).' },
   GEOMETRY_UNAVAILABLE: { exit: 3, summary: 'The box cannot give element geometry (no CDP on a Linux box), so a tap cannot be aimed.' },
   STEP_TIMEOUT: { exit: 1, summary: 'A step did not finish within its timeout.' },
   FLOW_TIMEOUT: { exit: 1, summary: 'A flow did not finish within its timeout.' },
@@ -127,3 +128,25 @@ export class BoxflowError extends Error {
     return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[kBrand] === true;
   }
 }
+
+/**
+ * A message written at more than one site, kept beside its code, as fastify's `createError` does:
+ * `%s` takes the next argument as text, `%j` as JSON. `kStepValue('timeout', '${x}', 'soon', 'a duration')`.
+ */
+export function createError(code: ErrorCode, template: string): (...args: unknown[]) => BoxflowError {
+  return (...args) => {
+    let k = 0;
+    const message = template.replace(/%[sj]/g, (spec) => {
+      const v = args[k++];
+      return spec === '%j' ? JSON.stringify(v) : String(v);
+    });
+    return new BoxflowError(code, message);
+  };
+}
+
+/** A step's `${...}` value, evaluated when it ran, is not what it takes: (what, as written, its value, what it takes). */
+export const kStepValue = createError('STEP_INVALID', '%s: %s is %j, not %s');
+/** A step needs the app the flow tests: (the step, where its own appId goes). */
+export const kStepNeedsApp = createError('STEP_INVALID', '%s needs an app: give %s appId, or set appId: at the top of the flow');
+/** (what, the device's state, the state expected). */
+export const kAssertDevice = createError('ASSERT_DEVICE', 'assertDevice: %s is %s, expected %s');

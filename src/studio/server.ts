@@ -283,7 +283,9 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
   // ------------------------------------------------------------ HTTP
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      const status = err instanceof HttpError ? err.status : BoxflowError.is(err) ? 422 : 500;
+      // A BoxflowError answers with its code's own status (docs/errors.md: BOX_NOT_FOUND 404, BROWSER_TIMEOUT
+      // 504, ...); a code without one (a flow's or the runner's) is a request that could not be carried out.
+      const status = err instanceof HttpError ? err.status : BoxflowError.is(err) ? (err.status ?? 422) : 500;
       const message = masker.text(err instanceof Error ? err.message : String(err));
       const code = BoxflowError.is(err) ? err.code : undefined;
       if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });

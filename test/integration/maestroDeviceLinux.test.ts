@@ -147,7 +147,7 @@ test('a ${...} option value is evaluated when the step runs; a value of the wron
 `);
   assert.equal(bad.flow.status, 'failed');
   const step = bad.steps[2]!;
-  assert.equal(step.error?.code, 'INVALID_ARGUMENT');
+  assert.equal(step.error?.code, 'STEP_INVALID');
   assert.equal(step.error?.message, 'stepTimeout: ${output.myTimeout} is "soon", not milliseconds nor a duration (e.g. 10s)');
   assert.deepEqual([step.source?.line, step.source?.column], [5, 3], 'at the Maestro command');
 });
@@ -261,14 +261,14 @@ test('a ${...} point is evaluated when its command runs: a point of the screen, 
   assert.deepEqual(steps[4]!.args, { target: { runtimePoint: '${output.x},${output.y}' } });
 });
 
-test('a ${...} point that is not one fails when its command runs: INVALID_ARGUMENT naming the value, at the command', async () => {
+test('a ${...} point that is not one fails when its command runs: STEP_INVALID naming the value, at the command', async () => {
   const inside = await run('bad-point', `- launchApp
 - evalScript: \${output.p = 'middle'}
 - tapOn: { id: card, point: "\${output.p}" }
 `);
   assert.equal(inside.flow.status, 'failed');
   const step = inside.steps[2]!;
-  assert.equal(step.error?.code, 'INVALID_ARGUMENT');
+  assert.equal(step.error?.code, 'STEP_INVALID');
   assert.equal(step.error?.message, 'point: ${output.p} is "middle", not a point inside the element: "x%,y%" (percent of its bounds, 0 to 100) or "x,y" (pixels from its top-left)');
   assert.deepEqual([step.source?.line, step.source?.column], [5, 3], 'at the Maestro command');
 
@@ -278,7 +278,7 @@ test('a ${...} point that is not one fails when its command runs: INVALID_ARGUME
     end: "10,10"
 `);
   const swipe = screen.steps[1]!;
-  assert.equal(swipe.error?.code, 'INVALID_ARGUMENT', failure(screen.flow, screen.steps));
+  assert.equal(swipe.error?.code, 'STEP_INVALID', failure(screen.flow, screen.steps));
   assert.equal(swipe.error?.message, 'from point: ${output.none} is "undefined", not a point of the screen: "x,y" (pixels) or "x%,y%" (0 to 100)');
   assert.deepEqual([swipe.source?.line, swipe.source?.column], [4, 3]);
 });

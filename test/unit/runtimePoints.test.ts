@@ -46,7 +46,7 @@ test('parsePointText reads "x,y" and "x%,y%" as Maestro does, whitespace ignored
   for (const bad of ['', 'abc', '1,2,3', '1', 'NaN,1', '1e3,2', 'undefined,undefined']) assert.equal(parsePointText(bad, 'screen'), undefined, bad);
 });
 
-test('evaluatePoints: each ${...} point of a step evaluated when it runs; one that is not a point is INVALID_ARGUMENT naming the value', () => {
+test('evaluatePoints: each ${...} point of a step evaluated when it runs; one that is not a point is STEP_INVALID naming the value', () => {
   const steps = bare(read(
     '- tapOn: { point: "${output.x},${output.y}" }',
     '- tapOn: { id: card, point: "${output.p}" }',
@@ -61,7 +61,7 @@ test('evaluatePoints: each ${...} point of a step evaluated when it runs; one th
   assert.equal((steps[0] as { target: unknown }).target && 'runtimePoint' in (steps[0] as { target: object }).target, true, 'the flow\'s step is not changed');
 
   const fails = (step: Step, vars: Record<string, string>, message: string) =>
-    assert.throws(() => evaluatePoints(step, runWith(vars)), (err: unknown) => BoxflowError.is(err) && err.code === 'INVALID_ARGUMENT' && err.message === message);
+    assert.throws(() => evaluatePoints(step, runWith(vars)), (err: unknown) => BoxflowError.is(err) && err.code === 'STEP_INVALID' && err.message === message);
   fails(steps[0]!, { x: 'left' }, 'point: ${output.x},${output.y} is "left,", not a point of the screen: "x,y" (pixels) or "x%,y%" (0 to 100)');
   fails(steps[1]!, { p: '150%,10%' }, 'point: ${output.p} is "150%,10%", not a point inside the element: "x%,y%" (percent of its bounds, 0 to 100) or "x,y" (pixels from its top-left)');
   fails(steps[2]!, { a: '1,1', b: 'end' }, 'to point: ${output.b} is "end", not a point of the screen: "x,y" (pixels) or "x%,y%" (0 to 100)');

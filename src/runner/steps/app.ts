@@ -2,7 +2,7 @@
 // endpoints; Linux boxes: what a web user means by the same words (the app is the site).
 import { readFile } from 'node:fs/promises';
 import { randomInt } from 'node:crypto';
-import { BoxflowError } from '../../errors.js';
+import { BoxflowError, kStepNeedsApp } from '../../errors.js';
 import { describeSelector, query } from '../../layout/index.js';
 import type { Selector } from '../../layout/types.js';
 import { delay } from '../poll.js';
@@ -19,7 +19,7 @@ const isLinux = (run: StepRun) => run.rt.box.type === 'linux';
 
 function androidApp(run: StepRun, appId: string | undefined, what: string): string {
   const id = appId ?? run.rt.flow.appId;
-  if (!id) throw new BoxflowError('INVALID_ARGUMENT', `${what} needs an app: give it appId, or set appId: at the top of the flow`);
+  if (!id) throw kStepNeedsApp(what, 'it');
   return run.resolve(id);
 }
 
@@ -29,7 +29,7 @@ function siteUrl(run: StepRun, appId: string | undefined): string {
     if (id !== undefined && /^https?:\/\//i.test(run.resolve(id))) return run.resolve(id);
   }
   if (run.rt.options.appBaseUrl) return run.rt.options.appBaseUrl;
-  throw new BoxflowError('INVALID_ARGUMENT', `launchApp on a Linux box opens the app's URL: give an http(s) appId (step or flow), or set appBaseUrl in boxflow.config`);
+  throw new BoxflowError('STEP_INVALID', `launchApp on a Linux box opens the app's URL: give an http(s) appId (step or flow), or set appBaseUrl in boxflow.config`);
 }
 
 async function clearSiteData(run: StepRun): Promise<string> {
@@ -241,7 +241,7 @@ async function typeText(run: StepRun, text: string, step: Parameters<StepHandler
 
 export const pasteText: StepHandler<'pasteText'> = async (step, run) => {
   const text = scriptHostFor(run.rt.state).copiedText;
-  if (text === undefined) throw new BoxflowError('INVALID_ARGUMENT', 'pasteText: nothing was copied; a copyTextFrom step must run before');
+  if (text === undefined) throw new BoxflowError('STEP_INVALID', 'pasteText: nothing was copied; a copyTextFrom step must run before');
   await typeText(run, text, step);
   run.record.message = `pasted ${JSON.stringify(text)}`;
 };

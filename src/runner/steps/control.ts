@@ -1,6 +1,6 @@
 // Steps that hold steps: runFlow, repeat, retry. Their children nest in the record.
 import { parseDuration } from '../../api/duration.js';
-import { BoxflowError } from '../../errors.js';
+import { BoxflowError, kStepValue } from '../../errors.js';
 import { query } from '../../layout/index.js';
 import type { Condition } from '../../flow/types.js';
 import { defineVariables, isTrueText } from '../script.js';
@@ -23,14 +23,14 @@ function failIfChildFailed(children: StepRecord[]): void {
 
 /**
  * A value given as `${...}`, evaluated now and checked to be a whole number from `min` to `max`;
- * else INVALID_ARGUMENT saying what it gave (the step's record has its file:line:col).
+ * else STEP_INVALID saying what it gave (the step's record has its file:line:col).
  */
 export function runtimeInteger(run: StepRun, value: number | string, what: string, min: number, max: number): number {
   if (typeof value === 'number') return value;
   const text = run.resolve(value).trim();
   const n = Number(text);
   if (!/^-?\d+(?:\.0*)?$/.test(text) || n < min || n > max) {
-    throw new BoxflowError('INVALID_ARGUMENT', `${what}: ${value} is ${JSON.stringify(text)}, not a whole number from ${min} to ${max}`);
+    throw kStepValue(what, value, text, `a whole number from ${min} to ${max}`);
   }
   return n;
 }
@@ -43,7 +43,7 @@ function runtimeDuration(run: StepRun, value: number | string, what: string): nu
   try {
     return parseDuration(text, what);
   } catch {
-    throw new BoxflowError('INVALID_ARGUMENT', `${what}: ${value} is ${JSON.stringify(text)}, not milliseconds nor a duration (e.g. 10s)`);
+    throw kStepValue(what, value, text, 'milliseconds nor a duration (e.g. 10s)');
   }
 }
 

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { BoxApiError } from '../../api/client.js';
-import { BoxflowError } from '../../errors.js';
+import { BoxflowError, kAssertDevice, kStepNeedsApp, kStepValue } from '../../errors.js';
 import type { DeviceSettings, GeoPoint, PermissionValue, Step } from '../../flow/types.js';
 import { quietly } from '../layoutSource.js';
 import { scriptHostFor } from '../script.js';
@@ -80,7 +80,8 @@ function degrees(run: StepRun, value: number | string, what: 'latitude' | 'longi
   const max = what === 'latitude' ? 90 : 180;
   const text = typeof value === 'number' ? String(value) : run.resolve(value).trim();
   const n = Number(text);
-  if (text === '' || !(Math.abs(n) <= max)) throw new BoxflowError('INVALID_ARGUMENT', `${what}: ${typeof value === 'string' ? `${value} is ${JSON.stringify(text)}, ` : ''}not a number from -${max} to ${max}`);
+  const range = `a number from -${max} to ${max}`;
+  if (text === '' || !(Math.abs(n) <= max)) throw typeof value === 'string' ? kStepValue(what, value, text, range) : new BoxflowError('STEP_INVALID', `${what}: ${value} is not ${range}`);
   return n;
 }
 
@@ -89,7 +90,7 @@ function place(run: StepRun, p: GeoPoint): { latitude: number; longitude: number
   if (p.longitude === '') {
     const text = run.resolve(String(p.latitude)).trim();
     const [lat, lng, extra] = text.split(',');
-    if (lng === undefined || extra !== undefined) throw new BoxflowError('INVALID_ARGUMENT', `location path point: ${p.latitude} is ${JSON.stringify(text)}, not "latitude,longitude"`);
+    if (lng === undefined || extra !== undefined) throw kStepValue('location path point', p.latitude, text, '"latitude,longitude"');
     return { latitude: degrees(run, lat!.trim(), 'latitude'), longitude: degrees(run, lng.trim(), 'longitude') };
   }
   return { latitude: degrees(run, p.latitude, 'latitude'), longitude: degrees(run, p.longitude, 'longitude') };
@@ -100,7 +101,7 @@ function permissionValues(run: StepRun, permissions: Record<string, PermissionVa
   const out: Record<string, PermissionValue> = {};
   for (const [name, raw] of Object.entries(permissions)) {
     const v = run.resolve(raw).trim();
-    if (!kPermissionValues.includes(v)) throw new BoxflowError('INVALID_ARGUMENT', `permissions.${name}: ${raw} is ${JSON.stringify(v)}, not allow, deny or unset`);
+    if (!kPermissionValues.includes(v)) throw kStepValue(`permissions.${name}`, raw, v, 'allow, deny or unset');
     out[name] = v as PermissionValue;
   }
   return out;
@@ -117,7 +118,7 @@ const kOrientationNames: Record<string, 'portrait' | 'landscapeLeft' | 'landscap
 function orientationOf(run: StepRun, value: string) {
   const text = run.resolve(value).trim();
   const o = kOrientationNames[text.replace(/_/g, '').toLowerCase()];
-  if (!o) throw new BoxflowError('INVALID_ARGUMENT', `orientation: ${value === text ? '' : `${value} is `}${JSON.stringify(text)} is not portrait, landscapeLeft, landscapeRight or upsideDown`);
+  if (!o) throw new BoxflowError('STEP_INVALID', `orientation: ${value === text ? '' : `${value} is `}${JSON.stringify(text)} is not portrait, landscapeLeft, landscapeRight or upsideDown`);
   return o;
 }
 
@@ -367,7 +368,7 @@ async function setPermissions(run: StepRun, appId: string | undefined, permissio
   const values = permissionValues(run, permissions);
   if (isLinux(run)) return webPermissions(run, await run.rt.layout.page(), values);
   const app = appId ?? run.rt.flow.appId;
-  if (!app) throw new BoxflowError('INVALID_ARGUMENT', 'permissions need an app: give setDevice appId, or set appId: at the top of the flow');
+  if (!app) throw kStepNeedsApp('setDevice permissions', 'setDevice');
   return androidPermissions_(run, run.resolve(app), values);
 }
 
@@ -517,7 +518,7 @@ export const assertDevice: StepHandler<'assertDevice'> = async (step, run) => {
   const said: string[] = [];
   if (step.darkMode !== undefined) {
     const on = await darkModeOf(run);
-    if (on !== step.darkMode) throw new BoxflowError('FLOW_ERROR', `assertDevice: dark mode is ${on ? 'on' : 'off'}, expected ${step.darkMode ? 'on' : 'off'}`);
+    if (on !== step.darkMode) throw kAssertDevice('dark mode', on ? 'on' : 'off', step.darkMode ? 'on' : 'off');
     said.push(`dark mode ${on ? 'on' : 'off'}`);
   }
   if (step.airplaneMode !== undefined) {
@@ -527,7 +528,7 @@ export const assertDevice: StepHandler<'assertDevice'> = async (step, run) => {
       const state = (await device(run, 'cmd connectivity airplane-mode', 'airplaneMode')).trim();
       on = state === 'enabled' || state === 'disabled' ? state === 'enabled' : (await device(run, 'settings get global airplane_mode_on', 'airplaneMode')).trim() === '1';
     }
-    if (on !== step.airplaneMode) throw new BoxflowError('FLOW_ERROR', `assertDevice: airplane mode is ${on ? 'on' : 'off'}, expected ${step.airplaneMode ? 'on' : 'off'}`);
+    if (on !== step.airplaneMode) throw kAssertDevice('airplane mode', on ? 'on' : 'off', step.airplaneMode ? 'on' : 'off');
     said.push(`airplane mode ${on ? 'on' : 'off'}`);
   }
   run.record.message = said.join('; ');
@@ -559,7 +560,7 @@ export const record: StepHandler<'record'> = async (step, run) => {
     return;
   }
   const name = kRecording.get(run.rt.state);
-  if (name === undefined) throw new BoxflowError('INVALID_ARGUMENT', 'record stop: no recording was started in this flow (record: {start: name} first)');
+  if (name === undefined) throw new BoxflowError('STEP_INVALID', 'record stop: no recording was started in this flow (record: {start: name} first)');
   kRecording.delete(run.rt.state);
   const result = await client.stopRecording(box.id, undefined, { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 120_000) });
   const bytes = await client.fetchObject(result.presignedUrl, { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 120_000) });

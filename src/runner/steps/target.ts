@@ -1,6 +1,6 @@
 // Turning a step's target (selector, point, percent, prompt) into what the drag API takes:
 // a point in the box's action space (real pixels × scale), or a natural-language string.
-import { BoxflowError } from '../../errors.js';
+import { BoxflowError, kStepValue } from '../../errors.js';
 import type { ElementPoint, Step, Target } from '../../flow/types.js';
 import { centre, describeSelector, nearMatches, query, serializeTree } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
@@ -50,18 +50,18 @@ export function parsePointText(text: string, where: 'screen' | 'element'): { x: 
   return p;
 }
 
-/** The target with its `${...}` point evaluated now and checked; INVALID_ARGUMENT naming the value when it is not a point. */
+/** The target with its `${...}` point evaluated now and checked; STEP_INVALID naming the value when it is not a point. */
 export function evaluateTarget(run: StepRun, target: Target, what: string): Target {
   if ('runtimePoint' in target) {
     const text = run.resolve(target.runtimePoint);
     const p = parsePointText(text, 'screen');
-    if (!p) throw new BoxflowError('INVALID_ARGUMENT', `${what}: ${target.runtimePoint} is ${JSON.stringify(text)}, not a point of the screen: "x,y" (pixels) or "x%,y%" (0 to 100)`);
+    if (!p) throw kStepValue(what, target.runtimePoint, text, 'a point of the screen: "x,y" (pixels) or "x%,y%" (0 to 100)');
     return p.unit === '%' ? { percent: { x: p.x, y: p.y } } : { point: { x: p.x, y: p.y } };
   }
   if ('selector' in target && typeof target.point === 'string') {
     const text = run.resolve(target.point);
     const p = parsePointText(text, 'element');
-    if (!p) throw new BoxflowError('INVALID_ARGUMENT', `${what}: ${target.point} is ${JSON.stringify(text)}, not a point inside the element: "x%,y%" (percent of its bounds, 0 to 100) or "x,y" (pixels from its top-left)`);
+    if (!p) throw kStepValue(what, target.point, text, 'a point inside the element: "x%,y%" (percent of its bounds, 0 to 100) or "x,y" (pixels from its top-left)');
     return { ...target, point: p };
   }
   return target;
@@ -97,7 +97,7 @@ export function pointIn(node: LayoutNode, p: ElementPoint | string): { x: number
   const height = b.bottom - b.top;
   if (p.unit === '%') return { x: b.left + (width * p.x) / 100, y: b.top + (height * p.y) / 100 };
   if (p.x >= width || p.y >= height) {
-    throw new BoxflowError('INVALID_ARGUMENT', `point "${p.x},${p.y}" lies outside the element, which is ${Math.round(width)}×${Math.round(height)} pixels (a pixel point counts from its top-left)`);
+    throw new BoxflowError('STEP_INVALID', `point "${p.x},${p.y}" lies outside the element, which is ${Math.round(width)}×${Math.round(height)} pixels (a pixel point counts from its top-left)`);
   }
   return { x: b.left + p.x, y: b.top + p.y };
 }

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { BoxApiError } from '../../api/client.js';
 import { decodeDataUri } from '../../api/dataUri.js';
-import { BoxflowError } from '../../errors.js';
+import { BoxflowError, kStepValue } from '../../errors.js';
 import type { Rect } from '../../flow/types.js';
 import { query, describeSelector } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
@@ -95,7 +95,7 @@ function diffRatio(run: StepRun, value: number | string | undefined): number | u
   if (typeof value !== 'string') return value;
   const text = run.resolve(value).trim();
   const n = Number(text);
-  if (text === '' || !(n >= 0 && n <= 1)) throw new BoxflowError('INVALID_ARGUMENT', `maxDiffPixelRatio: ${value} is ${JSON.stringify(text)}, not a number from 0 to 1`);
+  if (text === '' || !(n >= 0 && n <= 1)) throw kStepValue('maxDiffPixelRatio', value, text, 'a number from 0 to 1');
   return n;
 }
 
