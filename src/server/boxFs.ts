@@ -3,6 +3,7 @@
 // own paths never reach a tenant. fs/rename checks every component, symlinks included.
 import { spawn } from 'node:child_process';
 import { lstat, realpath, rename, stat } from 'node:fs/promises';
+import { sealedStdio } from './inheritedFds.js';
 import { basename, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { BoxflowError } from '../errors.js';
 import type { FsEntry, RenameBody } from '../api/schemas.js';
@@ -104,7 +105,7 @@ const kRenameScript = "try{require('fs').renameSync(process.argv[1],process.argv
 async function renameAs(user: BoxUser | undefined, from: string, to: string): Promise<void> {
   if (!user) return rename(from, to);
   const outcome = await new Promise<{ spawned: boolean; code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['-e', kRenameScript, from, to], { uid: user.uid, gid: user.gid, env: {}, cwd: '/', stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['-e', kRenameScript, from, to], { uid: user.uid, gid: user.gid, env: {}, cwd: '/', stdio: sealedStdio(['ignore', 'ignore', 'pipe']) });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-200)));
     child.once('error', () => resolve({ spawned: false, code: null, stderr }));

@@ -147,6 +147,7 @@ export interface IsolatedLaunch {
 
 /**
  * How to start `command` as a box's user, isolated:
+ * - `bash` closes every descriptor but stdio (node-pty's pty masters have no close-on-exec);
  * - `unshare --net --pid --fork --mount-proc`: a network namespace with no network (not the server,
  *   not the machine), and a pid namespace with a /proc of its own, so the box sees its own processes
  *   and none of another box or of the server; when the namespace's first process ends, the kernel
@@ -179,6 +180,9 @@ export async function isolatedLaunch(user: BoxUser, boxDir: string, env: Record<
   }
   return {
     argv: [
+      // A root step with no tenant value: closes every descriptor but stdio, those node-pty leaves
+      // without close-on-exec (other terminals' pty masters) included, which no box may hold.
+      kBash(), '--norc', '--noprofile', '-c', kCloseFds, 'boxflow-closefds',
       utilLinux('unshare'), '--net', '--pid', '--fork', '--kill-child', '--mount-proc', '--',
       utilLinux('prlimit'), `--nproc=${kBoxMaxProcesses}:${kBoxMaxProcesses}`, '--',
       utilLinux('setpriv'), `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--',
@@ -189,6 +193,9 @@ export async function isolatedLaunch(user: BoxUser, boxDir: string, env: Record<
     done: () => unlink(file).catch(() => {}),
   };
 }
+
+const kCloseFds = 'for f in /proc/$$/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done; exec "$@"';
+const kBash = () => utilLinux('bash');
 
 /** The one child `unshare --fork` made (the first process of the new namespaces), if any yet. */
 function forkedChild(pid: number): number | undefined {

@@ -7,7 +7,7 @@ import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
 import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '../api/schemas.js';
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
-import { boxEnv, checkBoxEnvs, claimBoxUser, isolationAvailable, kLaunchDir, reapUidClaims, releaseBoxUser, releaseUid, type BoxUser } from './boxUser.js';
+import { checkBoxEnvs, claimBoxUser, isolationAvailable, kLaunchDir, reapUidClaims, releaseBoxUser, releaseUid, type BoxUser } from './boxUser.js';
 import { LinuxBox } from './chromium/linuxBox.js';
 import type { BoxEntry } from './boxEntry.js';
 import type { AdbBackend } from './adb/backend.js';
@@ -204,7 +204,6 @@ export class BoxRegistry {
       userDataDir: join(dir, 'profile'),
       cwd: workDir,
       resolution: cfg.resolution ?? kDefaultResolution,
-      env: boxEnv(dir, cfg.envs),
       identity: { ...(user ? { user: { uid: user.browserUid, gid: user.gid } } : {}), onSpawn: (pid) => void ledger.add(pid) },
       ...(this.#cdpTimeoutMs ? { cdpTimeoutMs: this.#cdpTimeoutMs } : {}),
     });

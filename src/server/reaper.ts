@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { removeSingletonDir } from './chromium/singleton.js';
 import { reapAndroidLeftovers } from './adb/leftovers.js';
+import { sealedStdio } from './inheritedFds.js';
 
 /** A process as /proc knows it: a pid alone may name another process once the first has died. */
 export interface ProcessIdentity {
@@ -162,7 +163,7 @@ const kKillAllScript = 'kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; exit 0';
 export async function killUid(uid: number): Promise<void> {
   if (uid === 0 || uid === process.getuid?.()) throw new Error(`refusing to kill every process of uid ${uid}`);
   await new Promise<void>((resolve) => {
-    const child = spawn(kSetpriv, [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs', '--', '/bin/sh', '-c', kKillAllScript], { env: { PATH: '/usr/bin:/bin' }, cwd: '/', stdio: 'ignore' });
+    const child = spawn(kSetpriv, [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs', '--', '/bin/sh', '-c', kKillAllScript], { env: { PATH: '/usr/bin:/bin' }, cwd: '/', stdio: sealedStdio(['ignore', 'ignore', 'ignore']) });
     child.once('error', () => resolve());
     child.once('exit', () => resolve());
   });

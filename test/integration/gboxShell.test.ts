@@ -126,8 +126,10 @@ test('the shell cannot read the server secret, another box, or the server files'
   assert.ok(!r.stdout.includes(secret) && !r.stderr.includes(secret));
   assert.equal((r.stderr.match(/Permission denied/g) ?? []).length, 4, r.stderr);
   assert.ok(!existsSync(join(otherHome, 'work', 'planted')));
-  // Its /proc is its own (a pid namespace): pid 1 is the command's own shell, started with PATH alone.
-  assert.match(r.stdout.split('\n')[1]!, /^PATH=[^\0]*\0$/);
+  // Its /proc is its own (a pid namespace): pid 1 is the command's own shell, started with what the
+  // root steps had (PATH, and the shell variables bash adds), none of the server's or the tenant's.
+  const names = r.stdout.split('\n')[1]!.split('\0').filter(Boolean).map((kv) => kv.split('=')[0]).sort();
+  assert.deepEqual(names.filter((n) => !['PATH', 'PWD', 'SHLVL', '_'].includes(n!)), [], r.stdout);
 });
 
 test("the shell cannot act on the box's own Chromium: another user, not even seen, no signal", { skip: !isolated && 'needs root (box users)' }, async () => {

@@ -313,9 +313,7 @@ test("another box's terminal reaches no box's Chromium: a pty master opened by s
   }
 });
 
-// Not yet: commands are spawned by gbox/linuxCommands.ts, which must give its children sealedStdio
-// too (and a terminal's shell, forked by node-pty, inherits every other terminal's master as well).
-test("another box's terminal reaches no box's command", { skip: needsRoot, todo: 'gbox/linuxCommands.ts spawns without sealedStdio; node-pty forks without closing' }, async () => {
+test("another box's terminal reaches no box's command and no other terminal's shell", { skip: needsRoot }, async () => {
   const { client } = await serveCli('pty-command', []);
   const first = await client.createLinuxBox({});
   const { url } = await client.webTerminalUrl(first.id);
@@ -330,4 +328,14 @@ test("another box's terminal reaches no box's command", { skip: needsRoot, todo:
   const second = await client.createLinuxBox({});
   const run = await client.runCommand(second.id, { command: 'ls -l /proc/self/fd' });
   assert.ok(!/ -> \/dev\/(ptmx|pts\/)/.test(run.stdout), `the second box's command holds a terminal (and can type into the first box's shell):\n${run.stdout}`);
+  // node-pty leaves its masters open in the shells it forks: the second box's own terminal holds only its own pts.
+  const other = new WebSocket((await client.webTerminalUrl(second.id)).url.replace(/^http/, 'ws'));
+  cleanups.push(async () => other.terminate());
+  let seen = '';
+  other.on('message', (d) => (seen += d.toString()));
+  await new Promise((r, j) => other.once('open', r).once('error', j));
+  other.send(JSON.stringify({ type: 'input', data: "ls -l /proc/$$/fd; printf '<<<%s>>>' DONE\r" }));
+  for (let i = 0; i < 600 && !seen.includes('<<<DONE>>>'); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(seen.includes('<<<DONE>>>'), `the second box's shell runs: ${seen}`);
+  assert.doesNotMatch(seen, /ptmx/, `the second box's shell holds a pty master:\n${seen}`);
 });

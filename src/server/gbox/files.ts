@@ -44,6 +44,7 @@ import { boxPath, boxPathOf, humanSize, modeString, realOf } from '../boxFs.js';
 import type { Answer, Call, OutputSink } from '../call.js';
 import { androidCommandLine, inTurn, runAndroidLine } from './commands.js';
 import { boxRoot, noNul, runInLinuxBox } from './linuxCommands.js';
+import { sealedStdio } from '../inheritedFds.js';
 
 export interface FileDeps {
   boxCall: <T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
@@ -159,7 +160,7 @@ function fsChild(entry: BoxEntry, args: string[], opts: { stdin?: Readable; maxO
   const user = entry.user;
   const maxOut = opts.maxOut ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', kFsScript, ...args], { ...(user ? { uid: user.uid, gid: user.gid } : {}), env: {}, cwd: '/', stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-e', kFsScript, ...args], { ...(user ? { uid: user.uid, gid: user.gid } : {}), env: {}, cwd: '/', stdio: sealedStdio([opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe']) });
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;

@@ -22,6 +22,7 @@ import { boxPath, boxPathOf, realOf } from '../boxFs.js';
 import { boxEnv, checkBoxEnvs, isolatedLaunch, type IsolatedLaunch } from '../boxUser.js';
 import type { OutputSink } from '../call.js';
 import { killLedGroup, type ProcessIdentity } from '../reaper.js';
+import { sealedStdio } from '../inheritedFds.js';
 import { Backpressure, Output } from './commandOutput.js';
 
 /** Commands (and run-code) one box runs at the same time; one more is 429 RATE_LIMITED. */
@@ -105,7 +106,7 @@ export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: Abo
     launch = user ? await isolatedLaunch(user, entry.dir, env, command, cwd) : undefined;
     const [file, ...args] = launch ? launch.argv : run.argv;
     // detached: the command leads a session and process group of its own.
-    const child = spawn(file!, args, { cwd: launch ? '/' : cwd, env: launch ? launch.rootEnv : env, detached: true, stdio: [run.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const child = spawn(file!, args, { cwd: launch ? '/' : cwd, env: launch ? launch.rootEnv : env, detached: true, stdio: sealedStdio([run.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe']) });
     const max = run.outputMax ?? kCommandOutputMax;
     const sink = run.output;
     const stdout = new Output(max, sink && ((text) => sink.write('stdout', text)));
