@@ -13,6 +13,7 @@ import type { Flow, FlowBox, ScreenshotMatchOptions, SourceLocation, Step } from
 import { ArtifactStore } from '../runner/artifacts.js';
 import type { Lease, BoxPool } from '../runner/boxPool.js';
 import { Executor, StepFailure, type FlowRuntime } from '../runner/executor.js';
+import { FloatingCalls } from '../runner/floating.js';
 import { createFlowRuntime } from '../runner/runtime.js';
 import type { RunOptions, UpdateBaselines } from '../runner/options.js';
 import type { StepRecord } from '../runner/types.js';
@@ -102,6 +103,8 @@ export class BoxSession {
   /** Fires when the test ends (passed, failed or timed out): every step still running is stopped. */
   readonly #ended = new AbortController();
   #expects = 0;
+  /** The test's box calls until it awaits them: one it never awaited fails the test (floating.ts). */
+  readonly #floating = new FloatingCalls();
   /** The box's recording of this test (config `video`), attached to the test on close. */
   readonly #video: { recording: AttemptVideo; testInfo: TestInfo } | undefined;
 
@@ -156,12 +159,17 @@ export class BoxSession {
    * after a failed test is not leased again either.
    */
   async close(failed: boolean): Promise<void> {
-    this.#ended.abort(new BoxflowError('FLOW_TIMEOUT', 'the test ended while this step ran (it timed out, or a call was not awaited)'));
+    // A box call the test never awaited fails the test (thrown from the fixture's teardown), as
+    // Playwright fails a test for an expect that rejects unawaited; that call's own failure is
+    // handled, so it never surfaces as an unhandled rejection in a later test.
+    const unawaited = this.#floating.error(this.#rootDir);
+    this.#ended.abort(unawaited ?? new BoxflowError('FLOW_TIMEOUT', 'the test ended while this step ran (it timed out, or a call was not awaited)'));
     const settled = await this.#exec.settled(kSettleMs);
     await this.#rt.layout.close();
-    await this.#attachVideo(failed).catch((err: unknown) => void process.stderr.write(`warning: video: the box's video could not be attached: ${(err as Error).message}\n`));
+    await this.#attachVideo(failed || unawaited !== undefined).catch((err: unknown) => void process.stderr.write(`warning: video: the box's video could not be attached: ${(err as Error).message}\n`));
     const dead = !settled || (failed && (await this.#pool.isDead(this.#lease.box)));
     this.#lease.release(dead ? 'dead' : 'ok');
+    if (unawaited) throw unawaited;
   }
 
   /**
@@ -247,7 +255,7 @@ export class BoxSession {
     await base.step(
       this.title(normalizeStep({ runFlow: path }, source)),
       async () => {
-        const { box, expect } = this.#exec.flowBox(vars);
+        const { box, expect } = this.#exec.flowBox(vars, this.#floating);
         await flow.fn!({ box, expect, env: vars });
       },
       location ? { location } : {},
@@ -258,22 +266,20 @@ export class BoxSession {
     const rethrow = (err: unknown): never => {
       throw err instanceof StepFailure ? stepError(err.record) : err;
     };
-    const methods: Record<string, unknown> = {};
+    const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
     for (const [name, fn] of Object.entries(flowBox)) {
       if (typeof fn !== 'function') continue;
       methods[name] = (...args: unknown[]) => (fn as (...a: unknown[]) => Promise<void>)(...args).catch(rethrow);
     }
     // Like page.goto, a relative URL opens against Playwright's `baseURL`.
     const absolute = (url: string) => (baseURL && !/^[a-z][a-z0-9+.-]*:/i.test(url) ? new URL(url, baseURL).href : url);
-    methods.openTab = (url: string | { url: string }, opts?: unknown) =>
-      flowBox.openTab(typeof url === 'string' ? absolute(url) : { ...url, url: absolute(url.url) }, opts as never).catch(rethrow);
-    const page = () => this.#page();
-    return {
-      ...(methods as unknown as FlowBoxMethods),
-      info: flowBox.info,
-      browser: { page },
-      page,
-      run: (file, opts) => this.#run(flowBox, file, opts?.env).catch(rethrow),
+    methods.openTab = (url: unknown, opts?: unknown) => {
+      const u = url as string | { url: string };
+      return flowBox.openTab(typeof u === 'string' ? absolute(u) : { ...u, url: absolute(u.url) }, opts as never).catch(rethrow);
     };
+    methods.page = () => this.#page();
+    methods.run = (file, opts) => this.#run(flowBox, file as string, (opts as { env?: Record<string, string> } | undefined)?.env).catch(rethrow);
+    const box = this.#floating.wrapAll(methods, 'box') as unknown as Box;
+    return { ...box, info: flowBox.info, browser: this.#floating.wrapAll({ page: methods.page }, 'box.browser') } as Box;
   }
 }

@@ -12,6 +12,7 @@ import type { RunOptions } from './options.js';
 import { handlers } from './steps/index.js';
 import type { FlowRuntime, StepHandler, StepRun } from './steps/types.js';
 import { captureOnce } from './steps/visual.js';
+import type { FloatingCalls } from './floating.js';
 import { evaluatePoints } from './steps/target.js';
 import { stepLabel } from './label.js';
 import { scriptHostFor } from './script.js';
@@ -131,9 +132,10 @@ export class Executor {
 
   /**
    * A TS function flow: each `box.*` call becomes one recorded top-level step. Once the flow's signal
-   * has fired (its timeout, the test's end), a call fails at once and never reaches the box.
+   * has fired (its timeout, the test's end), a call fails at once and never reaches the box. With
+   * `floating`, every box call and expect is tracked until the flow awaits it (floating.ts).
    */
-  flowBox(vars: Record<string, string>): { box: FlowBox; expect: FlowExpect } {
+  flowBox(vars: Record<string, string>, floating?: FloatingCalls): { box: FlowBox; expect: FlowExpect } {
     const api = flowApi({
       runStep: async (step) => {
         if (this.signal.aborted) throw abortReason(this.signal);
@@ -144,7 +146,14 @@ export class Executor {
       info: { id: this.rt.box.id, type: this.rt.box.type },
       page: () => this.rt.layout.page(),
     });
-    return { box: unhandledSafe(api.box), expect: api.expect };
+    if (!floating) return api;
+    const box = floating.wrapAll(api.box, 'box');
+    box.browser = floating.wrapAll(api.box.browser, 'box.browser');
+    const expect = ((target: unknown) => {
+      const { not, ...matchers } = (api.expect as unknown as (t: unknown) => Record<string, object> & { not: object })(target);
+      return { ...floating.wrapAll(matchers, 'expect(box)'), not: floating.wrapAll(not, 'expect(box).not') };
+    }) as unknown as FlowExpect;
+    return { box, expect };
   }
 
   /** The step a flow is waiting on (the outermost still running), else the last one it ran. */
@@ -198,26 +207,6 @@ export class Executor {
 function abortReason(signal: AbortSignal): Error {
   const reason = signal.reason as unknown;
   return reason instanceof Error ? reason : new BoxflowError('FLOW_TIMEOUT', 'the flow was stopped');
-}
-
-/**
- * The box's methods, each returning a promise that is marked handled: a call the flow did not await
- * must not kill the process with an unhandled rejection when it fails later (the runner reports it).
- * One that is awaited still rejects as usual.
- */
-function unhandledSafe(box: FlowBox): FlowBox {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(box)) {
-    out[name] =
-      typeof value === 'function'
-        ? (...args: unknown[]) => {
-            const result = (value as (...a: unknown[]) => unknown).apply(box, args);
-            if (result instanceof Promise) result.catch(() => {});
-            return result;
-          }
-        : value;
-  }
-  return out as unknown as FlowBox;
 }
 
 function screenshotOptions(step: Step, options: RunOptions, transport: ImageTransport) {

@@ -11,6 +11,7 @@ import type { BaselineWritten } from '../visual/index.js';
 import { Masker } from '../mask.js';
 import { ArtifactStore } from './artifacts.js';
 import { BoxPool, type Lease } from './boxPool.js';
+import { FloatingCalls } from './floating.js';
 import { Executor, maskError, relativeSource, toErrorInfo, type FlowRuntime } from './executor.js';
 import { stepLabel } from './label.js';
 import { cachedFlowLoader, createFlowRuntime } from './runtime.js';
@@ -185,6 +186,7 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
   const steps: StepRecord[] = [];
   let rt: FlowRuntime | undefined;
   let exec: Executor | undefined;
+  const floating = new FloatingCalls();
   // Config `video`: the box records the attempt, from here to its end (src/runner/video.ts).
   const recording = await startAttemptVideo(box, { client: deps.client, artifacts: deps.artifacts, options: deps.options }, deadline.signal);
   try {
@@ -198,7 +200,7 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
         steps.push(...(await executor.runList(flow.onStart, '', vars, flow.file)));
         if (steps.some((s) => s.status === 'failed')) return;
         if (!flow.fn) return void steps.push(...(await executor.runList(flow.steps, '', vars, flow.file)));
-        const { box: flowBox, expect } = executor.flowBox(vars);
+        const { box: flowBox, expect } = executor.flowBox(vars, floating);
         try {
           await flow.fn({ box: flowBox, expect, env: vars });
           const left = executor.pendingCalls[0];
@@ -209,6 +211,13 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
       })(),
       deadline.signal,
     );
+    // A call the flow never awaited fails it, whatever it did (it ran beside the calls after it, and
+    // what it found went unseen); one still running is stopped.
+    const unawaited = floating.error(deps.options.rootDir);
+    if (unawaited) {
+      error = toErrorInfo(unawaited, undefined, masker);
+      deadline.abort(unawaited);
+    }
   } catch (err) {
     error = toErrorInfo(err, deadline.signal, masker);
     if (deadline.signal.aborted && exec) error = { ...error, code: 'FLOW_TIMEOUT', message: timeoutMessage(error.message, exec, deps.options.rootDir) };

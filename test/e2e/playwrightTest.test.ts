@@ -324,3 +324,29 @@ test('a remote service from the environment and a named box: the box is used and
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+const kUnawaitedSpec = `
+import { test, expect } from 'boxflow/test';
+
+test('forgets await', async ({ box }) => {
+  await box.openTab('/login');
+  box.tap('No such button', { timeout: 1000 });
+  box.type('lost');
+});
+
+test('the next test on the worker', async ({ box }) => {
+  await box.openTab('/login');
+  await expect(box).toShow('Sign in');
+});
+`;
+
+test('a Playwright test that does not await its box calls fails naming each call and its line; the next test runs clean', { timeout: 300_000 }, async () => {
+  writeFileSync(join(exampleDir, 'unawaited.spec.ts'), kUnawaitedSpec);
+  const run = await playwright(['unawaited.spec.ts', '--workers=1']);
+  const byTitle = results(run.report);
+  const forgot = byTitle.get('forgets await')!;
+  assert.equal(forgot.status, 'failed', errorText(forgot));
+  assert.match(errorText(forgot), /`box\.tap\(\.\.\.\)` at unawaited\.spec\.ts:6:\d+ and `box\.type\(\.\.\.\)` at unawaited\.spec\.ts:7:\d+ were not awaited/);
+  const next = byTitle.get('the next test on the worker')!;
+  assert.equal(next.status, 'passed', errorText(next));
+});
