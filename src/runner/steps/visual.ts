@@ -39,8 +39,8 @@ function isRect(v: Selector | Rect): v is Rect {
 }
 
 /**
- * Selectors become rectangles from the layout, in the screenshot's (scaled) pixels. Like every
- * selector, they wait for their elements: the layout is polled until each selector matches (all in
+ * A crop's or clip's selector becomes rectangles from the layout, in the screenshot's (scaled)
+ * pixels. Like every selector, they wait for their elements: the layout is polled until each selector matches (all in
  * the same look), within the step's timeout; else ELEMENT_NOT_FOUND naming the one that never did.
  */
 async function toRects(run: StepRun, items: (Selector | Rect)[]): Promise<Rect[]> {
@@ -53,7 +53,7 @@ async function toRects(run: StepRun, items: (Selector | Rect)[]): Promise<Rect[]
     let missing: Selector | undefined;
     const found = await pollUntil(async () => {
       last = await run.rt.layout.tree(run.signal);
-      run.rt.layout.requireGeometry(last, `mask/clip ${describeSelector(selectors[0]!)}`);
+      run.rt.layout.requireGeometry(last, `clip/crop ${describeSelector(selectors[0]!)}`);
       const each = selectors.map((selector) => query(last!, selector));
       missing = selectors.find((_, i) => !each[i]!.length);
       return missing === undefined ? each : undefined;
@@ -62,7 +62,7 @@ async function toRects(run: StepRun, items: (Selector | Rect)[]): Promise<Rect[]
       if (BoxflowError.is(found.lastError) && found.lastError.code !== 'ELEMENT_NOT_FOUND') throw found.lastError;
       const selector = missing ?? selectors[0]!;
       await attachEvidence(run, selector, last);
-      throw new BoxflowError('ELEMENT_NOT_FOUND', `mask/clip ${describeSelector(selector)} matches no visible element after ${run.timeoutMs} ms`);
+      throw new BoxflowError('ELEMENT_NOT_FOUND', `clip/crop ${describeSelector(selector)} matches no visible element after ${run.timeoutMs} ms`);
     }
     matches = found.value;
   }
@@ -79,6 +79,28 @@ async function toRects(run: StepRun, items: (Selector | Rect)[]): Promise<Rect[]
     }
   }
   return out;
+}
+
+/**
+ * Masks as Playwright has them: each selector paints what it matches in one look at the layout, and
+ * one that matches nothing masks nothing (never a failure, never a wait). Those are named in `note`.
+ */
+async function maskRects(run: StepRun, items: (Selector | Rect)[]): Promise<{ rects: Rect[]; note?: string }> {
+  const s = run.rt.state.scale;
+  const scaled = (r: Rect): Rect => ({ x: r.x * s, y: r.y * s, width: r.width * s, height: r.height * s });
+  const rects = items.filter(isRect).map(scaled);
+  const selectors = items.filter((item): item is Selector => !isRect(item)).map((item) => run.resolve(item));
+  if (!selectors.length) return { rects };
+  const tree = await run.rt.layout.tree(run.signal);
+  run.rt.layout.requireGeometry(tree, `mask ${describeSelector(selectors[0]!)}`);
+  const unmatched: Selector[] = [];
+  for (const selector of selectors) {
+    const nodes = query(tree, selector);
+    if (!nodes.length) unmatched.push(selector);
+    for (const { bounds: b } of nodes) rects.push(scaled({ x: b!.left, y: b!.top, width: b!.right - b!.left, height: b!.bottom - b!.top }));
+  }
+  if (!unmatched.length) return { rects };
+  return { rects, note: `${unmatched.length === 1 ? 'mask' : 'masks'} ${unmatched.map((m) => describeSelector(m)).join(', ')} matched nothing on the screen, so ${unmatched.length === 1 ? 'it masks' : 'they mask'} nothing` };
 }
 
 export const screenshot: StepHandler<'screenshot'> = async (step, run) => {
@@ -125,66 +147,75 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
   const capture = () => captureOnce(run);
   const maxDiffPixelRatio = diffRatio(run, step.maxDiffPixelRatio);
   const crop = step.crop ? (await toRects(run, [step.crop]))[0] : undefined;
-  // With a crop, the compared image is that region alone: masks move with it.
-  const screenMasks = step.mask ? await toRects(run, step.mask) : [];
-  const masks = crop ? screenMasks.map((m) => ({ ...m, x: m.x - crop.x, y: m.y - crop.y })) : screenMasks;
   const clip = step.clip ? (await toRects(run, [step.clip]))[0] : undefined;
+  // Masks are looked up once the crop and clip have come: what they match then is masked. With a
+  // crop, the compared image is that region alone: masks move with it.
+  const { rects: screenMasks, note } = step.mask ? await maskRects(run, step.mask) : { rects: [] };
+  const masks = crop ? screenMasks.map((m) => ({ ...m, x: m.x - crop.x, y: m.y - crop.y })) : screenMasks;
+  try {
+    await compareScreen();
+  } finally {
+    // Said on the step whatever its outcome (the report shows it beside the step).
+    if (note) run.record.message = run.record.message ? `${run.record.message}; ${note}` : note;
+  }
 
-  const settled = await stableCapture(capture, { timeoutMs: run.timeoutMs, masks: screenMasks, ...(clip ?? crop ? { clip: (clip ?? crop)! } : {}), signal: run.signal });
-  const frame = crop ? { ...settled, png: cropPng(settled.png, crop), ...('previous' in settled ? { previous: cropPng(settled.previous, crop) } : {}) } : settled;
-  const captureMode = kCaptureMode.get(rt.state) ?? 'screenshot';
-  const visual: NonNullable<typeof run.record.visual> = { name, baseline: rel, capture: captureMode };
-  run.record.visual = visual;
-  if (!frame.stable) {
-    const files = await writeFailureImages(outDir, name, { actual: frame.png, previous: frame.previous });
+  async function compareScreen(): Promise<void> {
+    const settled = await stableCapture(capture, { timeoutMs: run.timeoutMs, masks: screenMasks, ...(clip ?? crop ? { clip: (clip ?? crop)! } : {}), signal: run.signal });
+    const frame = crop ? { ...settled, png: cropPng(settled.png, crop), ...('previous' in settled ? { previous: cropPng(settled.previous, crop) } : {}) } : settled;
+    const captureMode = kCaptureMode.get(rt.state) ?? 'screenshot';
+    const visual: NonNullable<typeof run.record.visual> = { name, baseline: rel, capture: captureMode };
+    run.record.visual = visual;
+    if (!frame.stable) {
+      const files = await writeFailureImages(outDir, name, { actual: frame.png, previous: frame.previous });
+      visual.actual = files.actual && outRel(files.actual);
+      visual.previous = files.previous && outRel(files.previous);
+      throw new BoxflowError('SCREENSHOT_UNSTABLE', `screenshot "${name}" never settled: ${frame.frames} frames within ${run.timeoutMs} ms, no two in a row agreed`);
+    }
+
+    const mode = rt.options.baselines.update;
+    const exists = existsSync(baseline);
+    const write = async (why: BaselineWritten) => {
+      await writeBaseline(baseline, frame.png);
+      visual.written = why;
+      rt.hooks.baselineWritten(rel, why);
+      run.record.message = `baseline ${why === 'missing' ? 'written' : 'updated'}: ${rel}`;
+    };
+    const before = decideBaseline(mode, exists, null);
+    if (before === 'fail-missing') {
+      const files = await writeFailureImages(outDir, name, { actual: frame.png });
+      visual.actual = files.actual && outRel(files.actual);
+      throw new BoxflowError('ASSERT_SCREENSHOT', `no baseline at ${rel}; run with --update-snapshots=missing to write it`);
+    }
+    if (before === 'write-missing') {
+      await write('missing');
+      // As Playwright's toHaveScreenshot by default: the assertion that wrote a missing baseline fails,
+      // so a run cannot go green on images nobody has looked at (in CI above all).
+      if (mode === 'default') throw new BoxflowError('ASSERT_SCREENSHOT', `a baseline doesn't exist at ${rel}, writing actual; look at it, then run again (or run with --update-snapshots=missing to write missing baselines and pass)`);
+      return;
+    }
+    if (before === 'write-all') return write('all');
+
+    const expected = await readFile(baseline);
+    const result = await compareImages(expected, frame.png, {
+      threshold: step.threshold,
+      maxDiffPixels: step.maxDiffPixels,
+      maxDiffPixelRatio,
+      masks,
+      clip,
+    });
+    visual.diffPixels = result.diffPixels;
+    visual.diffRatio = result.diffRatio;
+    if (decideBaseline(mode, true, result.pass) === 'write-changed') return write('changed');
+    if (result.pass) {
+      run.record.message = `matches ${rel} (${result.diffPixels} pixels differ)`;
+      return;
+    }
+    const files = await writeFailureImages(outDir, name, { expected, actual: frame.png, diff: result.diffPng });
+    visual.expected = files.expected && outRel(files.expected);
     visual.actual = files.actual && outRel(files.actual);
-    visual.previous = files.previous && outRel(files.previous);
-    throw new BoxflowError('SCREENSHOT_UNSTABLE', `screenshot "${name}" never settled: ${frame.frames} frames within ${run.timeoutMs} ms, no two in a row agreed`);
+    visual.diff = files.diff && outRel(files.diff);
+    visual.sizes = { expected: pngSize(expected), actual: pngSize(frame.png) };
+    throw new BoxflowError('ASSERT_SCREENSHOT', `screenshot "${name}" differs from ${rel}: ${result.message ?? `${result.diffPixels} pixels differ`}; if the new image is right, accept it with boxflow test --update-snapshots (rewrites the baselines that differ)`);
   }
-
-  const mode = rt.options.baselines.update;
-  const exists = existsSync(baseline);
-  const write = async (why: BaselineWritten) => {
-    await writeBaseline(baseline, frame.png);
-    visual.written = why;
-    rt.hooks.baselineWritten(rel, why);
-    run.record.message = `baseline ${why === 'missing' ? 'written' : 'updated'}: ${rel}`;
-  };
-  const before = decideBaseline(mode, exists, null);
-  if (before === 'fail-missing') {
-    const files = await writeFailureImages(outDir, name, { actual: frame.png });
-    visual.actual = files.actual && outRel(files.actual);
-    throw new BoxflowError('ASSERT_SCREENSHOT', `no baseline at ${rel}; run with --update-snapshots=missing to write it`);
-  }
-  if (before === 'write-missing') {
-    await write('missing');
-    // As Playwright's toHaveScreenshot by default: the assertion that wrote a missing baseline fails,
-    // so a run cannot go green on images nobody has looked at (in CI above all).
-    if (mode === 'default') throw new BoxflowError('ASSERT_SCREENSHOT', `a baseline doesn't exist at ${rel}, writing actual; look at it, then run again (or run with --update-snapshots=missing to write missing baselines and pass)`);
-    return;
-  }
-  if (before === 'write-all') return write('all');
-
-  const expected = await readFile(baseline);
-  const result = await compareImages(expected, frame.png, {
-    threshold: step.threshold,
-    maxDiffPixels: step.maxDiffPixels,
-    maxDiffPixelRatio,
-    masks,
-    clip,
-  });
-  visual.diffPixels = result.diffPixels;
-  visual.diffRatio = result.diffRatio;
-  if (decideBaseline(mode, true, result.pass) === 'write-changed') return write('changed');
-  if (result.pass) {
-    run.record.message = `matches ${rel} (${result.diffPixels} pixels differ)`;
-    return;
-  }
-  const files = await writeFailureImages(outDir, name, { expected, actual: frame.png, diff: result.diffPng });
-  visual.expected = files.expected && outRel(files.expected);
-  visual.actual = files.actual && outRel(files.actual);
-  visual.diff = files.diff && outRel(files.diff);
-  visual.sizes = { expected: pngSize(expected), actual: pngSize(frame.png) };
-  throw new BoxflowError('ASSERT_SCREENSHOT', `screenshot "${name}" differs from ${rel}: ${result.message ?? `${result.diffPixels} pixels differ`}; if the new image is right, accept it with boxflow test --update-snapshots (rewrites the baselines that differ)`);
 };
 
