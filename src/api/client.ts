@@ -328,7 +328,7 @@ export class BoxClient {
     return this.#call('getDisplay', { pathParams: { boxId } }, opts);
   }
 
-  // ------------------------------------------------------------------ recording (gbox-api-full.md §6.10-6.11)
+  // ------------------------------------------------------------------ recording (docs/api.md)
 
   /** Starts recording the box's screen; one that is already running is thrown away. No body, as the SDK sends it. */
   startRecording(boxId: string, opts?: RequestOptions) {
@@ -339,26 +339,26 @@ export class BoxClient {
     return this.#call('stopRecording', { pathParams: { boxId }, ...(body ? { json: body } : {}) }, opts);
   }
 
-  // ------------------------------------------------------------------ live view (gbox-api-full.md §6.9)
+  // ------------------------------------------------------------------ live view (docs/api.md)
 
   /** A pre-signed, expiring page that shows the box's screen live and passes clicks, drags and typing on as actions: `{url, rawUrl}` (boxflow serve adds `websocketUrl`). */
   liveViewUrl(boxId: string, body: Body<'liveViewUrl'> = {}, opts?: RequestOptions) {
     return this.#call('liveViewUrl', { pathParams: { boxId }, json: body }, opts);
   }
 
-  /** Runs a command in the box (gbox-api-full.md §2.1): `{exitCode, stdout, stderr}`; exit 124 when it timed out. */
+  /** Runs a command in the box (docs/api.md): `{exitCode, stdout, stderr}`; exit 124 when it timed out. */
   runCommand(boxId: string, body: Body<'runCommand'>, opts?: RequestOptions) {
     return this.#call('runCommand', { pathParams: { boxId }, json: body }, opts);
   }
   /**
-   * The two websockets that stream a command's or run-code's output (gbox-api-full.md §2.3):
+   * The two websockets that stream a command's or run-code's output (docs/api.md):
    * `{command, runCode}`. Connect with this client's `Authorization` header; the URLs carry no key.
    */
   websocketUrl(boxId: string, opts?: RequestOptions) {
     return this.#call('websocketUrl', { pathParams: { boxId } }, opts);
   }
 
-  // ------------------------------------------------------------------ run-code and files (gbox-api-full.md §2.2, §2.4)
+  // ------------------------------------------------------------------ run-code and files (docs/api.md)
 
   /**
    * Runs code in the box (a string is `{code}`, as the SDK's wrapper sends it): `{exitCode, stdout,
@@ -412,7 +412,7 @@ export class BoxClient {
     return this.#call('removeFile', { pathParams: { boxId }, json: typeof body === 'string' ? { path: body } : body }, opts);
   }
 
-  // ------------------------------------------------------------------ Android apps and packages (gbox-api-full.md §4)
+  // ------------------------------------------------------------------ Android apps and packages (docs/api.md)
 
   /** A launcher app of the box: `{packageName, activityName, activityClassName}`. */
   getApp(boxId: string, packageName: string, opts?: RequestOptions) {
@@ -435,7 +435,7 @@ export class BoxClient {
     return this.#call('getConnectAddress', { pathParams: { boxId } }, opts);
   }
 
-  // ------------------------------------------------------------------ media and storage (gbox-api-full.md §5)
+  // ------------------------------------------------------------------ media and storage (docs/api.md)
 
   listAlbums(boxId: string, opts?: RequestOptions) {
     return this.#call('listAlbums', { pathParams: { boxId } }, opts);

@@ -199,7 +199,7 @@ export type ScreenshotBody = Static<typeof ScreenshotBody>;
 export const ScreenshotResult = Type.Object({ uri: Type.String(), presignedUrl: Type.Optional(Type.String()) });
 export type ScreenshotResult = Static<typeof ScreenshotResult>;
 
-// ---------------------------------------------------------------- UI actions of the full GBOX vocabulary (gbox-api-full.md §1)
+// ---------------------------------------------------------------- UI actions of the full GBOX vocabulary (docs/api.md)
 
 /** An element of `POST /actions/elements/detect`; a click, tap or long press at it acts at its centre. */
 export const DetectedElement = Type.Object({
@@ -482,7 +482,7 @@ export type Display = Static<typeof Display>;
 export const ErrorBody = Type.Object({ code: Type.String(), message: Type.String(), details: Type.Optional(Type.Unknown()) });
 export type ErrorBody = Static<typeof ErrorBody>;
 
-// ---------------------------------------------------------------- recording (gbox-api-full.md §6.10-6.11)
+// ---------------------------------------------------------------- recording (docs/api.md)
 
 /** A recording's bounds on `boxflow serve`: it ends by itself at the length, the file at the size. */
 export const kRecordingLimits = { maxDurationMs: 10 * 60_000, maxBytes: 200 * 1024 * 1024 } as const;
@@ -503,14 +503,14 @@ export const RecordingResult = Type.Object({
 });
 export type RecordingResult = Static<typeof RecordingResult>;
 
-// ---------------------------------------------------------------- live view (gbox-api-full.md §6.9)
+// ---------------------------------------------------------------- live view (docs/api.md)
 
 export const LiveViewUrlBody = Type.Object({ expiresIn: Type.Optional(Duration({ default: '180m' })) });
 /** `url`: the viewer with the box's details; `rawUrl`: the screen alone, to embed. boxflow serve adds `websocketUrl`, the frames and input of the raw page (docs/server.md). */
 export const LiveViewUrlResult = Type.Object({ url: Type.String(), rawUrl: Type.String(), websocketUrl: Type.Optional(Type.String()) });
 export type LiveViewUrlResult = Static<typeof LiveViewUrlResult>;
 
-// ---------------------------------------------------------------- commands (gbox-api-full.md §2.1)
+// ---------------------------------------------------------------- commands (docs/api.md)
 
 /** Output a command may return, per stream; more is cut and said so at its end. */
 export const kCommandOutputMax = 1024 * 1024;
@@ -525,7 +525,7 @@ export const CommandResult = Type.Object({ exitCode: Type.Number(), stdout: Type
 export type CommandResult = Static<typeof CommandResult>;
 
 /**
- * `GET /websocket-url` (gbox-api-full.md §2.3): two websockets that stream a command's or run-code's
+ * `GET /websocket-url` (docs/api.md): two websockets that stream a command's or run-code's
  * output. The client connects with `Authorization: Bearer <API key>` (the URLs carry no key), sends
  * one JSON text frame `{"command": CommandBody}` or `{"runCode": RunCodeBody}`, and gets
  * `{event: 'stdout' | 'stderr', data}` frames, then `{event: 'end', exitCode}` (docs/api.md).
@@ -533,7 +533,7 @@ export type CommandResult = Static<typeof CommandResult>;
 export const WebsocketUrlResult = Type.Object({ command: Type.String(), runCode: Type.String() });
 export type WebsocketUrlResult = Static<typeof WebsocketUrlResult>;
 
-// ---------------------------------------------------------------- Android apps and packages, media, storage (gbox-api-full.md §4, §5)
+// ---------------------------------------------------------------- Android apps and packages, media, storage (docs/api.md)
 
 /** GET /android/apps/{packageName}: a launcher app, as in the apps list. */
 export const AndroidApp = LauncherApp;
@@ -580,7 +580,7 @@ export const PresignedUrlBody = Type.Object({
 export type PresignedUrlBody = Static<typeof PresignedUrlBody>;
 export const PresignedUrlResult = Type.String();
 
-// ---------------------------------------------------------------- run-code and files (gbox-api-full.md §2.2, §2.4)
+// ---------------------------------------------------------------- run-code and files (docs/api.md)
 
 /**
  * The languages of run-code: GBOX's bash, python and typescript, and boxflow's javascript and sh. A
@@ -690,7 +690,7 @@ export const endpoints = {
   restartApp: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/restart', body: AppActivityBody, status: 204, spec: false }),
   closeApp: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/close', status: 204, spec: false }),
   clearAppData: ep({ method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/clear', status: 204, spec: false }),
-  // extra: the rest of the GBOX vocabulary (gbox-api-full.md) that boxflow serve answers
+  // extra: the rest of the GBOX vocabulary (docs/api.md) that boxflow serve answers
   click: ep({ method: 'POST', path: '/boxes/{boxId}/actions/click', body: ClickBody, response: ClickResult, status: 200, spec: false }),
   tap: ep({ method: 'POST', path: '/boxes/{boxId}/actions/tap', body: TapBody, response: TapResult, status: 200, spec: false }),
   longPress: ep({ method: 'POST', path: '/boxes/{boxId}/actions/long-press', body: LongPressBody, response: LongPressResult, status: 200, spec: false }),

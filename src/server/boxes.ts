@@ -1,4 +1,4 @@
-// The box registry: records (api-facts §3.19), tenancy, per-box serialisation, lifetimes.
+// The box registry: records (docs/api.md), tenancy, per-box serialisation, lifetimes.
 import { randomUUID } from 'node:crypto';
 import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, statfs } from 'node:fs/promises';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';

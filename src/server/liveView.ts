@@ -1,4 +1,4 @@
-// The live view (GBOX `POST /boxes/{boxId}/live-view-url`, gbox-api-full.md §6.9): a pre-signed,
+// The live view (GBOX `POST /boxes/{boxId}/live-view-url`): a pre-signed,
 // expiring page that shows a box's screen as it changes and passes clicks, drags, wheel turns and
 // typing on to the box as Box API actions.
 //

@@ -1,4 +1,4 @@
-// GBOX's recording endpoints (gbox-api-full.md §6.10–6.11) on boxflow serve:
+// GBOX's recording endpoints (docs/api.md) on boxflow serve:
 //   POST /boxes/{boxId}/actions/recording/start  → 204; a recording already running is thrown away
 //                                                   ("only one recording can be active at a time")
 //   POST /boxes/{boxId}/actions/recording/stop   → {presignedUrl, storageKey, contentType, durationMs, size, truncated?, limits}

@@ -191,7 +191,7 @@ const cases: Record<Exclude<EndpointName, (typeof kOwnTests)[number]>, Case> = {
   liveViewUrl: { call: (c) => c.liveViewUrl('b1'), method: 'POST', path: '/boxes/b1/live-view-url', body: {}, status: 201, response: { url: 'https://h/live-view/b1?sig=1', rawUrl: 'https://h/live-view/b1/raw?sig=1' } },
   runCommand: { call: (c) => c.runCommand('b1', { command: 'getprop ro.build.version.sdk' }), method: 'POST', path: '/boxes/b1/commands', body: { command: 'getprop ro.build.version.sdk' }, status: 200, response: { exitCode: 0, stdout: '33\n', stderr: '' } },
   websocketUrl: { call: (c) => c.websocketUrl('b1'), method: 'GET', path: '/boxes/b1/websocket-url', status: 200, response: { command: 'ws://h/api/v1/boxes/b1/ws/command', runCode: 'ws://h/api/v1/boxes/b1/ws/run-code' } },
-  // Android apps and packages, media and storage (gbox-api-full.md §4, §5)
+  // Android apps and packages, media and storage (docs/api.md)
   getApp: {
     call: (c) => c.getApp('b1', 'com.example.app'), method: 'GET', path: '/boxes/b1/android/apps/com.example.app', status: 200,
     response: { packageName: 'com.example.app', activityName: '.Main', activityClassName: 'com.example.app.Main' },
@@ -212,7 +212,7 @@ const cases: Record<Exclude<EndpointName, (typeof kOwnTests)[number]>, Case> = {
     call: (c) => c.createPresignedUrl('b1', { storageKey: 'storage://a/b/c', expiresIn: '1h' }), method: 'POST', path: '/boxes/b1/storage/presigned-url', body: { storageKey: 'storage://a/b/c', expiresIn: '1h' }, status: 200,
     response: 'https://store.example/a/b/c?sig=1',
   },
-  // run-code and files (gbox-api-full.md §2.2, §2.4)
+  // run-code and files (docs/api.md)
   runCode: { call: (c) => c.runCode('b1', 'print(42)'), method: 'POST', path: '/boxes/b1/run-code', body: { code: 'print(42)' }, status: 200, response: { exitCode: 0, stdout: '42\n', stderr: '' } },
   listFiles: {
     call: (c) => c.listFiles('b1', { path: '/work/a b', depth: 2 }), method: 'GET', path: '/boxes/b1/fs/list', query: 'path=%2Fwork%2Fa%20b&depth=2', status: 200,

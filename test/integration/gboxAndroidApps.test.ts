@@ -1,4 +1,4 @@
-// GBOX's Android app endpoints (gbox-api-full.md §4: apps/{pkg}, packages/simple, activities,
+// GBOX's Android app endpoints (apps/{pkg}, packages/simple, activities,
 // uninstall, connect-address) on Android boxes of a real `boxflow serve`, whose devices are the fake
 // adb server's (a TEST DOUBLE speaking the real adb protocol, test/support/fakeAdbServer.ts, with the
 // real `pm list packages -f` capture): the exact wire shapes, the exact device command lines, and each

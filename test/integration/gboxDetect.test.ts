@@ -1,4 +1,4 @@
-// POST /boxes/{id}/actions/elements/detect (gbox-api-full.md §1.13) on a real `boxflow serve`: a
+// POST /boxes/{id}/actions/elements/detect (docs/api.md) on a real `boxflow serve`: a
 // Linux box's page in real Chromium, an Android box's uiautomator dump through the fake adb server
 // (a TEST DOUBLE of the adb protocol, test/support/fakeAdbServer.ts). The exact elements and wire
 // shape, the two images (source and marked, as data URLs or stored objects), the action scale, an

@@ -1,6 +1,6 @@
 // The file-system endpoints (fs/list, read, write, exists, info, DELETE fs) on Linux boxes of a real
 // `boxflow serve` (as root here, as in CI), over real HTTP, with the wire shapes of
-// gbox-api-full.md §2.4, and tried as a tenant would attack them: another tenant's box, `..` and
+// docs/api.md, and tried as a tenant would attack them: another tenant's box, `..` and
 // absolute paths, symbolic links that lead out of the box, the browser's profile, huge files.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// GET /boxes/{id}/websocket-url and its two websockets (gbox-api-full.md §2.3) on a real `boxflow
+// GET /boxes/{id}/websocket-url and its two websockets (docs/api.md) on a real `boxflow
 // serve`: a Linux box's command and run-code output streamed as it comes (as root here, as in CI:
 // the box's own user), an Android box's through the fake adb server (a TEST DOUBLE of the adb
 // protocol, test/support/fakeAdbServer.ts). The wire exactly as the GBOX SDK's wrapper reads it,

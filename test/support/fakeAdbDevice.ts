@@ -1,6 +1,6 @@
 // TEST DOUBLE: a fake Android device daemon (adbd) on TCP. A real `adb` server connects to it with
 // `adb connect 127.0.0.1:PORT` and talks the adb TRANSPORT protocol (protocol.txt in AOSP's
-// packages/modules/adb; android-adb.md): 24-byte little-endian message headers (command, arg0,
+// packages/modules/adb): 24-byte little-endian message headers (command, arg0,
 // arg1, data length, data checksum, magic = command ^ 0xffffffff), then the data.
 //
 // - CNXN: the host's CNXN is answered with our own right away (no AUTH: adbd on a device with

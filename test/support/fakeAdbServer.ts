@@ -1,6 +1,6 @@
 // TEST DOUBLE: a fake adb server. There is no Android device or adb binary here, so this speaks
-// the real adb host protocol over TCP (OVERVIEW.TXT / SERVICES.TXT / SYNC.TXT framing, see
-// shared/design/android-adb.md §1) and answers device services from the device model of
+// the real adb host protocol over TCP (OVERVIEW.TXT / SERVICES.TXT / SYNC.TXT framing, as in
+// AOSP's packages/modules/adb) and answers device services from the device model of
 // fakeDevice.ts, which replays real captured output from test/fixtures/android (see SOURCES.md there). adbkit, the
 // backend and the HTTP routes run unchanged against it.
 //

@@ -329,7 +329,7 @@ export class FakeDevice {
     [/^cd (.+) \|\| exit 1$/, (m, d) => (d.files.has(shellWords(m[1]!)[0]!) ? '' : `/system/bin/sh: cd: ${shellWords(m[1]!)[0]}: No such file or directory\n`)],
     [/^export [A-Za-z_][A-Za-z0-9_]*=.*$/s, () => ''],
     [/^set -- .*$/s, () => ''],
-    // constructed: `[key]: [value]` lines, the format adbkit's getProperties parses (F13 in android-adb.md)
+    // constructed: `[key]: [value]` lines, the format adbkit's getProperties parses
     [/^getprop$/, (_m, d) => Object.entries(d.props).map(([k, v]) => `[${k}]: [${v}]`).join('\n') + '\n'],
     [/^getprop ([\w.]+)$/, (m, d) => `${d.props[m[1]!] ?? ''}\n`],
     // real: AdvancedSharpAdbClient's `uiautomator dump /dev/tty` captures, replayed byte for byte
@@ -624,7 +624,7 @@ const u32 = (n: number): Buffer => {
 };
 
 /**
- * The `sync:` service (SYNC.TXT; android-adb.md §3): 8-byte requests (4 ASCII id + little-endian
+ * The `sync:` service (SYNC.TXT): 8-byte requests (4 ASCII id + little-endian
  * length) for STAT, LIST, RECV, SEND and QUIT, each recorded in `dev.syncRequests` as `ID arg`.
  * Returns when the host sends QUIT or closes the stream.
  */

@@ -1,4 +1,4 @@
-// Keeps the dependency arrows of docs/architecture (cli → runner, server, reporters; runner → flow,
+// Keeps the dependency arrows of the table below (cli → runner, server, reporters; runner → flow,
 // api, layout, visual; reporters → runner result types; server → api, png; flow → api, layout types; visual → png;
 // api, layout, png → nothing internal; everyone → src/errors.ts and src/mask.ts) true, and keeps npm packages
 // with the folder that owns them, and keeps modules free of import cycles (type-only imports count: a
@@ -270,7 +270,7 @@ test('the rules catch forbidden arrows, value imports where only types may go, a
   ]);
 });
 
-test('src/ and reporters/ follow the dependency arrows of architecture.md', () => {
+test('src/ and reporters/ follow the dependency arrows of the table above', () => {
   const files = sources();
   assert.ok(files.some((f) => f.file === 'src/api/client.ts'), 'the scan found the sources');
   const found = violations(files);

@@ -1,6 +1,6 @@
 // One Android box: a claimed device, driven with stock shell commands over adbkit. Every command
-// line sent here is listed in docs/server.md ("Android backend"); their sources are in
-// shared/design/android-adb.md §2.
+// line sent here is listed in docs/server.md ("Android backend"); each is a stock Android
+// shell command (am, pm, input, settings, screencap, uiautomator).
 import { accessSync, constants, createWriteStream, statSync } from 'node:fs';
 import { delimiter, join, posix } from 'node:path';
 import { Readable, Transform, type Duplex } from 'node:stream';

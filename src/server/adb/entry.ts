@@ -1,4 +1,4 @@
-// A registry entry for an Android box: a claimed device and the box record (api-facts §3.19).
+// A registry entry for an Android box: a claimed device and the box record (docs/api.md).
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import type { Box, CreateBoxBody } from '../../api/schemas.js';

@@ -1,5 +1,4 @@
-// Spec key names → Android KEYCODE numbers (KeyEvent.java, as in adbkit's KeyCodes; table in
-// shared/design/android-adb.md §2.4). `home`/`end` are the text-cursor keys MOVE_HOME/MOVE_END, as on
+// Spec key names → Android KEYCODE numbers (KeyEvent.java, as in adbkit's KeyCodes). `home`/`end` are the text-cursor keys MOVE_HOME/MOVE_END, as on
 // a keyboard; the launcher's Home button is a hardware button, not a key name of the spec.
 import type { KeyName } from '../../api/schemas.js';
 

@@ -122,7 +122,7 @@ export function rotateOnAndroid(box: AndroidBox, orientation: Orientation): { me
   };
 }
 
-/** Not offered on Android boxes: the clipboard has no stock shell command (android-adb.md §2.5: only helper apps set it). */
+/** Not offered on Android boxes: the clipboard has no stock shell command (only helper apps set it). */
 export function notOnAndroid(what: string): never {
   throw new BoxflowError('UNPROCESSABLE', `${what} is not offered on Android boxes by boxflow serve yet`);
 }

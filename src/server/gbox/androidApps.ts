@@ -1,4 +1,4 @@
-// GBOX's Android app endpoints beyond the spec's (gbox-api-full.md §4), on an Android box:
+// GBOX's Android app endpoints beyond the spec's (docs/api.md), on an Android box:
 //   GET    $B/android/apps/{packageName}              → AndroidApp {packageName, activityName, activityClassName}
 //   GET    $B/android/packages/simple?pkgType=…       → {data: [{apkPath, packageName, pkgType}]} (default thirdParty)
 //   GET    $B/android/packages/{packageName}/activities → {data: Activity[]}, read from the package's base APK

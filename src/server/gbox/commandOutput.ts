@@ -1,4 +1,4 @@
-// A command's output (POST /commands, /run-code and their websocket, gbox-api-full.md §2.1-2.3), one
+// A command's output (POST /commands, /run-code and their websocket), one
 // stream of it at a time: kept for the answer, or passed on as it comes to an OutputSink (the
 // websocket). Either way at most `max` bytes of it, cut at a character boundary and said so at the
 // end, with the same notes, so the two paths answer the same text.

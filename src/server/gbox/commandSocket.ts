@@ -1,4 +1,4 @@
-// GET /boxes/{boxId}/websocket-url (gbox-api-full.md §2.3) and the two websockets it names, which
+// GET /boxes/{boxId}/websocket-url (docs/api.md) and the two websockets it names, which
 // stream a command's (or run-code's) output as it comes, as the GBOX SDK's wrapper reads it when a
 // caller passes `onStdout`/`onStderr`:
 //

@@ -1,4 +1,4 @@
-// POST /boxes/{id}/commands (gbox-api-full.md §2.1): run a command in the box, `{exitCode, stdout,
+// POST /boxes/{id}/commands (docs/api.md): run a command in the box, `{exitCode, stdout,
 // stderr}`. Android boxes: one `adb shell` line. The command is the tenant's own (it is their
 // device), so it is not restricted; it reaches the device's sh as ONE single-quoted word of
 // `sh -c`, and so do every env value and the working dir (shellQuote.ts), env names being checked

@@ -1,4 +1,4 @@
-// POST /boxes/{boxId}/actions/elements/detect (gbox-api-full.md §1.13): the interactive elements on
+// POST /boxes/{boxId}/actions/elements/detect (docs/api.md): the interactive elements on
 // the box's screen, without a model, and two images of it: `source` (the screenshot) and `marked`
 // (the same with a numbered box around each element; the number is the element's `id`).
 //

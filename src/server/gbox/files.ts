@@ -1,4 +1,4 @@
-// run-code and the file-system endpoints (gbox-api-full.md §2.2, §2.4): fs/list, fs/read, fs/write,
+// run-code and the file-system endpoints (docs/api.md): fs/list, fs/read, fs/write,
 // fs/exists, fs/info and DELETE fs, on Linux and Android boxes.
 //
 // Linux boxes. Paths are box paths (boxFs.ts): `/` is the box's directory, relative paths start at

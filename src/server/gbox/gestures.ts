@@ -121,7 +121,7 @@ export async function planScroll(body: ScrollBody, ctx: GestureContext): Promise
   let durationMs = 0;
   if ('direction' in body) {
     point = await origin(body.location, ctx);
-    // Going by what is revealed (gbox-api-full.md §1.5): `up` reveals what is below, as a positive scrollY.
+    // Going by what is revealed (docs/api.md): `up` reveals what is below, as a positive scrollY.
     const v = await directionVector(body.direction, body.distance, ctx);
     dx = round(-v.x);
     dy = round(-v.y);

@@ -1,4 +1,4 @@
-// The rest of the GBOX vocabulary in `boxflow serve` (gbox-api-full.md): pointer actions, rotation,
+// The rest of the GBOX vocabulary in `boxflow serve` (docs/api.md): pointer actions, rotation,
 // clipboard, browser and tabs, start and display. routes.ts gives the plumbing every request shares
 // (boxCall: tenancy, state, the box's queue, cancellation; action: actionId and before/after/trace
 // images); this file reads the requests and picks the box's backend (linux.ts, android.ts).

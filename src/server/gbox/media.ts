@@ -1,4 +1,4 @@
-// GBOX's media endpoints (gbox-api-full.md §5.1–5.8) on an Android box. An album is a folder of the
+// GBOX's media endpoints (docs/api.md) on an Android box. An album is a folder of the
 // device's gallery, /sdcard/DCIM/<album>, /sdcard/Pictures/<album> or /sdcard/Movies/<album> (the first
 // of these that exists, as the delete endpoints find it; a new album is made in /sdcard/Pictures), and
 // its media are the photo and video files directly in it whose extension GET /media/support lists:

@@ -1,4 +1,4 @@
-// POST /boxes/{boxId}/storage/presigned-url (gbox-api-full.md §5.9): a new pre-signed URL for a stored
+// POST /boxes/{boxId}/storage/presigned-url (docs/api.md): a new pre-signed URL for a stored
 // object of this box, `{storageKey, expiresIn?}` (default 30m, at most 6h) → the URL as a JSON string.
 // The objects are the box's stored screenshots (`boxes/<box>/actions/<actionId>/<phase>.png`) and
 // recordings (`boxes/<box>/recordings/…`), kept in the object store (src/server/storage.ts) and served
