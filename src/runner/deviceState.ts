@@ -7,6 +7,7 @@
 import type { BoxClient } from '../api/client.js';
 import type { CommandResult } from '../api/schemas.js';
 import { BoxflowError } from '../errors.js';
+import { shQuote } from '../api/shellQuote.js';
 
 /** What flows changed on an Android device since the box was last put back, each as it was before. */
 export interface AndroidChanges {
@@ -142,7 +143,5 @@ export async function restoreAndroid(client: BoxClient, boxId: string, c: Androi
   if (failed.length) throw new BoxflowError('DEVICE_ERROR', `could not put back ${failed.join('; ')}`);
 }
 
-/** One POSIX single-quoted word (as the server's shellQuote): the device's sh gives nothing in it a meaning. */
-export function shWord(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
+/** One POSIX single-quoted word, by the same helper serve uses (a NUL is refused): the device's sh gives nothing in it a meaning. */
+export const shWord = shQuote;

@@ -10,7 +10,7 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BoxflowError } from '../errors.js';
-import { shQuote } from './adb/shellQuote.js';
+import { shQuote } from '../api/shellQuote.js';
 import { isAlive, killUid, selfIdentity, type ProcessIdentity } from './reaper.js';
 
 export interface BoxUser {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BoxflowError } from '../errors.js';
 import type { AndroidBox } from './adb/androidBox.js';
-import { sh } from './adb/shellQuote.js';
+import { sh } from '../api/shellQuote.js';
 import { ffmpegPath, type Recorder, type RecordingLimits, type VideoFile } from './recordingLinux.js';
 
 /** screenrecord's longest `--time-limit` on every Android version. */

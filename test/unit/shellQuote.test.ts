@@ -1,10 +1,10 @@
-// The one helper that quotes values for the device's sh (src/server/adb/shellQuote.ts), and the
+// The one helper that quotes values for the device's sh (src/api/shellQuote.ts), and the
 // package/activity names the Android routes accept (src/server/adb/names.ts). The quoting is checked
 // against a real POSIX sh: what it prints for the quoted word must be the value, byte for byte.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { sh, shQuote } from '../../src/server/adb/shellQuote.js';
+import { sh, shQuote } from '../../src/api/shellQuote.js';
 import { activityClass, checkPackageName, isPackageName } from '../../src/server/adb/names.js';
 
 const kNasty = [
@@ -78,4 +78,10 @@ test('activity names: `.Rel`, `Rel`, fully qualified, `pkg/.Rel`, `$` inner clas
   for (const bad of ['.', '..Main', 'a..B', '.Main;id', 'a.B #', '.B$(id)', '.B`id`', '.B C', '1.B', 'com.other/.Main', 'com.example.app/', '/.Main', '.Main/x', 'a.B\n', '.Ma-in', '.Mäin']) {
     assert.throws(() => activityClass(pkg, bad), (e: Error & { code?: string }) => e.code === 'INVALID_REQUEST' && /activityName/.test(e.message), JSON.stringify(bad));
   }
+});
+
+test("the runner's device commands quote with the same helper: a NUL is refused there too", async () => {
+  const { shWord } = await import('../../src/runner/deviceState.js');
+  assert.equal(shWord("it's"), shQuote("it's"));
+  assert.throws(() => shWord('a\u0000b'), /NUL/);
 });

@@ -18,7 +18,7 @@ import { humanSize, modeString } from '../boxFs.js';
 import { selfIdentity } from '../reaper.js';
 import { AndroidScratch } from './leftovers.js';
 import { activityClass, checkPackageName, isPackageName } from './names.js';
-import { sh } from './shellQuote.js';
+import { sh } from '../../api/shellQuote.js';
 
 export const kAdbKeyboardIme = 'com.android.adbkeyboard/.AdbIME';
 

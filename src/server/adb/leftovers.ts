@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Adb, readBounded } from './adbkit.js';
-import { sh } from './shellQuote.js';
+import { sh } from '../../api/shellQuote.js';
 
 export const kAndroidScratchPrefix = 'boxflow-android-';
 const kLedger = 'ledger.json';

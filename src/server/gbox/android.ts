@@ -5,7 +5,7 @@
 import { BoxflowError } from '../../errors.js';
 import { kOrientations, type Display, type Orientation, type Point } from '../../api/schemas.js';
 import type { AndroidBox } from '../adb/androidBox.js';
-import { sh } from '../adb/shellQuote.js';
+import { sh } from '../../api/shellQuote.js';
 import { resolveTextTarget } from '../dragPlan.js';
 import type { Finger, Gesture, GestureContext } from './gestures.js';
 

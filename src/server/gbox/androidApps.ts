@@ -18,7 +18,7 @@ import { endpoints, kInstallMaxBytes, type EndpointName, type LauncherApp, type 
 import type { AndroidBox } from '../adb/androidBox.js';
 import { readApk, type Activity } from '../adb/apk.js';
 import { checkPackageName } from '../adb/names.js';
-import { sh } from '../adb/shellQuote.js';
+import { sh } from '../../api/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
 import type { BoxCall, RouteAnswer as Answer, RouteCall } from './boxRoute.js';
 

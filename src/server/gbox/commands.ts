@@ -14,7 +14,7 @@ import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, kCommandOutputMax, type CommandBody, type CommandResult, type EndpointName } from '../../api/schemas.js';
 import type { AndroidBox } from '../adb/androidBox.js';
-import { shQuote } from '../adb/shellQuote.js';
+import { shQuote } from '../../api/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
 import type { Answer, Call, OutputSink } from '../call.js';
 import { Backpressure, Output } from './commandOutput.js';

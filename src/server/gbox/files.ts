@@ -38,7 +38,7 @@ import { parseDuration } from '../../api/duration.js';
 import { endpoints, kFsLimits, type CommandResult, type EndpointName, type FsEntry, type FsExistsResult, type FsListQuery, type FsListResult, type FsPathBody, type FsPathQuery, type RunCodeBody, type RunCodeLanguage } from '../../api/schemas.js';
 import type { AndroidBox } from '../adb/androidBox.js';
 import { checkedParts, kMultipart, multipartError, type MultipartBody, type MultipartPart } from '../adb/routes.js';
-import { sh, shQuote } from '../adb/shellQuote.js';
+import { sh, shQuote } from '../../api/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
 import { boxPath, boxPathOf, humanSize, modeString, realOf } from '../boxFs.js';
 import type { Answer, Call, OutputSink } from '../call.js';

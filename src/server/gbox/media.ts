@@ -29,7 +29,7 @@ import { kMediaLimits, type EndpointName, type Media, type MediaAlbum, type Medi
 import type { AndroidBox } from '../adb/androidBox.js';
 import { checkMediaName } from '../adb/names.js';
 import { checkedParts, kMultipart, multipartError, type MultipartBody } from '../adb/routes.js';
-import { sh } from '../adb/shellQuote.js';
+import { sh } from '../../api/shellQuote.js';
 import { humanSize } from '../boxFs.js';
 import type { BoxEntry } from '../boxEntry.js';
 import type { BoxCall, RouteAnswer as Answer, RouteCall } from './boxRoute.js';

@@ -1,8 +1,8 @@
-// The one way a value reaches a device shell. Every `shell:`/`exec:` line the Android backend sends is
+// The one way a value reaches a device or box shell, for serve and the runner alike. Every `shell:`/`exec:` line the Android backend sends is
 // run by the device's `sh -c` (mksh or toybox sh), so a package name like `x;id #`, `$(id)` or a
 // backtick would run commands on the device. Every string goes in single quotes: inside them sh
 // gives no character a meaning, and a `'` is written as `'\''` (close, an escaped quote, reopen).
-import { BoxflowError } from '../../errors.js';
+import { BoxflowError } from '../errors.js';
 
 /** One POSIX single-quoted word: `it's` → `'it'\''s'`, `` → `''`. A NUL cannot be passed to sh and is refused. */
 export function shQuote(value: string): string {
