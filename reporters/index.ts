@@ -9,9 +9,6 @@ import list from './list.js';
 
 export const builtinReporters: Record<string, ReporterFactory> = { list, html, junit, json, github };
 
-/** The default when none is configured: `list` on a terminal, and always results.jsonl via the event log. */
-export const defaultReporters = ['list'] as const;
-
 export { writeHtmlReport, viewerDir } from './html/index.js';
 export { serveReport } from './html/serve.js';
 export { junitXml } from './junit.js';

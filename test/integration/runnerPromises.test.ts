@@ -5,15 +5,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { setImmediate } from 'node:timers/promises';
 import { join } from 'node:path';
 import { BoxClient } from '../../src/api/client.js';
 import { loadFlowFile, parseFlowYaml } from '../../src/flow/index.js';
 import { ReporterHost } from '../../src/runner/reporterHost.js';
 import { runFlows } from '../../src/runner/run.js';
 import type { Flow } from '../../src/flow/types.js';
+import type { StepRecord } from '../../src/runner/types.js';
 import { sendJson, startFakeService } from './clientFakeService.js';
 import { useLocalServer } from '../support/localServer.js';
 import { testRunOptions } from '../support/runOptions.js';
+import { waitFor } from '../support/waitFor.js';
 
 const local = useLocalServer('promises');
 const { dir } = local;
@@ -26,8 +29,8 @@ function tsFlow(name: string, body: string, timeout = ''): string {
   return file;
 }
 
-async function run(flows: Flow[], overrides: Parameters<typeof testRunOptions>[1] = {}, client: BoxClient = local.client) {
-  return runFlows(flows, testRunOptions(dir, { outputDir: join(dir, `out-${flows[0]!.name}`), ...overrides }), { client, reporter: new ReporterHost([]), secrets: [] });
+async function run(flows: Flow[], overrides: Parameters<typeof testRunOptions>[1] = {}, client: BoxClient = local.client, reporter = new ReporterHost([])) {
+  return runFlows(flows, testRunOptions(dir, { outputDir: join(dir, `out-${flows[0]!.name}`), ...overrides }), { client, reporter, secrets: [] });
 }
 
 test('a TS flow awaiting a promise that never settles ends at its timeout, naming its last box call', async () => {
@@ -71,12 +74,17 @@ test('a TS flow that ends while a box call runs fails, naming the call that was 
   process.on('unhandledRejection', onUnhandled);
   try {
     const file = tsFlow('unawaited', `  await box.openTab(${JSON.stringify(page)});\n  box.tap('No such thing anywhere');`);
-    const result = await run([await loadFlowFile(file)], { stepTimeout: 1_000 });
+    const ended: StepRecord[] = [];
+    const reporter = new ReporterHost([{ name: 'steps', reporter: { onStepEnd: (_flow, step) => void ended.push(step) } }]);
+    const result = await run([await loadFlowFile(file)], { stepTimeout: 1_000 }, local.client, reporter);
     const flow = result.flows[0]!;
     assert.equal(flow.status, 'failed');
     assert.match(flow.error!.message, /unawaited\.flow\.ts:4:\d+ was not awaited/);
-    // The late failure of the unawaited tap is recorded, not thrown at the process.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // The late failure of the unawaited tap is recorded, not thrown at the process: once the tap has
+    // ended (failed), a rejection nobody handled would be reported before the next turn of the loop.
+    const tap = await waitFor(() => ended.find((s) => s.label.startsWith('tap')), { what: 'the unawaited tap to end' });
+    assert.equal(tap.status, 'failed');
+    await setImmediate();
     assert.equal(unhandled, undefined, String(unhandled));
   } finally {
     process.off('unhandledRejection', onUnhandled);

@@ -70,8 +70,6 @@ const media: Array<[string, string, number]> = [
 ];
 for (const [name, key, keyCode] of media) defs.set(name, { key, code: key, keyCode });
 
-export const kKeyDefs: ReadonlyMap<string, KeyDef> = defs;
-
 export function keyDef(name: KeyName | string): KeyDef | undefined {
   return defs.get(name);
 }
