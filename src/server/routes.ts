@@ -265,9 +265,18 @@ export function createHandlers(deps: RouteDeps) {
       action<typeof endpoints.pressButton.body>('pressButton', call, async (entry, body: PressButtonBody) => {
         const other = body.buttons.find((b) => b !== 'back');
         if (other) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `/buttons: a Linux box has no "${other}" button (only back, the tab's history back)`);
+        // The answer says what happened: a back with no history left goes nowhere, and says so.
         const act = async () => {
           const page = await entry.linux.activePage();
-          for (let i = 0; i < body.buttons.length; i++) await page.goBack({ waitUntil: 'commit', timeout: 10_000 }).catch(() => {}); // a same-document (SPA) back fires no load event
+          const cdp = await entry.linux.pageCdp();
+          let none = 0;
+          for (let i = 0; i < body.buttons.length; i++) {
+            const { currentIndex } = await cdp.send<{ currentIndex: number }>('Page.getNavigationHistory');
+            if (currentIndex <= 0) none++;
+            // 'commit': a same-document (SPA) back fires no load event.
+            else await page.goBack({ waitUntil: 'commit', timeout: 10_000 });
+          }
+          return none ? `pressed ${body.buttons.join(', ')} (the tab had no history to go back to${none < body.buttons.length ? ` for ${none} of them` : ''})` : undefined;
         };
         return { message: `pressed ${body.buttons.join(', ')}`, trace: { kind: 'label', text: 'buttons: back' }, act };
       }),

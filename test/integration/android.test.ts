@@ -405,6 +405,9 @@ test('on a Linux box, back is the tab\'s history back; other buttons and the app
     const r = await client.pressButton(linux.id, { buttons: ['back'] });
     assert.match(r.message, /pressed back/);
     assert.doesNotMatch((await client.screenLayout(linux.id)).content, /page one/);
+    assert.doesNotMatch(r.message, /no history/);
+    // Back at the start of the tab's history goes nowhere, and the answer says so.
+    assert.match((await client.pressButton(linux.id, { buttons: ['back'] })).message, /pressed back \(the tab had no history to go back to\)/);
     await assert.rejects(client.pressButton(linux.id, { buttons: ['home'] }), code('UNSUPPORTED_BOX_TYPE', 400));
     await assert.rejects(client.openApp(linux.id, 'com.example.app'), code('UNSUPPORTED_BOX_TYPE', 400));
   } finally {

@@ -422,7 +422,10 @@ export class LinuxBox {
   async setResolution(res: Resolution): Promise<void> {
     this.#resolution = { ...res };
     if (!this.#context) return;
-    await Promise.all(this.#context.pages().map((p) => p.setViewportSize(res).catch(() => {})));
+    // A tab that closed meanwhile needs no size; any other failure is the answer's.
+    await Promise.all(this.#context.pages().map((p) => p.setViewportSize(res).catch((err: unknown) => {
+      if (!p.isClosed()) throw err;
+    })));
   }
 
   /** A PNG of the viewport (or of `clip`, in real pixels), `scale` times its size. */
