@@ -1,9 +1,7 @@
 // The commands behind the CLI. Each returns its exit code; only main.ts exits.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { BoxClient } from '../api/client.js';
 import { BoxflowError, exitClassOf } from '../errors.js';
@@ -19,11 +17,11 @@ import { builtinReporters, serveReport } from '../../reporters/index.js';
 import { countsLine } from '../../reporters/common.js';
 import { closeVisualPool } from '../visual/index.js';
 import { loadConfigFile, resolveConfig, type CliFlags } from './config.js';
+import { checkServiceKey, connectService, withoutMissingTrace } from './embedded.js';
 import { startWebServer } from './webServer.js';
 
 /** The run's secrets (API key, server secret, flow secrets as flows run): hidden in every output. */
 const masker = new Masker();
-const kServeDirPrefix = 'boxflow-serve-';
 
 export function printError(err: unknown): void {
   const e = err as { code?: string; message?: string; details?: { frame?: string; snippet?: string } };
@@ -81,7 +79,8 @@ export async function runTest(flags: CliFlags): Promise<number> {
     process.stderr.write(`no flows to run (${flows.length} found${r.options.grep || r.options.tags.length ? ', none matches the filters' : ''})\n`);
     return 2;
   }
-  if (r.baseUrl && !r.apiKey) throw new BoxflowError('CONFIG_INVALID', 'a remote base URL needs an API key: set BOXFLOW_API_KEY (or the config\'s apiKeyEnv)');
+  // Before anything starts: a remote service without its key is a configuration error.
+  checkServiceKey(r);
 
   const cleanup: (() => Promise<void>)[] = [];
   const onSignal = () => void Promise.allSettled(cleanup.reverse().map((c) => c())).then(() => process.exit(130));
@@ -95,32 +94,11 @@ export async function runTest(flags: CliFlags): Promise<number> {
     await prepareOutput(r.options.outputDir);
     // 2. The app under test, then the boxes' server (embedded when no remote one is set).
     if (r.webServer) cleanup.push(await startWebServer(r.webServer));
-    let { baseUrl, apiKey } = r;
-    if (!baseUrl) {
-      const { startServer, createApiKey, missingFeatures } = await import('../server/index.js');
-      const { cleanStaleServeDirs } = await import('../server/reaper.js');
-      const { releaseUid } = await import('../server/boxUser.js');
-      const dataDir = await mkdtemp(join(tmpdir(), kServeDirPrefix));
-      // Runs killed without cleaning up (SIGKILL, OOM) left their Chromiums and data dirs behind.
-      await cleanStaleServeDirs(tmpdir(), kServeDirPrefix, releaseUid);
-      const secret = randomBytes(32).toString('hex');
-      const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, secret, log: () => {} });
-      cleanup.push(async () => {
-        await server.close();
-        await rm(dataDir, { recursive: true, force: true });
-      });
-      baseUrl = server.baseUrl;
-      apiKey = await createApiKey(secret, 'local', '1d');
-      masker.add([apiKey, secret]);
-      // Without @napi-rs/canvas the embedded box cannot draw traces: run without them rather than fail every action.
-      const shots = r.options.screenshots;
-      const { trace } = shots.phases.includes('trace') ? await missingFeatures() : {};
-      if (trace) {
-        process.stderr.write(`warning: ${trace}; running without trace images\n`);
-        shots.phases = shots.phases.filter((p) => p !== 'trace');
-      }
-    }
-    const client = new BoxClient({ baseUrl, apiKey: apiKey! });
+    const service = await connectService(r);
+    cleanup.push(service.close);
+    masker.add(service.secrets);
+    withoutMissingTrace(service, r.options.screenshots, (message) => void process.stderr.write(`warning: ${message}\n`));
+    const client = new BoxClient({ baseUrl: service.baseUrl, apiKey: service.apiKey });
     cleanup.push(() => client.close());
     if (r.baseUrl) await checkService(client, r.baseUrl);
 

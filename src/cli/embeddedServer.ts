@@ -1,6 +1,6 @@
-// The embedded Box API server of a Playwright worker, in a child process of its own: in the
-// worker, Playwright Test would record the server's own browser calls as steps of the running
-// test. Reads {dataDir, secret} as one JSON line on stdin, prints {baseUrl}, and stops (boxes
+// The embedded Box API server in a child process of its own (embedded.ts), for a Playwright
+// worker: in the worker, Playwright Test would record the server's own browser calls as steps of
+// the running test. Reads {dataDir, secret} as one JSON line on stdin, prints {baseUrl}, and stops (boxes
 // terminated, Chromium killed) when stdin closes, so a worker that dies takes it along.
 import { createInterface } from 'node:readline';
 import { startServer } from '../server/index.js';

@@ -3,7 +3,6 @@
 // `boxflow test` starts it), or one of a configured service (--base-url / the config's baseUrl, the
 // key from BOXFLOW_API_KEY): an existing one with --box, else a new one, terminated at the end.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +13,7 @@ import { isMaestroFlow } from '../flow/maestro.js';
 import type { BoxInfo } from '../runner/types.js';
 import { startStudioServer } from '../studio/server.js';
 import { loadConfigFile, resolveConfig } from './config.js';
+import { connectService, withoutMissingTrace } from './embedded.js';
 import { startWebServer } from './webServer.js';
 
 export interface StudioFlags {
@@ -56,28 +56,11 @@ export async function startStudio(fileArg: string | undefined, flags: StudioFlag
   try {
     // The studio reuses whatever already answers at the app's URL (it runs beside a developer's own server).
     if (r.webServer) cleanup.push(await startWebServer({ ...r.webServer, reuseExistingServer: true }));
-    let baseUrl = r.baseUrl;
-    let apiKey = r.apiKey;
-    const secrets: string[] = [];
-    if (!baseUrl) {
-      const { startServer, createApiKey, missingFeatures } = await import('../server/index.js');
-      const dataDir = await mkdtemp(join(tmpdir(), 'boxflow-serve-'));
-      const secret = randomBytes(32).toString('hex');
-      const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, secret, log: () => {}, ...(flags.adb?.length ? { adb: flags.adb } : {}) });
-      cleanup.push(async () => {
-        await server.close();
-        await rm(dataDir, { recursive: true, force: true });
-      });
-      baseUrl = server.baseUrl;
-      apiKey = await createApiKey(secret, 'studio', '7d');
-      secrets.push(secret);
-      const shots = r.options.screenshots;
-      if (shots.phases.includes('trace') && (await missingFeatures()).trace) shots.phases = shots.phases.filter((p) => p !== 'trace');
-    } else if (!apiKey) {
-      throw new BoxflowError('CONFIG_INVALID', 'a remote base URL needs an API key: set BOXFLOW_API_KEY (or the config\'s apiKeyEnv)');
-    }
-    secrets.push(apiKey!);
-    const client = new BoxClient({ baseUrl, apiKey: apiKey! });
+    const service = await connectService(r, { keyName: 'studio', keyTtl: '7d', ...(flags.adb?.length ? { adb: flags.adb } : {}) });
+    cleanup.push(service.close);
+    const secrets = service.secrets;
+    withoutMissingTrace(service, r.options.screenshots);
+    const client = new BoxClient({ baseUrl: service.baseUrl, apiKey: service.apiKey });
     cleanup.push(() => client.close());
 
     let box: BoxInfo;

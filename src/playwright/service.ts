@@ -1,16 +1,10 @@
 // The worker-scoped side of the `box` fixture: the Box API service (remote, as `boxflow test`
 // resolves it from config and environment, else the embedded server started once per worker,
-// in a child process)
-// and the pools tests lease boxes from. Boxes the worker created are terminated at its end.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+// in a child process: cli/embedded.ts) and the pools tests lease boxes from. Boxes the worker
+// created are terminated at its end.
 import { BoxClient } from '../api/client.js';
 import { loadConfigFile, resolveConfig } from '../cli/config.js';
+import { connectService, withoutMissingTrace } from '../cli/embedded.js';
 import { BoxflowError } from '../errors.js';
 import type { Flow } from '../flow/types.js';
 import { BoxPool, type Lease } from '../runner/boxPool.js';
@@ -32,42 +26,6 @@ export interface BoxWant {
   boxId?: string;
 }
 
-/** `boxflow serve` on loopback in a child process (see embeddedServer.ts), with a key for it. */
-async function startEmbedded(): Promise<{ baseUrl: string; apiKey: string; close: () => Promise<void> }> {
-  const { createApiKey } = await import('../server/index.js');
-  const { cleanStaleServeDirs } = await import('../server/reaper.js');
-  const { releaseUid } = await import('../server/boxUser.js');
-  // Runs killed without cleaning up (SIGKILL, OOM) left their Chromiums and data dirs behind.
-  await cleanStaleServeDirs(tmpdir(), 'boxflow-serve-', releaseUid);
-  const dataDir = await mkdtemp(join(tmpdir(), 'boxflow-serve-'));
-  const secret = randomBytes(32).toString('hex');
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./embeddedServer.js', import.meta.url))], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-2000);
-  });
-  const stop = async () => {
-    child.stdin.end();
-    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    await exited;
-    clearTimeout(killer);
-    await rm(dataDir, { recursive: true, force: true });
-  };
-  child.stdin.write(`${JSON.stringify({ dataDir, secret })}\n`);
-  const line = await new Promise<string | undefined>((resolve) => {
-    const lines = createInterface({ input: child.stdout });
-    lines.once('line', resolve);
-    lines.once('close', () => resolve(undefined));
-  });
-  const baseUrl = line && (JSON.parse(line) as { baseUrl?: string }).baseUrl;
-  if (!baseUrl) {
-    await stop();
-    throw new BoxflowError('BOX_UNAVAILABLE', `the embedded box server did not start: ${stderr.trim() || 'it exited'}`);
-  }
-  return { baseUrl, apiKey: await createApiKey(secret, 'local', '1d'), close: stop };
-}
-
 export class BoxService {
   readonly #pools = new Map<string, Promise<BoxPool>>();
   readonly #cleanup: (() => Promise<void>)[] = [];
@@ -85,19 +43,11 @@ export class BoxService {
     const env = opts.env ?? process.env;
     const { config, file } = await loadConfigFile(opts.rootDir);
     const r = resolveConfig({ baseUrl: opts.baseUrl }, config, file, opts.rootDir, env);
-    let { baseUrl, apiKey } = r;
-    if (baseUrl && !apiKey) throw new BoxflowError('CONFIG_INVALID', 'a remote base URL needs an API key: set BOXFLOW_API_KEY (or the config\'s apiKeyEnv)');
-    const cleanup: (() => Promise<void>)[] = [];
-    if (!baseUrl) {
-      const embedded = await startEmbedded();
-      cleanup.push(embedded.close);
-      baseUrl = embedded.baseUrl;
-      apiKey = embedded.apiKey;
-    }
-    const client = new BoxClient({ baseUrl, apiKey: apiKey! });
-    cleanup.push(() => client.close());
-    const service = new BoxService(client, r.options, [apiKey!], opts.parallelIndex);
-    service.#cleanup.push(...cleanup);
+    const access = await connectService(r, { childProcess: true });
+    withoutMissingTrace(access, r.options.screenshots, (message) => void process.stderr.write(`warning: ${message}\n`));
+    const client = new BoxClient({ baseUrl: access.baseUrl, apiKey: access.apiKey });
+    const service = new BoxService(client, r.options, access.secrets, opts.parallelIndex);
+    service.#cleanup.push(access.close, () => client.close());
     return service;
   }
 
