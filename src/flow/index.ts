@@ -1,6 +1,6 @@
 export type * from './types.js';
 export { flowSchema, flowSchemaText } from './schema.js';
-export { stepDefs, kStepNames, kBareStepNames, type StepDef, type StepName } from './steps.js';
+export { stepDefs, kStepNames, kBareStepNames, type StepDef, type StepName } from './steps/index.js';
 export { parseFlowYaml } from './yaml.js';
 export { discoverFlows, loadFlowFile, loadFlows, normalizeStep, type LoadedFlows } from './load.js';
 export { flow, isFlowDefinition, callerLocation, type FlowDefinition, type FlowDefinitionOptions, type DeclarativeFlow, type RawStep } from './tsFlow.js';

@@ -7,7 +7,7 @@ import { LineCounter, isMap, isScalar, isSeq, parseAllDocuments, type Document }
 import type { ErrorCode } from '../errors.js';
 import { combinedError, locatedError } from './located.js';
 import { FlowIssue, FlowIssues, type Path } from './parts.js';
-import { kRandomKinds } from './steps.js';
+import { kRandomKinds } from './steps/index.js';
 import { didYouMean, hint } from './suggest.js';
 import { buildFlow } from './validate.js';
 import { locateIn } from './yaml.js';

@@ -1,5 +1,5 @@
 // The published JSON Schema (draft-07) of a flow file, generated from the step table.
-import { kBareStepNames, kStepNames, stepDefs, type StepDef } from './steps.js';
+import { kBareStepNames, kStepNames, stepDefs, type StepDef } from './steps/index.js';
 import { duration, kCommonProps, kDefinitions, kVarNamePattern, ref, type JsonSchema } from './parts.js';
 
 const kDefs = kDefinitions as Record<string, JsonSchema>;

@@ -6,7 +6,7 @@ import { BoxflowError } from '../errors.js';
 import type { FlowBox, FlowExpect, SourceLocation, Step } from './types.js';
 import { normalizeStep } from './load.js';
 import { kPercentPointPattern } from './parts.js';
-import { kStepNames, stepDef, type StepName } from './steps.js';
+import { kStepNames, stepDef, type StepName } from './steps/index.js';
 import { callerLocation } from './tsFlow.js';
 
 export interface FlowApiHost {

@@ -12,7 +12,7 @@ import { explain, describeValue } from './explain.js';
 import { flowSchema, flowSchemaText, kTopLevelProps } from './schema.js';
 import { didYouMean, hint } from './suggest.js';
 import { FlowIssue, FlowIssues, kCommonKeys, kCommonProps, kDefinitions, type JsonSchema, type Path } from './parts.js';
-import { envValues, kBareStepNames, kStepNames, stepDef, type NormalizeCtx } from './steps.js';
+import { envValues, kBareStepNames, kStepNames, stepDef, type NormalizeCtx } from './steps/index.js';
 import type { Flow, SourceLocation, Step, StepBody, StepCommon } from './types.js';
 
 // The build compiles both validators ahead of time (scripts/flowValidators.mjs →

@@ -2,7 +2,7 @@
 // label boxflow's reports give it (from the step table, flow/steps.ts): `tap #email`,
 // `type "demo@exampl…"`, `pressKey control+a`, `runFlow sign-in.flow.yaml`. Secrets are masked
 // before any value is cut short.
-import { stepLabel } from '../flow/steps.js';
+import { stepLabel } from '../flow/steps/index.js';
 import type { Step } from '../flow/types.js';
 import type { Masker } from '../mask.js';
 
