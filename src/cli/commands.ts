@@ -90,6 +90,15 @@ export async function runTest(flags: CliFlags): Promise<number> {
   // settled) exits 3, never 0: a CI job must not go green on a run that did not finish.
   const exitCodeBefore = process.exitCode;
   process.exitCode = 3;
+  // A promise a TS flow rejected and nobody awaited (its own, not a box call: those are caught where
+  // they are made) is the run's error, never the end of the process.
+  const strays: ErrorInfo[] = [];
+  const onStray = (reason: unknown) => {
+    const message = masker.text(`a promise that nothing awaited was rejected during the run: ${reason instanceof Error ? reason.message : String(reason)}`);
+    strays.push({ code: 'FLOW_ERROR', message });
+    process.stderr.write(`error: ${message}\n`);
+  };
+  process.on('unhandledRejection', onStray);
   try {
     await prepareOutput(r.options.outputDir);
     // 2. The app under test, then the boxes' server (embedded when no remote one is set).
@@ -109,6 +118,7 @@ export async function runTest(flags: CliFlags): Promise<number> {
     cleanup.push(async () => log.close());
     const host = new ReporterHost(reporters, log);
     const result = await endEvenIfStalled(runFlows(selected, r.options, { client, reporter: host, secrets: [], masker }), log, host);
+    result.errors.push(...strays);
     writeResultsJson(r.options.outputDir, result);
     // A reporter that prints (list, github) prints its own summary; with only file reporters, say how it went.
     if (!host.printsToStdio()) {
@@ -117,6 +127,7 @@ export async function runTest(flags: CliFlags): Promise<number> {
     return exitCode(result, host.hadReporterError);
   } finally {
     process.exitCode = exitCodeBefore;
+    process.removeListener('unhandledRejection', onStray);
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     for (const c of cleanup.reverse()) await c().catch(() => {});

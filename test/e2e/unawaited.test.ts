@@ -74,3 +74,28 @@ test('an un-awaited call that passed still fails its flow: whether it was awaite
   assert.match(flow.error!.message, /^`expect\(box\)\.toShow\(\.\.\.\)` at flows\/quick\.flow\.ts:5:\d+ was not awaited/);
   assert.ok(flow.attempts[0]!.steps.every((s) => s.status === 'passed'));
 });
+
+test("a promise the flow itself rejects and never awaits is the run's error, not a crash: exit 1 with the summary and reports", { timeout: 120_000 }, async () => {
+  const dir = tempProject({
+    'boxflow.config.json': JSON.stringify({ flows: ['flows'], reporters: ['json'] }),
+    'flows/stray.flow.ts': [
+      "import { flow } from 'boxflow';",
+      '',
+      "export default flow('stray', { box: 'linux' }, async ({ box, expect }) => {",
+      "  void Promise.reject(new Error('stray-boom-7f1'));",
+      `  await box.openTab(${JSON.stringify(kPage)});`,
+      "  await expect(box).toShow('Go');",
+      '});',
+      '',
+    ].join('\n'),
+  });
+  const out = join(dir, 'out');
+  const run = await runCli(['test', '-o', out], { cwd: dir, env: { NO_COLOR: '1' } });
+  const said = `${run.stdout}\n${run.stderr}`;
+  assert.equal(run.code, 1, said);
+  assert.doesNotMatch(run.stderr, /^\s+at /m, 'no stack trace');
+  assert.match(run.stderr, /a promise that nothing awaited was rejected during the run: stray-boom-7f1/);
+  const result = readResults(out);
+  assert.equal(result.flows[0]!.status, 'passed');
+  assert.deepEqual(result.errors.map((e) => e.code), ['FLOW_ERROR']);
+});
