@@ -19,6 +19,7 @@ import { createApiKey, startServer, type RunningServer, type ServerOptions } fro
 import { kMaxClientsPerBox, kMaxClientsPerTenant } from '../../src/server/liveView.js';
 import { kMaxSocketsPerBox, kMaxSocketsPerTenant } from '../../src/server/gbox/commandSocket.js';
 import { FakeAdbServer, packagesFromFixture } from '../support/fakeAdbServer.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kSecret = randomBytes(16).toString('hex');
 const dir = mkdtempSync(join(tmpdir(), 'boxflow-slots-'));
@@ -115,17 +116,6 @@ const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\
 /** A request head as a client writes it; `body` only announces a content-length (the body is trickled or never sent). */
 function head(method: string, path: string, headers: Record<string, string | number> = {}): string {
   return `${method} ${path} HTTP/1.1\r\nhost: boxflow\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
-}
-
-/** Waits until `fn` answers something other than undefined (every 50 ms, for at most 10 s). */
-async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const found = await fn();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`${what}: not within 10 s`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Opens a websocket: the socket once open, or the refused upgrade's status and body. */
@@ -242,10 +232,13 @@ test(`live view: one tenant's viewers hold at most its share (${kMaxClientsPerTe
     assert.equal((await nextMessage(other, (m) => m.type === 'hello')).boxId, androidB.id);
 
     await closeAll([viewers.shift()!]);
-    const again = await until('a viewer once one of the tenant closed', async () => {
-      const attempt = await openWs(urls.at(-1)!);
-      return 'ws' in attempt ? attempt.ws : undefined;
-    });
+    const again = await waitFor(
+      async () => {
+        const attempt = await openWs(urls.at(-1)!);
+        return 'ws' in attempt ? attempt.ws : undefined;
+      },
+      { what: 'a viewer once one of the tenant closed', intervalMs: 50 },
+    );
     viewers.push(again);
     assert.equal((await nextMessage(again, (m) => m.type === 'hello')).boxId, spare.id);
   } finally {
@@ -340,7 +333,7 @@ test('connections per peer: past the cap a peer\'s new connection is closed unan
   const capped = await serve('capped', { maxConnectionsPerPeer: 8 });
   const api = new URL(capped.baseUrl).pathname;
   const ask = head('GET', `${api}/boxes`);
-  const answered = (c: Exchange, n: number) => until(`answer ${n}`, async () => (c.text().split('HTTP/1.1 401').length - 1 >= n ? true : undefined));
+  const answered = (c: Exchange, n: number) => waitFor(() => c.text().split('HTTP/1.1 401').length - 1 >= n, { what: `answer ${n}` });
   // Eight kept-alive connections from 127.0.0.2, each answered once (so the server has them all).
   const held = await Promise.all(Array.from({ length: 8 }, () => exchange(capped.baseUrl, ask, { localAddress: '127.0.0.2' })));
   await Promise.all(held.map((c) => answered(c, 1)));
@@ -354,6 +347,6 @@ test('connections per peer: past the cap a peer\'s new connection is closed unan
   assert.equal((await clientOf(capped, keyB).listBoxes()).total, 0, 'another address is answered');
 
   held[1]!.socket.destroy();
-  await until('a new connection once one closed', async () => (statusOf(await (await exchange(capped.baseUrl, askOnce, { localAddress: '127.0.0.2' })).closed) === 401 ? true : undefined));
+  await waitFor(async () => statusOf(await (await exchange(capped.baseUrl, askOnce, { localAddress: '127.0.0.2' })).closed) === 401, { what: 'a new connection once one closed', intervalMs: 50 });
   for (const c of held) c.socket.destroy();
 });
