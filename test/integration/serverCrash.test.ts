@@ -17,6 +17,7 @@ import { ReporterHost } from '../../src/runner/reporterHost.js';
 import { runFlows } from '../../src/runner/run.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { testRunOptions } from '../support/runOptions.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kSecret = 'crash-test-secret-0123456789abcdef';
 const kPage = `data:text/html,${encodeURIComponent('<h1>Hello box</h1><input autofocus>')}`;
@@ -47,23 +48,17 @@ function killChromium(boxId: string): void {
   process.kill(-pgid, 'SIGKILL');
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`never: ${what}`);
-}
-
 test('a box whose Chromium is killed reports the crash and refuses actions with 502 BOX_CRASHED', async () => {
   const box = await client.createLinuxBox();
   await client.openTab(box.id, { url: kPage });
   killChromium(box.id);
-  const record = await until('the box shows the crash', async () => {
-    const b = await client.getBox(box.id);
-    return b.status === 'error' ? b : undefined;
-  });
+  const record = await waitFor(
+    async () => {
+      const b = await client.getBox(box.id);
+      return b.status === 'error' && b;
+    },
+    { what: 'the box to show the crash', timeoutMs: 20_000, intervalMs: 100 },
+  );
   assert.match(record.reason ?? '', /Chromium exited \(SIGKILL\)/);
   const e = await rejects(client.type(box.id, { text: 'into a blank page?' }), 502, 'BOX_CRASHED');
   assert.match(e.message, /SIGKILL/);
