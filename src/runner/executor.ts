@@ -1,7 +1,6 @@
 // Runs one attempt of one flow on one box: onStart, the steps (or a TS flow's function),
 // onFinish (always), each step recorded. Step behaviour lives in runner/steps/, one handler
 // per kind; this file only sequences, times and records.
-import { isAbsolute, relative, sep } from 'node:path';
 import { BoxflowError, type ErrorCode } from '../errors.js';
 import type { FlowBox, FlowExpect, SourceLocation, Step } from '../flow/types.js';
 import type { Masker } from '../mask.js';
@@ -17,6 +16,9 @@ import { evaluatePoints } from './steps/target.js';
 import { stepLabel } from './label.js';
 import { scriptHostFor } from './script.js';
 import type { ErrorInfo, StepRecord } from './types.js';
+import { relativeSource } from './sourcePath.js';
+
+export { relativeSource };
 
 // boxflow/test builds a FlowRuntime for its Executor.
 export type { FlowRuntime } from './steps/types.js';
@@ -215,12 +217,6 @@ function screenshotOptions(step: Step, options: RunOptions, transport: ImageTran
   return { screenshot: { phases: [...phases], delay: options.screenshots.delay, ...transport } };
 }
 
-/** Paths in records are relative to the project root: reports and GitHub annotations need that. */
-export function relativeSource(source: SourceLocation, rootDir: string): SourceLocation {
-  if (!source?.file || !isAbsolute(source.file)) return source;
-  const rel = relative(rootDir, source.file);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? { ...source, file: rel.split(sep).join('/') } : source;
-}
 
 const kContainers = new Set(['runFlow', 'repeat', 'retry']);
 

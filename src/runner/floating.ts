@@ -6,7 +6,7 @@
 import { BoxflowError } from '../errors.js';
 import { callerLocation } from '../flow/index.js';
 import type { SourceLocation } from '../flow/types.js';
-import { relativeSource } from './executor.js';
+import { relativeSource } from './sourcePath.js';
 
 export interface FloatingCall {
   /** How the flow wrote it: `box.tap(...)`, `expect(box).not.toShow(...)`. */
