@@ -14,6 +14,7 @@ import { BoxClient } from '../../src/api/client.js';
 import { createApiKey } from '../../src/server/index.js';
 import { reapDataDir, selfIdentity } from '../../src/server/reaper.js';
 import { FakeAdbServer } from '../support/fakeAdbServer.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kMain = join(import.meta.dirname, '../../src/cli/main.ts');
 const kSecret = 'android-reap-secret-0123456789abcdef';
@@ -38,7 +39,7 @@ async function serve(tmp: string): Promise<{ child: ChildProcess; baseUrl: strin
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  for (let i = 0; i < 600 && !out.includes('\n'); i++) await new Promise((r) => setTimeout(r, 50));
+  await waitFor(() => out.includes('\n'), { what: 'serve to print its address', timeoutMs: 30_000, intervalMs: 50 });
   return { child, baseUrl: (JSON.parse(out.split('\n')[0]!) as { baseUrl: string }).baseUrl };
 }
 
@@ -47,14 +48,6 @@ function uploads(root: string): string[] {
   return readdirSync(root, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && e.name === 'upload')
     .map((e) => join(e.parentPath, e.name));
-}
-
-async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (ok()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`never: ${what}`);
 }
 
 test('after a SIGKILL mid-upload, the next server removes the partial upload and, through adb, the box\'s device dir', async () => {
@@ -82,7 +75,7 @@ test('after a SIGKILL mid-upload, the next server removes the partial upload and
         `content-type: multipart/form-data; boundary=X\r\ncontent-length: ${64 * 2 ** 20}\r\n\r\n${head}`,
     );
     socket.write(Buffer.alloc(2 * 2 ** 20, 7));
-    await until('the upload is spooled on the server', () => uploads(tmp).some((f) => statSync(f).size > 0));
+    await waitFor(() => uploads(tmp).some((f) => statSync(f).size > 0), { what: 'the upload is spooled on the server', timeoutMs: 15_000, intervalMs: 50 });
 
     first.child.kill('SIGKILL');
     await once(first.child, 'exit');
@@ -93,7 +86,7 @@ test('after a SIGKILL mid-upload, the next server removes the partial upload and
 
     const mark = dev.shellCommands.length;
     second = (await serve(tmp)).child;
-    await until('the next server removed the upload and the device dir', () => uploads(tmp).length === 0 && !dev.files.has(deviceDir));
+    await waitFor(() => uploads(tmp).length === 0 && !dev.files.has(deviceDir), { what: 'the next server removed the upload and the device dir', timeoutMs: 15_000, intervalMs: 50 });
     assert.ok(dev.shellCommands.slice(mark).includes(`rm -rf '${deviceDir}'`), JSON.stringify(dev.shellCommands.slice(mark)));
     assert.deepEqual(readdirSync(tmp).filter((n) => n.startsWith('boxflow-android-') || n.startsWith('boxflow-install-')), [], 'nothing of the box is left in TMPDIR');
     assert.deepEqual(dev.unquotedLines, []);

@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { BoxClient } from '../../src/api/client.js';
 import { createApiKey } from '../../src/server/index.js';
 import { FakeAdbServer } from '../support/fakeAdbServer.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kMain = join(import.meta.dirname, '../../src/cli/main.ts');
 const kSecret = 'android-cli-secret-0123456789abcdef';
@@ -38,7 +39,7 @@ test('--adb overrides ADB_SERVER_SOCKET: POST /boxes/android claims the fake ser
   try {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    for (let i = 0; i < 600 && !out.includes('\n'); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => out.includes('\n'), { what: 'serve to print its address', timeoutMs: 30_000, intervalMs: 50 });
     const { baseUrl } = JSON.parse(out.split('\n')[0]!) as { baseUrl: string };
     const client = new BoxClient({ baseUrl, apiKey: await createApiKey(kSecret, 'cli'), maxRetries: 0 });
     const box = await client.createAndroidBox();

@@ -10,6 +10,7 @@ import { rejects } from '../support/apiErrors.js';
 import { useGboxServer } from '../support/gboxServer.js';
 import { kCommandOutputMax, type Box } from '../../src/api/schemas.js';
 import { isolationAvailable } from '../../src/server/boxUser.js';
+import { waitFor } from '../support/waitFor.js';
 
 const srv = useGboxServer('gbox-shell');
 const a = () => srv.client('a');
@@ -57,11 +58,6 @@ function chromiumPid(): number {
   const found = processes(/--user-data-dir=/).find((p) => p.argv.includes(flag) && !p.argv.includes('--type='));
   assert.ok(found, 'the box runs a Chromium');
   return found.pid;
-}
-
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (const started = Date.now(); Date.now() - started < 15_000; await new Promise((r) => setTimeout(r, 50))) if (ok()) return;
-  assert.fail(`gave up waiting for ${what}`);
 }
 
 test('a command runs in the box: exit code, stdout and stderr apart, the working dir, the box env and the request envs', async () => {
@@ -167,19 +163,19 @@ test('a command that never ends: 124 at its timeout, every process it started ki
   assert.equal(r.stdout, 'started\n');
   assert.match(r.stderr, /timed out after 1000 ms/);
   assert.ok(Date.now() - started < 10_000, `answered after ${Date.now() - started} ms`);
-  await until('the sleeps are gone', () => processes(/^sleep 100[123]$/).length === 0);
+  await waitFor(() => processes(/^sleep 100[123]$/).length === 0, { what: 'the sleeps are gone', timeoutMs: 15_000, intervalMs: 50 });
   // What a finished command left behind ends with it too.
   await a().runCommand(box.id, { command: 'sleep 1004 >/dev/null 2>&1 & echo left' });
-  await until('the background sleep is gone', () => processes(/^sleep 1004$/).length === 0);
+  await waitFor(() => processes(/^sleep 1004$/).length === 0, { what: 'the background sleep is gone', timeoutMs: 15_000, intervalMs: 50 });
 });
 
 test('a request that goes away kills its command', async () => {
   const abort = new AbortController();
   const pending = a().runCommand(box.id, { command: 'sleep 1005', timeout: '60s' }, { signal: abort.signal, maxRetries: 0 });
-  await until('the command runs', () => processes(/^sleep 1005$/).length === 1);
+  await waitFor(() => processes(/^sleep 1005$/).length === 1, { what: 'the command runs', timeoutMs: 15_000, intervalMs: 50 });
   abort.abort();
   await assert.rejects(pending);
-  await until('the command is killed', () => processes(/^sleep 1005$/).length === 0);
+  await waitFor(() => processes(/^sleep 1005$/).length === 0, { what: 'the command is killed', timeoutMs: 15_000, intervalMs: 50 });
   assert.equal((await a().runCommand(box.id, { command: 'echo next' })).stdout, 'next\n', 'the box takes the next command');
 });
 
@@ -189,10 +185,10 @@ test('terminating the box ends its running command', async () => {
     () => 'answered',
     (err: { httpStatus?: number; serverCode?: string }) => `${err.httpStatus} ${err.serverCode}`,
   );
-  await until('the command runs', () => processes(/^sleep 1006$/).length === 1);
+  await waitFor(() => processes(/^sleep 1006$/).length === 1, { what: 'the command runs', timeoutMs: 15_000, intervalMs: 50 });
   await a().terminateBox(doomed.id);
   assert.equal(await pending, '409 BOX_NOT_RUNNING');
-  await until('the command is killed', () => processes(/^sleep 1006$/).length === 0);
+  await waitFor(() => processes(/^sleep 1006$/).length === 0, { what: 'the command is killed', timeoutMs: 15_000, intervalMs: 50 });
 });
 
 test('huge output is cut at the limit, each stream on its own, and said so', async () => {
@@ -217,7 +213,7 @@ test('run-code: bash, python and javascript with argv; the code file is gone aft
   assert.equal((await a().runCode(box.id, { language: 'sh', code: 'echo "$0" | grep -c boxflow-code' })).stdout, '1\n');
   const slow = await a().runCode(box.id, { language: 'bash', code: 'sleep 1007', timeout: '500ms' });
   assert.equal(slow.exitCode, 124);
-  await until('its sleep is gone', () => processes(/^sleep 1007$/).length === 0);
+  await waitFor(() => processes(/^sleep 1007$/).length === 0, { what: 'its sleep is gone', timeoutMs: 15_000, intervalMs: 50 });
   const left = await a().runCommand(box.id, { command: 'ls -a "$HOME" | grep -c boxflow-code || true' });
   assert.ok(Number(left.stdout) <= 1, 'only the code folder of the timed-out run is left (it is removed with the box)');
   // The wrapper's `{code}` alone, as the SDK sends a string.

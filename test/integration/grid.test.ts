@@ -19,6 +19,7 @@ import { createApiKey, startServer } from '../../src/server/index.js';
 import { decodePng } from '../../src/visual/index.js';
 import { testRunOptions } from '../support/runOptions.js';
 import { gridUnavailable, startGrid, type LocalGrid } from './gridSupport.js';
+import { waitFor } from '../support/waitFor.js';
 
 const skip = gridUnavailable();
 if (skip) process.stderr.write(`grid tests skipped: ${skip}\n`);
@@ -63,16 +64,6 @@ async function failure(work: Promise<unknown>): Promise<BoxApiError> {
     return err as BoxApiError;
   }
   assert.fail('expected the request to fail');
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** Chromium processes this test process started itself (a grid box must start none). */
@@ -181,8 +172,8 @@ test('a full grid: the next box is 503 GRID_UNAVAILABLE within the wait, with th
     // The grid keeps the request queued; when a slot frees it starts a session for it, which serve deletes.
     await client.terminateBox(boxes.pop()!.id);
     // The grid starts the queued request's session once the slot is free; serve deletes it.
-    await waitFor('the late session to come', async () => (impatient.logs.some((e) => String(e.msg).startsWith('grid session came after its box gave up')) ? true : undefined), 60_000);
-    await waitFor('the late session to be deleted', async () => ((await grid!.sessions()).length === 1 ? true : undefined));
+    await waitFor(() => impatient.logs.some((e) => String(e.msg).startsWith('grid session came after its box gave up')), { what: 'the late session to come', timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor(async () => (await grid!.sessions()).length === 1, { what: 'the late session to be deleted', timeoutMs: 20_000, intervalMs: 200 });
     assert.equal((await grid!.sessions()).length, 1, 'only the remaining box holds a slot');
     const next = await client.createLinuxBox({ wait: true });
     boxes.push(next);
@@ -249,7 +240,7 @@ test('a flow run end to end on grid boxes: steps with action ids and before/afte
   }
   const { data } = await client.listBoxes({ status: ['running'] });
   assert.equal(data.length, 0, 'the run terminated its boxes');
-  await waitFor('the grid to be empty', async () => ((await grid!.sessions()).length === 0 ? true : undefined));
+  await waitFor(async () => (await grid!.sessions()).length === 0, { what: 'the grid to be empty', timeoutMs: 20_000, intervalMs: 200 });
 });
 
 test('a grid box whose browser is killed goes to error; its actions are 502 BOX_CRASHED; terminate still answers', { skip }, async () => {
@@ -259,16 +250,19 @@ test('a grid box whose browser is killed goes to error; its actions are 502 BOX_
   const [session] = await grid!.sessions();
   assert.ok(session?.pid, 'the grid names the browser process');
   process.kill(session.pid, 'SIGKILL');
-  const broken = await waitFor('the box to turn error', async () => {
-    const b = await client.getBox(box.id);
-    return b.status === 'error' ? b : undefined;
-  });
+  const broken = await waitFor(
+    async () => {
+      const b = await client.getBox(box.id);
+      return b.status === 'error' && b;
+    },
+    { what: 'the box to turn error', timeoutMs: 20_000, intervalMs: 200 },
+  );
   assert.match(broken.reason ?? '', /grid session \w+ ended \(its browser or node went away\)/);
   const err = await failure(client.type(box.id, { text: 'x' }));
   assert.equal(err.serverCode, 'BOX_CRASHED');
   await client.terminateBox(box.id);
   assert.equal((await client.getBox(box.id)).status, 'terminated');
-  await waitFor('the grid to drop the session', async () => ((await grid!.sessions()).length === 0 ? true : undefined));
+  await waitFor(async () => (await grid!.sessions()).length === 0, { what: 'the grid to drop the session', timeoutMs: 20_000, intervalMs: 200 });
 });
 
 test('a grid behind basic auth (credentials in --grid\'s URL); a grid node that dies (the whole grid process killed) puts its boxes in error', { skip }, async () => {
@@ -281,10 +275,13 @@ test('a grid behind basic auth (credentials in --grid\'s URL); a grid node that 
     await s.client.openTab(box.id, { url: 'data:text/html,<h1>on a node</h1>' });
     assert.match((await s.client.screenLayout(box.id)).content, /on a node/);
     process.kill(-node.pgid, 'SIGKILL');
-    const broken = await waitFor('the box to turn error', async () => {
-      const b = await s.client.getBox(box.id);
-      return b.status === 'error' ? b : undefined;
-    });
+    const broken = await waitFor(
+      async () => {
+        const b = await s.client.getBox(box.id);
+        return b.status === 'error' && b;
+      },
+      { what: 'the box to turn error', timeoutMs: 20_000, intervalMs: 200 },
+    );
     assert.match(broken.reason ?? '', /grid (closed the DevTools connection|session \w+ ended)|lost the grid session/);
     await s.client.terminateBox(box.id);
   } finally {

@@ -15,6 +15,7 @@ import { BoxClient, type BoxApiError } from '../../src/api/client.js';
 import { adbAddresses } from '../../src/server/adb/backend.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { FakeAdbServer } from '../support/fakeAdbServer.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kStf = '10.1.2.3:7401'; // how an STF remote-connect device is listed by the adb server that `adb connect`ed it
 const dir = mkdtempSync(join(tmpdir(), 'boxflow-farm-'));
@@ -109,8 +110,7 @@ test('an adb server that goes away takes only its own boxes; the other server st
   assert.match(holder(onA.id)[0]!, /^a\//);
   assert.match(holder(onB.id)[0]!, /^b\//);
   await a.close();
-  for (let i = 0; i < 100 && (await client.getBox(onA.id)).status !== 'error'; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.equal((await client.getBox(onA.id)).status, 'error');
+  await waitFor(async () => (await client.getBox(onA.id)).status === 'error', { what: "the box on the gone server to turn error", timeoutMs: 5_000, intervalMs: 50 });
   assert.equal((await client.getBox(onB.id)).status, 'running');
   const next = await client.createAndroidBox();
   assert.deepEqual(holder(next.id), [`b/${kStf}`], 'the answering server serves the next box');
@@ -129,7 +129,7 @@ test('boxflow serve takes --adb more than once', async () => {
   try {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    for (let i = 0; i < 600 && !out.includes('\n'); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => out.includes('\n'), { what: 'serve to print its address', timeoutMs: 30_000, intervalMs: 50 });
     const { baseUrl } = JSON.parse(out.split('\n')[0]!) as { baseUrl: string };
     const cli = new BoxClient({ baseUrl, apiKey: await createApiKey(secret, 'cli'), maxRetries: 0 });
     const box = await cli.createAndroidBox();

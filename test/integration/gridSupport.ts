@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from '../support/waitFor.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const onPath = (bin: string) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, bin)));
@@ -76,17 +77,12 @@ export async function startGrid(opts: { maxSessions?: number; sessionTimeoutS?: 
     }
   };
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const until = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`Selenium Server exited (${child.exitCode}): ${tail}`);
-    const ready = await fetch(`${url}/status`, { headers }).then((r) => r.json() as Promise<{ value?: { ready?: boolean } }>).then((b) => b.value?.ready === true, () => false);
-    if (ready) break;
-    if (Date.now() > until) {
-      kill();
-      throw new Error(`Selenium Server did not get ready within 90 s: ${tail}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const ready = async () => (await fetch(`${url}/status`, { headers }).then((r) => r.json() as Promise<{ value?: { ready?: boolean } }>)).value?.ready === true;
+  const started = await waitFor(async () => (child.exitCode !== null ? 'exited' : (await ready()) && 'ready'), { what: 'Selenium Server to get ready', timeoutMs: 90_000, intervalMs: 250 }).catch((err: Error) => {
+    kill();
+    throw new Error(`${err.message}: ${tail}`);
+  });
+  if (started === 'exited') throw new Error(`Selenium Server exited (${child.exitCode}): ${tail}`);
   return {
     url,
     pgid,
