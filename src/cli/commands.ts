@@ -150,6 +150,7 @@ async function endEvenIfStalled(run: Promise<RunResult>, log: EventLog, host: Re
       const unfinished = result.flows.filter((f) => f.error?.code === 'RUN_INTERRUPTED').length;
       const error: ErrorInfo = { code: 'RUN_STALLED', message: `the run stopped with ${unfinished} of ${result.flows.length} flow${result.flows.length === 1 ? '' : 's'} unfinished: nothing was left running that could finish them` };
       result.errors.push(error);
+      host.abandonStuck();
       void host.onError(error).then(() => host.onEnd(result)).then(() => resolveStalled(result), rejectStalled);
     };
   });

@@ -1,6 +1,8 @@
-// Fans runner events out to reporters and to results.jsonl. A reporter that throws is isolated:
-// the run goes on, the other reporters hear about it through onError (REPORTER_ERROR), and
-// `hadReporterError` tells the CLI to exit non-zero.
+// Fans runner events out to reporters and to results.jsonl. Each reporter hears the events in the
+// order they happened, one hook at a time: a hook is called once its previous one (async or not)
+// has ended, whoever fired the event and whether or not they await it. A reporter that throws is
+// isolated: the run goes on, the other reporters hear about it through onError (REPORTER_ERROR),
+// and `hadReporterError` tells the CLI to exit non-zero.
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BoxflowError } from '../errors.js';
@@ -23,6 +25,11 @@ export class ReporterHost implements Reporter {
   private readonly _log: EventLog | undefined;
   private readonly _attempts = new Map<string, number>();
   private readonly _reported = new Set<string>();
+  /** Per reporter: its last hook call (the chain every later one waits on). */
+  private readonly _queues = new Map<NamedReporter, Promise<void>>();
+  /** Reporters in a hook call now; and those given up on, in one when the run stalled. */
+  private readonly _busy = new Set<NamedReporter>();
+  private readonly _abandoned = new Set<NamedReporter>();
 
   constructor(reporters: NamedReporter[], eventLog?: EventLog) {
     this.reporters = reporters;
@@ -33,14 +40,9 @@ export class ReporterHost implements Reporter {
     return this.reporterErrors.length > 0;
   }
 
+  /** True when a reporter prints to stdio; one whose printsToStdio throws is a reporter error (and counts as printing). */
   printsToStdio(): boolean {
-    return this.reporters.some(({ reporter }) => {
-      try {
-        return reporter.printsToStdio?.() ?? false;
-      } catch {
-        return false;
-      }
-    });
+    return this.reporters.filter((r) => this._prints(r)).length > 0;
   }
 
   async onBegin(run: RunInfo): Promise<void> {
@@ -81,38 +83,75 @@ export class ReporterHost implements Reporter {
    * others (html, junit, json) have just written.
    */
   async onEnd(result: RunResult): Promise<void> {
+    // Every earlier event is heard first, so the errors of hooks still running are in the result.
+    await this._drained();
+    const prints = this.reporters.filter((r) => this._prints(r));
     const withErrors = this.reporterErrors.length ? { ...result, errors: [...result.errors, ...this.reporterErrors.filter((e) => !result.errors.includes(e))] } : result;
     this._emit({ type: 'end', time: now(), result: withErrors });
-    const prints = (r: Reporter) => {
-      try {
-        return r.printsToStdio?.() ?? false;
-      } catch {
-        return false;
-      }
-    };
-    const ordered = [...this.reporters.filter((r) => !prints(r.reporter)), ...this.reporters.filter((r) => prints(r.reporter))];
-    for (const r of ordered) await this._callOne(r, 'onEnd', [withErrors]);
+    const ordered = [...this.reporters.filter((r) => !prints.includes(r)), ...prints];
+    for (const r of ordered) await this._enqueue(r, 'onEnd', [withErrors]);
+    // Whatever a late onError queued: the run has ended only once every reporter has heard it all.
+    await this._drained();
+  }
+
+  /**
+   * For a run that stalled (nothing is left running that could settle a promise): a reporter in the
+   * middle of a hook now will never finish it. It hears nothing more, and nothing waits on it, so
+   * the others still get the run's end.
+   */
+  abandonStuck(): void {
+    for (const r of this._busy) {
+      this._abandoned.add(r);
+      this._queues.delete(r);
+    }
   }
 
   private _emit(event: RunEvent): void {
     this._log?.append(event);
   }
 
+  /** Delivers one event to every reporter; resolves once each has heard it (after their earlier events). */
   private async _call(hook: Hook, args: unknown[]): Promise<void> {
-    for (const r of this.reporters) await this._callOne(r, hook, args);
+    await Promise.all(this.reporters.map((r) => this._enqueue(r, hook, args)));
+  }
+
+  /** Calls `hook` on `r` after every hook queued for it before: one reporter's hooks never overlap or reorder. */
+  private _enqueue(r: NamedReporter, hook: Hook, args: unknown[]): Promise<void> {
+    if (this._abandoned.has(r)) return Promise.resolve();
+    const next = (this._queues.get(r) ?? Promise.resolve()).then(() => this._callOne(r, hook, args));
+    this._queues.set(r, next);
+    return next;
   }
 
   private async _callOne(r: NamedReporter, hook: Hook, args: unknown[]): Promise<void> {
     const fn = r.reporter[hook] as ((...a: unknown[]) => void | Promise<void>) | undefined;
     if (typeof fn !== 'function') return;
+    this._busy.add(r);
     try {
       await fn.apply(r.reporter, args);
     } catch (err) {
-      await this._reporterFailed(r, hook, err);
+      this._reporterFailed(r, hook, err);
+    } finally {
+      this._busy.delete(r);
     }
   }
 
-  private async _reporterFailed(failed: NamedReporter, hook: Hook, err: unknown): Promise<void> {
+  private async _drained(): Promise<void> {
+    await Promise.all(this.reporters.map((r) => this._queues.get(r)));
+  }
+
+  /** Whether `r` prints to stdio; a printsToStdio that throws is that reporter's error, reported once. */
+  private _prints(r: NamedReporter): boolean {
+    try {
+      return r.reporter.printsToStdio?.() ?? false;
+    } catch (err) {
+      this._reporterFailed(r, 'printsToStdio', err);
+      // It may well print: a stdio reporter ends last, after the files the others write.
+      return true;
+    }
+  }
+
+  private _reporterFailed(failed: NamedReporter, hook: keyof Reporter, err: unknown): void {
     // One report per reporter and hook: a reporter that throws on every step must not flood the others.
     const key = `${failed.name}\u0000${hook}`;
     if (this._reported.has(key)) return;
@@ -121,15 +160,9 @@ export class ReporterHost implements Reporter {
     const error: ErrorInfo = { code: 'REPORTER_ERROR', message: `reporter "${failed.name}" threw in ${hook}: ${message}` };
     this.reporterErrors.push(error);
     this._emit({ type: 'error', time: now(), error });
-    for (const r of this.reporters) {
-      if (r === failed || typeof r.reporter.onError !== 'function') continue;
-      try {
-        await r.reporter.onError(error);
-      } catch (inner) {
-        const msg = inner instanceof Error ? inner.message : String(inner);
-        this.reporterErrors.push({ code: 'REPORTER_ERROR', message: `reporter "${r.name}" threw in onError: ${msg}` });
-      }
-    }
+    // Queued behind what each other reporter is hearing now; never awaited here, so two reporters
+    // that fail at once do not wait on each other. onEnd waits for all of it.
+    for (const r of this.reporters) if (r !== failed) void this._enqueue(r, 'onError', [error]);
   }
 }
 

@@ -25,7 +25,10 @@ import type { ErrorInfo, FlowAttempt, FlowInfo, FlowResult, Reporter, RunResult,
 
 export interface RunDeps {
   client: BoxClient;
-  /** Receives every event (reporters + results.jsonl). */
+  /**
+   * Receives every event (reporters + results.jsonl); its hooks never reject (a ReporterHost isolates
+   * each reporter's errors), and it keeps each reporter's events in order.
+   */
   reporter: Required<Pick<Reporter, 'onBegin' | 'onFlowBegin' | 'onStepBegin' | 'onStepEnd' | 'onFlowEnd' | 'onError' | 'onEnd'>>;
   /** Values never to show (the API key). */
   secrets: string[];
@@ -173,9 +176,12 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
   const box = lease.box;
   const vars: Record<string, string> = { ...deps.options.env, ...flow.env };
   const masker = deps.masker;
+  // The executor does not wait on reporters between steps; the attempt ends once they have heard
+  // every step event (in order: the reporter host queues each reporter's hooks), before its flowEnd.
+  const delivering: (void | Promise<void>)[] = [];
   const hooks = {
-    stepBegin: (s: Parameters<FlowRuntime['hooks']['stepBegin']>[0]) => void deps.reporter.onStepBegin(info, s),
-    stepEnd: (s: StepRecord) => void deps.reporter.onStepEnd(info, s),
+    stepBegin: (s: Parameters<FlowRuntime['hooks']['stepBegin']>[0]) => void delivering.push(deps.reporter.onStepBegin(info, s)),
+    stepEnd: (s: StepRecord) => void delivering.push(deps.reporter.onStepEnd(info, s)),
     baselineWritten: deps.onBaseline,
   };
   // The flow deadline aborts whatever step is running, and stops waiting for the flow's own code.
@@ -244,6 +250,7 @@ async function runAttempt(flow: Flow, info: FlowInfo, attempt: number, lease: Le
   if (error) error = maskError(error, masker);
   const durationMs = Math.round(performance.now() - started);
   const video = await recording?.finish(steps, error !== undefined);
+  await Promise.all(delivering);
   return {
     attempt,
     status: error ? 'failed' : 'passed',
