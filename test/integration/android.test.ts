@@ -3,7 +3,7 @@
 // Each test asserts the exact device command lines sent and names the fixture a reply comes from.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { WebSocket } from 'ws';
 import { FakeAdbServer, fixture, packagesFromFixture, writeFakeAdbClient, type FakeDevice } from '../support/fakeAdbServer.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kSecret = 'android-integration-secret-0123456789abcdef';
 const kSplitDir = join(import.meta.dirname, '../fixtures/android/split-apk');
@@ -62,14 +63,14 @@ const since = (d: FakeDevice, mark: number) => d.shellCommands.slice(mark);
 
 /** The server learns of a device added to the fake through track-devices: claim once it has. */
 async function createWhenTracked(body: Parameters<BoxClient['createAndroidBox']>[0]): Promise<Box> {
-  for (let i = 0; ; i++) {
-    try {
-      return await client.createAndroidBox(body);
-    } catch (e) {
-      if (i >= 300 || !(e instanceof BoxApiError && e.serverCode === 'NO_DEVICE_AVAILABLE')) throw e;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
+  return waitFor(
+    () =>
+      client.createAndroidBox(body).catch((e: unknown) => {
+        if (e instanceof BoxApiError && e.serverCode === 'NO_DEVICE_AVAILABLE') return undefined;
+        throw e;
+      }),
+    { what: 'the server to track the added device', timeoutMs: 5_000, intervalMs: 10 },
+  );
 }
 const code = (c: string, status: number) => (e: unknown) => e instanceof BoxApiError && e.serverCode === c && e.httpStatus === status;
 
@@ -253,8 +254,7 @@ test('install: from a URL the server downloads; a non-APK upload is 400', async 
   assert.equal(dev.installs.length, before + 1);
   await assert.rejects(client.installPackage(box.id, { apk: `${siteUrl}/missing.apk` }), code('URL_UNREACHABLE', 422));
   const junk = join(dataDir, 'junk.apk');
-  createWriteStream(junk).end('not a zip');
-  await new Promise((r) => setTimeout(r, 20));
+  writeFileSync(junk, 'not a zip');
   await assert.rejects(client.installPackage(box.id, { apk: junk }), code('INVALID_REQUEST', 400));
 });
 
@@ -352,12 +352,13 @@ test('a device going offline marks its box error with a reason; its requests are
   const dev3 = fake.addDevice('offline-me', (d) => (d.props['ro.kernel.qemu'] = '0'));
   const doomed = await createWhenTracked({ config: { deviceSerial: 'offline-me' } });
   fake.setState('offline-me', 'offline');
-  let record = await client.getBox(doomed.id);
-  for (let i = 0; i < 100 && record.status !== 'error'; i++) {
-    await new Promise((r) => setTimeout(r, 10));
-    record = await client.getBox(doomed.id);
-  }
-  assert.equal(record.status, 'error');
+  const record = await waitFor(
+    async () => {
+      const b = await client.getBox(doomed.id);
+      return b.status === 'error' && b;
+    },
+    { what: 'the box of the offline device to turn error', timeoutMs: 5_000, intervalMs: 10 },
+  );
   assert.equal(record.reason, 'device offline-me went offline');
   await assert.rejects(client.pressKey(doomed.id, { keys: ['a'] }), code('DEVICE_OFFLINE', 503));
   await client.pressKey(box.id, { keys: ['c'] });
@@ -372,10 +373,7 @@ test('web terminal: the pre-signed page\'s websocket runs `adb -H -P -s SERIAL s
   let out = '';
   ws.on('message', (d) => (out += d.toString()));
   await once(ws, 'open');
-  const until = async (re: RegExp) => {
-    for (let i = 0; i < 500 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 20));
-    assert.match(out, re);
-  };
+  const until = (re: RegExp) => waitFor(() => re.test(out), { what: `the terminal to show ${re}` });
   await until(/emulator-5554:\/ \$ /);
   ws.send(JSON.stringify({ type: 'input', data: 'getprop\r' }));
   await until(/\[ro\.product\.model\]: \[Pixel 6\]/); // constructed getprop of the fake device

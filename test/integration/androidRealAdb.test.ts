@@ -21,6 +21,7 @@ import { Adb } from '../../src/server/adb/adbkit.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { FakeAdbDevice, RealAdbServer, findAdb } from '../support/fakeAdbDevice.js';
 import { fixture, packagesFromFixture, type FakeDevice } from '../support/fakeDevice.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kSecret = 'android-real-adb-secret-0123456789abcdef';
 const kSplitDir = join(import.meta.dirname, '../fixtures/android/split-apk');
@@ -218,10 +219,7 @@ test('web terminal: the real adb client (`adb -H -P -s SERIAL shell`) opens the 
   let out = '';
   ws.on('message', (d: Buffer) => (out += d.toString()));
   await once(ws, 'open');
-  const until = async (re: RegExp) => {
-    for (let i = 0; i < 500 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 20));
-    assert.match(out, re);
-  };
+  const until = (re: RegExp) => waitFor(() => re.test(out), { what: `the terminal to show ${re}` });
   const m = dev.services.length;
   await until(new RegExp(`${fake.address.replaceAll('.', '\\.')}:/ \\$ `));
   ws.send(JSON.stringify({ type: 'input', data: 'getprop\r' }));

@@ -8,7 +8,6 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
 import { BoxClient } from '../../src/api/client.js';
 import type { Box } from '../../src/api/schemas.js';
@@ -17,6 +16,7 @@ import { createApiKey, startServer } from '../../src/server/index.js';
 import { kMaxTerminalsPerBox } from '../../src/server/terminal.js';
 import { rejects } from '../support/apiErrors.js';
 import { tempDir } from '../support/tmp.js';
+import { waitFor } from '../support/waitFor.js';
 
 const asRoot = process.getuid?.() === 0;
 const skip = !asRoot && 'needs root (box users and namespaces)';
@@ -54,11 +54,6 @@ function processes(): Array<{ pid: number; uid: number; cmdline: string }> {
   return out;
 }
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !ok(); i++) await sleep(25);
-  assert.ok(ok(), `never: ${what}`);
-}
-
 function boxUid(box: Box): number {
   return statSync(join(dataDir, 'boxes', box.id, 'work')).uid;
 }
@@ -77,7 +72,7 @@ test('terminating a box ends every process it started, also one that left its se
   const hop = `if [ -L "$HOME/work/x" ]; then rm "$HOME/work/x"; mkdir "$HOME/work/x"; touch "$HOME/work/x/a" "$HOME/work/x/b"; else rm -rf "$HOME/work/x"; ln -s ${victim} "$HOME/work/x"; fi; (unshare -rn setsid sh "$0" || setsid sh "$0") >/dev/null 2>&1 & exit 0`;
   await alice.runCommand(box.id, { command: `printf '%s\\n' '${hop.replaceAll("'", `'\\''`)}' > "$HOME/work/hop.sh"` });
   const running = alice.runCommand(box.id, { command: 'setsid sh "$HOME/work/hop.sh"; sleep 600', timeout: '5m' }).catch((err: unknown) => err);
-  await until('the hopper runs', () => processes().some((p) => p.uid === uid && p.cmdline.includes('hop.sh')));
+  await waitFor(() => processes().some((p) => p.uid === uid && p.cmdline.includes('hop.sh')), { what: 'the hopper runs' });
 
   await alice.terminateBox(box.id);
   await running;
@@ -91,7 +86,7 @@ test("a box sees only its own processes; no command line on the machine holds a 
   const b = await bob.createLinuxBox({ config: { envs: { BOB_TOKEN: 'bob-token-71c3e9' } } });
   try {
     const secretRun = bob.runCommand(b.id, { command: 'echo bob-command-4d2a >/dev/null; sleep 600314', envs: { BOB_RUN: 'bob-run-token-a90b' }, timeout: '5m' }).catch((err: unknown) => err);
-    await until("bob's command runs", () => processes().some((p) => p.cmdline === 'sleep\x00600314\x00'));
+    await waitFor(() => processes().some((p) => p.cmdline === 'sleep\x00600314\x00'), { what: "bob's command runs" });
     for (const p of processes()) {
       for (const s of ['bob-token-71c3e9', 'bob-run-token-a90b', 'bob-command-4d2a']) assert.ok(!p.cmdline.includes(s), `process ${p.pid} shows "${s}" on its command line: ${p.cmdline.replaceAll('\0', ' ')}`);
     }
@@ -128,12 +123,7 @@ test('a box in error still counts against its key: its directory, uids and proce
     const ws = new WebSocket(url);
     await new Promise((r, j) => ws.once('open', r).once('error', j));
     ws.send(JSON.stringify({ id: 1, method: 'Browser.close' }));
-    let errored = false;
-    for (let i = 0; i < 200 && !errored; i++) {
-      errored = (await carol.getBox(boxes[0]!.id)).status === 'error';
-      if (!errored) await sleep(50);
-    }
-    assert.ok(errored, 'Browser.close put the box in error');
+    await waitFor(async () => (await carol.getBox(boxes[0]!.id)).status === 'error', { what: 'Browser.close to put the box in error', intervalMs: 50 });
     ws.close();
     await rejects(carol.createLinuxBox(), 429, 'TOO_MANY_BOXES');
     await carol.terminateBox(boxes[0]!.id);
@@ -168,12 +158,13 @@ test(`a box has at most ${kMaxTerminalsPerBox} terminals: the next is refused wi
       first.once('close', r);
       first.close();
     });
-    let again: WebSocket | number = 0;
-    for (let i = 0; i < 100 && !(again instanceof WebSocket); i++) {
-      again = await connect();
-      if (!(again instanceof WebSocket)) await sleep(50);
-    }
-    assert.ok(again instanceof WebSocket, 'a closed terminal frees its place');
+    const again = await waitFor(
+      async () => {
+        const ws = await connect();
+        return ws instanceof WebSocket && ws;
+      },
+      { what: 'a closed terminal to free its place', timeoutMs: 5_000, intervalMs: 50 },
+    );
     open.push(again);
   } finally {
     for (const ws of open) ws.close();

@@ -16,6 +16,7 @@ import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
 import { BoxRegistry } from '../../src/server/boxes.js';
 import { cleanStaleServeDirs, reapDataDir } from '../../src/server/reaper.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kCanaryEnv = 'BOXFLOW_ISOLATION_CANARY';
 const kCanary = 'server-env-canary-6f1d2c';
@@ -92,12 +93,6 @@ function procStat(pid: number): { pgrp: number; start: string } | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Polls `ok`; fails only after a generous bound (something hangs), never on timing. */
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (const started = Date.now(); Date.now() - started < 30_000; await new Promise((r) => setTimeout(r, 50))) if (ok()) return;
-  assert.fail(`gave up waiting for ${what}`);
 }
 
 /** The inodes of every TCP socket listening on this machine (IPv4 and IPv6), from /proc/net. */
@@ -405,7 +400,7 @@ test("reaping a dead server's ledger kills its process groups by pid and start t
     const start = (pid: number) => procStat(pid)!.start;
     const alive = (pid: number) => procStat(pid) !== undefined;
     const members = () => readdirSync('/proc').filter((n) => /^\d+$/.test(n) && procStat(Number(n))?.pgrp === group.pid);
-    await until('sh and its two sleeps to run', () => members().length === 3);
+    await waitFor(() => members().length === 3, { what: 'sh and its two sleeps to run', timeoutMs: 30_000, intervalMs: 50 });
     mkdirSync(join(scratch, 'procs'));
     mkdirSync(join(scratch, 'boxes', 'dead-box', 'profile'), { recursive: true });
     // Its Chromium's singleton folder in /tmp, which only a clean exit removes.
@@ -421,7 +416,7 @@ test("reaping a dead server's ledger kills its process groups by pid and start t
     writeFileSync(join(scratch, 'procs', 'live-box.json'), JSON.stringify({ boxId: 'live-box', owner: { pid: process.pid, start: start(process.pid) }, uid: null, dir: join(scratch, 'boxes', 'live-box'), procs: [{ pid: bystander.pid, start: start(bystander.pid!) }] }));
 
     assert.equal(await reapDataDir(scratch), 1);
-    await until("the dead box's process group to go", () => members().length === 0);
+    await waitFor(() => members().length === 0, { what: "the dead box's process group to go", timeoutMs: 30_000, intervalMs: 50 });
     assert.ok(alive(bystander.pid!), 'a recycled pid and a live server\'s box are not touched');
     assert.ok(!existsSync(join(scratch, 'boxes', 'dead-box')));
     assert.ok(!existsSync(singleton), "the dead box's Chromium singleton folder in /tmp is removed too");
@@ -469,7 +464,7 @@ test('stale serve dirs: only those whose server is dead are reaped and removed',
   const parent = mkdtempSync(join(tmpdir(), 'boxflow-isolation-stale-'));
   const orphan = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
   try {
-    await until('the orphan to run', () => procStat(orphan.pid!) !== undefined);
+    await waitFor(() => procStat(orphan.pid!) !== undefined, { what: 'the orphan to run', timeoutMs: 30_000, intervalMs: 50 });
     const me = { pid: process.pid, start: procStat(process.pid)!.start };
     const make = (name: string, owner?: object) => {
       mkdirSync(join(parent, name, 'procs'), { recursive: true });
@@ -485,7 +480,7 @@ test('stale serve dirs: only those whose server is dead are reaped and removed',
     assert.deepEqual(await cleanStaleServeDirs(parent, 'serve-'), ['serve-dead']);
     assert.ok(!existsSync(dead));
     assert.ok(existsSync(live) && existsSync(settingUp) && existsSync(other));
-    await until('the dead run\'s process to go', () => procStat(orphan.pid!) === undefined);
+    await waitFor(() => procStat(orphan.pid!) === undefined, { what: 'the dead run\'s process to go', timeoutMs: 30_000, intervalMs: 50 });
   } finally {
     try {
       process.kill(-orphan.pid!, 'SIGKILL');

@@ -12,6 +12,7 @@ import { BoxClient, BoxApiError } from '../../src/api/client.js';
 import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { presign } from '../../src/server/secret.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kSecret = 'terminal-test-secret-0123456789abcdef';
 const kChromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -116,11 +117,6 @@ function shellPids(named: number[]): number[] {
     .map(Number);
 }
 
-async function processGone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  return !alive(pid);
-}
-
 async function wsRefusal(url: string): Promise<{ status: number; body: { code?: string } }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url.replace(/^http/, 'ws'));
@@ -190,8 +186,8 @@ test('typing into the page runs commands in a real shell in the box working dir 
     const [shell, ...jobs] = shellPids([pid, job]);
     assert.ok(shell !== undefined && jobs.length >= 1 && [shell, ...jobs].every(alive), 'the shell and its job run while the page is open');
     await page.close();
-    assert.ok(await processGone(shell), `the shell ${shell} outlived its page`);
-    for (const j of jobs) assert.ok(await processGone(j), `the background job ${j} outlived its page`);
+    await waitFor(() => !alive(shell), { what: `the shell ${shell} to end with its page`, intervalMs: 50 });
+    for (const j of jobs) await waitFor(() => !alive(j), { what: `the background job ${j} to end with its page`, intervalMs: 50 });
   } finally {
     if (!page.isClosed()) await page.close();
   }
@@ -246,7 +242,7 @@ test('terminating the box kills its shells and closes their pages', async () => 
     const pids = shellPids([Number((await run(page, 'echo "pid=$$"', /^pid=\d+$/)).slice(4))]);
     assert.ok(pids.length >= 1);
     await client.terminateBox(box.id);
-    for (const pid of pids) assert.ok(await processGone(pid), `the shell ${pid} outlived its box`);
+    for (const pid of pids) await waitFor(() => !alive(pid), { what: `the shell ${pid} to end with its box`, intervalMs: 50 });
     await page.waitForSelector('#status[data-state="closed"]');
     assert.match(await page.innerText('#status'), /terminated/);
     const r = await request(url);
