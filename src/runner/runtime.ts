@@ -8,7 +8,7 @@ import type { ArtifactStore } from './artifacts.js';
 import type { BoxState } from './boxPool.js';
 import { LayoutSource } from './layoutSource.js';
 import type { RunOptions } from './options.js';
-import type { ExecutorHooks, FlowRuntime } from './steps/types.js';
+import type { ExecutorHooks, FlowRuntime, FlowState } from './steps/types.js';
 import type { BoxInfo, FlowInfo } from './types.js';
 
 export interface RuntimeParts {
@@ -53,7 +53,7 @@ async function actionScale(client: BoxClient, boxId: string, signal: AbortSignal
  * that refuses it (401, 5xx) fails the flow with its own code, never a silent scale of 1.
  */
 export async function createFlowRuntime(parts: RuntimeParts, signal?: AbortSignal): Promise<FlowRuntime> {
-  const state: FlowRuntime['state'] = { scale: 1 };
+  const state: FlowState = { scale: 1 };
   state.scale = await actionScale(parts.client, parts.box.id, signal);
   const { masker } = parts;
   return {

@@ -6,6 +6,7 @@ import vm from 'node:vm';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { BoxflowError } from '../errors.js';
 import { interpolate } from '../flow/index.js';
+import type { FlowState } from './steps/types.js';
 
 const kTimeLimitMs = 10_000;
 
@@ -183,20 +184,16 @@ export function isTrueText(text: string): boolean {
   return !(Number.isFinite(n) && n === 0);
 }
 
-const kHosts = new WeakMap<object, ScriptHost>();
-
-/** The sandbox of a flow attempt, keyed by its runtime state (one per attempt). */
-export function scriptHostFor(state: object): ScriptHost {
-  let host = kHosts.get(state);
-  if (!host) kHosts.set(state, (host = new ScriptHost()));
-  return host;
+/** The sandbox of a flow attempt (one per attempt, kept in its state). */
+export function scriptHostFor(state: FlowState): ScriptHost {
+  return (state.script ??= new ScriptHost());
 }
 
 /**
  * `base` plus `env`, defined in order as Maestro defines variables: a value's `${...}` reads the
  * variables defined before it, so `USER: ${USER || 'guest'}` keeps a USER given with -e.
  */
-export function defineVariables(base: Record<string, string>, env: Record<string, string>, state: object, boxType: 'linux' | 'android'): Record<string, string> {
+export function defineVariables(base: Record<string, string>, env: Record<string, string>, state: FlowState, boxType: 'linux' | 'android'): Record<string, string> {
   const vars = { ...base };
   const platform = boxType === 'linux' ? 'web' : 'android';
   for (const [name, value] of Object.entries(env)) {

@@ -49,13 +49,8 @@ async function device(run: StepRun, command: string, what: string): Promise<stri
 }
 
 async function androidSdk(run: StepRun, what: string): Promise<number> {
-  const cached = kSdk.get(run.rt.state);
-  if (cached !== undefined) return cached;
-  const sdk = Number((await device(run, 'getprop ro.build.version.sdk', what)).trim());
-  kSdk.set(run.rt.state, sdk);
-  return sdk;
+  return (run.rt.state.sdk ??= Number((await device(run, 'getprop ro.build.version.sdk', what)).trim()));
 }
-const kSdk = new WeakMap<object, number>();
 
 /** What the flows changed on this Android box, each as it was before (shared with the pool, which puts it back before the next flow). */
 const changes = (run: StepRun): AndroidChanges => (run.rt.boxState.android ??= { permissions: [] });
@@ -225,8 +220,7 @@ async function androidAirplane(run: StepRun, want: boolean | 'toggle'): Promise<
  */
 async function androidLocation(run: StepRun, p: { latitude: number; longitude: number }): Promise<void> {
   const what = 'location';
-  const setUp = kMockReady.get(run.rt.state);
-  if (!setUp) {
+  if (!run.rt.state.mockReady) {
     const sdk = await androidSdk(run, what);
     if (sdk < 31) {
       throw new BoxflowError('UNPROCESSABLE', `location: box ${run.rt.box.id} runs Android API ${sdk}; setting the location over adb needs Android 12 (API 31) or later (\`cmd location providers\`). An emulator's own \`emu geo fix\` is a console command, not a device shell command, so the Box API cannot send it`);
@@ -245,12 +239,11 @@ async function androidLocation(run: StepRun, p: { latitude: number; longitude: n
       if (!c.location.providers.includes(provider)) c.location.providers.push(provider);
       await device(run, `cmd location providers set-test-provider-enabled ${provider} true`, what);
     }
-    kMockReady.set(run.rt.state, true);
+    run.rt.state.mockReady = true;
   }
   for (const provider of kProviders) await device(run, `cmd location providers set-test-provider-location ${provider} --location ${shWord(`${p.latitude},${p.longitude}`)}`, what);
 }
 const kProviders = ['gps', 'network'];
-const kMockReady = new WeakMap<object, boolean>();
 
 /** Maestro's rotation values (AndroidDriver.setOrientation): the accelerometer off, then user_rotation. */
 const kUserRotation = { portrait: 0, landscapeLeft: 1, portraitUpsideDown: 2, landscapeRight: 3 } as const;
@@ -278,7 +271,7 @@ async function androidDarkMode(run: StepRun, want?: boolean | 'toggle'): Promise
  * it: it is set again whenever the flow's connection is new (launchApp restarts the browser, back
  * reconnects), and ends with the flow.
  */
-interface WebState {
+export interface WebState {
   offline?: boolean;
   geolocation?: { latitude: number; longitude: number };
   permissions: Array<{ origin: string; name: string; setting: 'granted' | 'denied' | 'prompt' }>;
@@ -286,12 +279,7 @@ interface WebState {
   /** The page the state was last applied to. */
   page?: Page;
 }
-const kWebState = new WeakMap<object, WebState>();
-const webState = (run: StepRun): WebState => {
-  let s = kWebState.get(run.rt.state);
-  if (!s) kWebState.set(run.rt.state, (s = { permissions: [] }));
-  return s;
-};
+const webState = (run: StepRun): WebState => (run.rt.state.web ??= { permissions: [] });
 
 /** A browser-level CDP session per connection, kept open: permission overrides end when it detaches. */
 const kBrowserSessions = new WeakMap<Browser, Promise<CDPSession>>();
@@ -318,7 +306,7 @@ async function applyWeb(page: Page, s: WebState): Promise<void> {
 
 /** Sets the flow's browser emulation again when the flow's page is a new one (a new connection or tab). Linux boxes only. */
 export async function keepWebState(run: StepRun): Promise<void> {
-  const s = kWebState.get(run.rt.state);
+  const s = run.rt.state.web;
   if (!s || !isLinux(run)) return;
   const page = await run.rt.layout.page();
   if (s.page !== page) await applyWeb(page, s);
@@ -537,9 +525,6 @@ export const assertDevice: StepHandler<'assertDevice'> = async (step, run) => {
 /** clearKeychain is iOS-only: Maestro does nothing on Android and the web, and neither does boxflow; the record says so. */
 export const kKeychainNote = (run: StepRun): string => `clearKeychain: iOS-only, nothing to clear on ${run.rt.box.type === 'linux' ? 'a Linux box' : 'an Android box'} (Maestro ignores it there too)`;
 
-/** The name of the recording a flow started (per flow attempt). */
-const kRecording = new WeakMap<object, string>();
-
 /**
  * record start / stop: the box records its screen (GBOX recording endpoints) and the stop attaches the
  * video. With the run's `video` on, the attempt's own recording is running: a second one would end
@@ -555,13 +540,13 @@ export const record: StepHandler<'record'> = async (step, run) => {
   if (step.action === 'start') {
     const name = step.name === undefined ? 'recording' : run.resolve(step.name);
     await client.startRecording(box.id, { signal: run.signal });
-    kRecording.set(run.rt.state, name);
+    run.rt.state.recording = name;
     run.record.message = `recording ${name}`;
     return;
   }
-  const name = kRecording.get(run.rt.state);
+  const name = run.rt.state.recording;
   if (name === undefined) throw new BoxflowError('STEP_INVALID', 'record stop: no recording was started in this flow (record: {start: name} first)');
-  kRecording.delete(run.rt.state);
+  run.rt.state.recording = undefined;
   const result = await client.stopRecording(box.id, undefined, { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 120_000) });
   const bytes = await client.fetchObject(result.presignedUrl, { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 120_000) });
   const ext = result.contentType?.includes('webm') ? 'webm' : 'mp4';

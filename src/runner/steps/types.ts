@@ -10,6 +10,31 @@ import type { LayoutSource } from '../layoutSource.js';
 import type { RunOptions } from '../options.js';
 import type { BoxInfo, FlowInfo, StepRecord } from '../types.js';
 import type { BaselineWritten } from '../../visual/index.js';
+import type { ScriptHost } from '../script.js';
+import type { WebState } from './device.js';
+
+/**
+ * What one flow attempt keeps from one step to the next, on its box: made with its runtime
+ * (createFlowRuntime), gone with it. Nothing here outlives the attempt or reaches another flow.
+ */
+export interface FlowState {
+  /** The box's action scale: screen pixels times this are the Box API's action space (setScale changes it). */
+  scale: number;
+  /** The tab the flow's steps act on (openTab), when it opened one. */
+  tabId?: string;
+  /** The flow's JavaScript sandbox (`${...}` expressions, evalScript, runScript, copied text), made when first needed. */
+  script?: ScriptHost;
+  /** How a frame is captured on this box: `POST /actions/screenshot`, or (a service without it) an empty `type`'s after-phase. */
+  captureMode?: 'screenshot' | 'type';
+  /** Android: the device's SDK level, read once. */
+  sdk?: number;
+  /** Android: the shell may mock locations and the test providers are in place (set up on the first location). */
+  mockReady?: boolean;
+  /** Linux: the browser emulation setDevice set, applied again to every new page of the flow. */
+  web?: WebState;
+  /** The name of the recording a `record: start` began, until its `record: stop`. */
+  recording?: string;
+}
 
 export interface ExecutorHooks {
   stepBegin(step: { id: string; label: string; command: string }): void;
@@ -32,7 +57,7 @@ export interface FlowRuntime {
   masker: Masker;
   /** Secret values learnt while running (a runFlow's `secrets:`): masked from then on, here and in the reports. */
   addSecrets(values: Iterable<string | undefined>): void;
-  state: { scale: number; tabId?: string };
+  state: FlowState;
   /** What the flow changes on its box that the next flow must not inherit. */
   boxState: BoxState;
 }

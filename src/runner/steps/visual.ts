@@ -13,19 +13,18 @@ import { pollUntil } from '../poll.js';
 import { attachEvidence } from './target.js';
 import type { StepHandler, StepRun } from './types.js';
 
-const kCaptureMode = new WeakMap<object, 'screenshot' | 'type'>();
-
 /** One frame: `POST /actions/screenshot` when the server has it, else the after-phase of an empty `type`. */
 export async function captureOnce(run: StepRun): Promise<Buffer> {
   const { client, box } = run.rt;
-  if (kCaptureMode.get(run.rt.state) !== 'type') {
+  const { state } = run.rt;
+  if (state.captureMode !== 'type') {
     try {
       const shot = await client.screenshot(box.id, { outputFormat: 'base64' }, { signal: run.signal });
-      kCaptureMode.set(run.rt.state, 'screenshot');
+      state.captureMode = 'screenshot';
       return shot.presignedUrl && !shot.uri.startsWith('data:') ? client.fetchObject(shot.presignedUrl) : decodeDataUri(shot.uri).bytes;
     } catch (err) {
       if (!(err instanceof BoxApiError && (err.httpStatus === 404 || err.httpStatus === 405) && err.serverCode !== 'BOX_NOT_FOUND')) throw err;
-      kCaptureMode.set(run.rt.state, 'type');
+      state.captureMode = 'type';
     }
   }
   const result = await client.type(box.id, { text: '', options: { screenshot: { phases: ['after'], delay: '0ms', outputFormat: 'base64' } } }, { signal: run.signal });
@@ -109,7 +108,7 @@ export const screenshot: StepHandler<'screenshot'> = async (step, run) => {
   const path = await run.rt.artifacts.put(png, 'png');
   run.record.attachments = [{ name: step.name, path, contentType: 'image/png' }];
   run.record.screenshots = { after: path };
-  run.record.message = `captured ${step.name} (${kCaptureMode.get(run.rt.state) === 'type' ? 'after-phase of an empty type' : 'POST /actions/screenshot'})`;
+  run.record.message = `captured ${step.name} (${run.rt.state.captureMode === 'type' ? 'after-phase of an empty type' : 'POST /actions/screenshot'})`;
 };
 
 /** maxDiffPixelRatio as given, or its `${...}` evaluated now: a number from 0 to 1. */
@@ -162,7 +161,7 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
   async function compareScreen(): Promise<void> {
     const settled = await stableCapture(capture, { timeoutMs: run.timeoutMs, masks: screenMasks, ...(clip ?? crop ? { clip: (clip ?? crop)! } : {}), signal: run.signal });
     const frame = crop ? { ...settled, png: cropPng(settled.png, crop), ...('previous' in settled ? { previous: cropPng(settled.previous, crop) } : {}) } : settled;
-    const captureMode = kCaptureMode.get(rt.state) ?? 'screenshot';
+    const captureMode = rt.state.captureMode ?? 'screenshot';
     const visual: NonNullable<typeof run.record.visual> = { name, baseline: rel, capture: captureMode };
     run.record.visual = visual;
     if (!frame.stable) {
