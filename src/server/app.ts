@@ -355,8 +355,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     keys,
     box: (tenant, id) => {
       const entry = registry.get(tenant, id);
-      registry.requireRunning(entry);
-      if (!entry.android && entry.linux.crashed) throw new BoxflowError('BOX_CRASHED', `box ${entry.record.id} is broken: ${entry.linux.crashed}; terminate it and create another`);
+      registry.requireUsable(entry);
       if (isGridBox(entry)) throw new BoxflowError('GRID_UNSUPPORTED', "this box's browser runs on a Selenium Grid node, so it has no shell on this server; create a box on a server without --grid for that");
       return entry;
     },

@@ -287,6 +287,15 @@ export class BoxRegistry {
     return result;
   }
 
+  /**
+   * A box a request may act on: BOX_CRASHED when its Chromium went away on its own (the box is in
+   * `error`, and says so rather than "failed to start"), else what requireRunning answers.
+   */
+  requireUsable(entry: BoxEntry): void {
+    if (entry.record.status !== 'terminated' && !entry.android && entry.linux?.crashed) throw new BoxflowError('BOX_CRASHED', `box ${entry.record.id} is broken: ${entry.linux.crashed}; terminate it and create another`);
+    this.requireRunning(entry);
+  }
+
   requireRunning(entry: BoxEntry): void {
     if (entry.record.status === 'error' && entry.android?.goneReason) throw new BoxflowError('DEVICE_OFFLINE', `box ${entry.record.id}: ${entry.record.reason}`);
     if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is terminated`);

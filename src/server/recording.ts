@@ -41,8 +41,7 @@ export function createRecordingHandlers(deps: RecordingDeps) {
   /** The caller's running box (another tenant's is BOX_NOT_FOUND, as everywhere). */
   const boxOf = (call: Call): BoxEntry => {
     const entry = deps.registry.get(call.tenant, call.params.boxId!);
-    deps.registry.requireRunning(entry);
-    if (!entry.android && entry.linux.crashed) throw new BoxflowError('BOX_CRASHED', `box ${entry.record.id} is broken: ${entry.linux.crashed}; terminate it and create another`);
+    deps.registry.requireUsable(entry);
     return entry;
   };
 

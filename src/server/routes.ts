@@ -83,12 +83,7 @@ export function createHandlers(deps: RouteDeps) {
     if (kAndroidOnly.has(name) && entry.record.type !== 'android') {
       throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${endpoints[name].method} ${endpoints[name].path} is for Android boxes; box ${entry.record.id} is a ${entry.record.type} box`);
     }
-    const crashed = () => entry.record.status !== 'terminated' && entry.linux?.crashed && new BoxflowError('BOX_CRASHED', `box ${entry.record.id} is broken: ${entry.linux.crashed}; terminate it and create another`);
-    const refuse = () => {
-      const err = crashed();
-      if (err) throw err;
-      registry.requireRunning(entry);
-    };
+    const refuse = () => registry.requireUsable(entry);
     refuse();
     // A malformed request is refused at once, not after the work queued before it.
     const schema = (endpoints[name] as { body?: TSchema }).body;
@@ -102,8 +97,7 @@ export function createHandlers(deps: RouteDeps) {
       } catch (err) {
         if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was terminated during the request`, { cause: err });
         if (call.signal?.aborted) throw call.signal.reason;
-        const gone = crashed();
-        if (gone) throw gone;
+        if (!entry.android && entry.linux?.crashed) registry.requireUsable(entry); // the browser died under it: BOX_CRASHED
         if (BoxflowError.is(err)) throw err;
         throw new BoxflowError('BROWSER_ERROR', `the box's browser failed: ${(err as Error).message.split('\n')[0]}`, { cause: err });
       }

@@ -65,6 +65,9 @@ test('a box whose Chromium is killed reports the crash and refuses actions with 
   await rejects(client.screenLayout(box.id), 502, 'BOX_CRASHED');
   await rejects(client.openTab(box.id, { url: kPage }), 502, 'BOX_CRASHED');
   await rejects(client.closeBrowser(box.id), 502, 'BOX_CRASHED');
+  // Every endpoint tells the crash the same way, recordings and commands too (one check, not "not running").
+  await rejects(client.startRecording(box.id), 502, 'BOX_CRASHED');
+  await rejects(client.runCommand(box.id, { command: 'true' }), 502, 'BOX_CRASHED');
   assert.equal((await client.getBox(box.id)).status, 'error', 'nothing restarted it');
   const listed = await client.listBoxes({ status: ['error'] });
   assert.deepEqual(listed.data.map((b: Box) => b.id), [box.id]);
