@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { Adb, type Client } from '../../src/server/adb/adbkit.js';
 import { FakeAdbServer, fixture, shellWords } from '../support/fakeAdbServer.js';
+import { waitFor } from '../support/waitFor.js';
 
 let fake: FakeAdbServer;
 let client: Client;
@@ -32,9 +33,8 @@ test('track-devices reports added, offline and removed devices', async () => {
   tracker.on('add', (d: { id: string; type: string }) => seen.push(`add ${d.id} ${d.type}`));
   tracker.on('change', (d: { id: string; type: string }) => seen.push(`change ${d.id} ${d.type}`));
   tracker.on('remove', (d: { id: string }) => seen.push(`remove ${d.id}`));
-  const until = (n: number) => new Promise<void>((r) => { const t = setInterval(() => { if (seen.length >= n) { clearInterval(t); r(); } }, 5); });
+  const until = (n: number) => waitFor(() => seen.length >= n, { what: `${n} device events`, intervalMs: 5 });
   // adbkit emits the initial list before trackDevices() resolves, so only later changes are seen here.
-  await new Promise((r) => setTimeout(r, 50));
   fake.addDevice('R58M123');
   await until(1);
   fake.setState('R58M123', 'offline');

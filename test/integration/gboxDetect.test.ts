@@ -9,6 +9,7 @@ import { PNG } from 'pngjs';
 import { request } from 'undici';
 import { rejects } from '../support/apiErrors.js';
 import { useGboxServer } from '../support/gboxServer.js';
+import { waitFor } from '../support/waitFor.js';
 import type { FakeDevice } from '../support/fakeAdbServer.js';
 import { kDetectMaxElements, type Box, type DetectedElement } from '../../src/api/schemas.js';
 
@@ -136,7 +137,7 @@ test('Linux: in the action scale, as click takes them: an element handed back as
     assert.deepEqual(click.actual, { button: 'left', double: false, x: 42.5, y: 75 });
     const shadow = r.elements.find((e) => e.label === 'Shadow')!;
     await a().tap(box.id, { target: shadow });
-    for (let i = 0; i < 100 && clicks.length < 2; i++) await new Promise((res) => setTimeout(res, 50));
+    await waitFor(() => clicks.length >= 2, { what: 'the page to see both clicks', timeoutMs: 5_000, intervalMs: 50 });
     assert.deepEqual(clicks, ['Card&x=85&y=150', 'Shadow&x=650&y=25']);
   } finally {
     await a().resetSettings(box.id);

@@ -13,6 +13,7 @@ import { rejects } from '../support/apiErrors.js';
 import { useGboxServer } from '../support/gboxServer.js';
 import type { FakeDevice } from '../support/fakeAdbServer.js';
 import { splitShellLine } from '../support/fakeDevice.js';
+import { waitFor } from '../support/waitFor.js';
 import { kCommandOutputMax, type Box } from '../../src/api/schemas.js';
 import { createApiKey } from '../../src/server/index.js';
 import { kFirstFrameMs, kMaxSocketsPerBox } from '../../src/server/gbox/commandSocket.js';
@@ -59,16 +60,14 @@ interface Session {
  */
 async function hostPid(...argv: string[]): Promise<number> {
   const want = `${argv.join('\0')}\0`;
-  for (;;) {
-    for (const n of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-      try {
-        if (readFileSync(`/proc/${n}/cmdline`, 'utf8') === want) return Number(n);
-      } catch {
-        // gone meanwhile
-      }
+  const running = (n: string) => {
+    try {
+      return readFileSync(`/proc/${n}/cmdline`, 'utf8') === want;
+    } catch {
+      return false; // gone meanwhile
     }
-    await sleep(20);
-  }
+  };
+  return Number(await waitFor(() => readdirSync('/proc').find((d) => /^\d+$/.test(d) && running(d)), { what: `a process running ${argv.join(' ')}` }));
 }
 
 function open(url: string, key: string | undefined = srv.key('a')): Promise<WebSocket> {
@@ -217,12 +216,7 @@ test('streams do not hold the box\'s queue: the box answers while 4 run; a 5th i
   for (const ws of running) ws.close();
   for (const s of await Promise.all(sessions)) assert.equal(s.stdout, 'started\n');
   // Their commands are killed and their places free again (once their processes are gone).
-  for (const started = Date.now(); ; await sleep(50)) {
-    const r = await a().runCommand(box.id, { command: 'echo free' }).catch((err: { serverCode?: string }) => err);
-    if ('stdout' in r) break;
-    assert.equal(r.serverCode, 'RATE_LIMITED');
-    assert.ok(Date.now() - started < 5000, 'the closed streams\' commands were ended');
-  }
+  await waitFor(() => a().runCommand(box.id, { command: 'echo free' }), { what: "the closed streams' commands to end and free their places", timeoutMs: 5_000, intervalMs: 50 });
   assertRefused(await run(urls.command, { command: { command: 'pwd', workingDir: 'nowhere' } }), 'FILE_NOT_FOUND', 404, /nowhere/);
 });
 
@@ -307,8 +301,7 @@ test('a client that goes away kills its command', async () => {
   const n = await hostPid('sleep', '600286');
   assert.ok(existsSync(`/proc/${n}`));
   ws.close();
-  for (const started = Date.now(); existsSync(`/proc/${n}`) && Date.now() - started < 5000; ) await sleep(50);
-  assert.ok(!existsSync(`/proc/${n}`), 'the command was killed');
+  await waitFor(() => !existsSync(`/proc/${n}`), { what: 'the command to be killed', timeoutMs: 5_000, intervalMs: 50 });
 });
 
 test('terminating the box ends the stream: an error frame BOX_NOT_RUNNING, the command killed; a waiting socket closes too', async () => {

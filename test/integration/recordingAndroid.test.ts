@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BoxApiError } from '../../src/api/client.js';
 import { shellWords, type FakeDevice } from '../support/fakeAdbServer.js';
 import { useAndroidServer } from '../support/localServer.js';
+import { waitFor } from '../support/waitFor.js';
 
 const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0 && spawnSync('ffprobe', ['-version']).status === 0;
 const serial = 'emulator-5554';
@@ -106,7 +107,7 @@ test('a recording longer than one screenrecord run chains segments and joins the
   const dir = deviceDir(box.id);
   await android.client.startRecording(box.id);
   runs[0]!.end(); // its time limit: the recording goes on in a second file
-  for (let i = 0; i < 50 && runs.length < 2; i++) await sleep(20);
+  await waitFor(() => runs.length >= 2, { what: 'the second screenrecord run', timeoutMs: 5_000 });
   assert.deepEqual(runs.map((r) => r.args.at(-1)), [`${dir}/rec.mp4`, `${dir}/rec-2.mp4`]);
   const result = await android.client.stopRecording(box.id);
   assert.ok(dev.syncRequests.includes(`RECV ${dir}/rec-2.mp4`));

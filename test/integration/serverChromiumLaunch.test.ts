@@ -12,6 +12,7 @@ import { BoxClient } from '../../src/api/client.js';
 import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
 import { tempDir } from '../support/tmp.js';
+import { waitFor } from '../support/waitFor.js';
 
 const asRoot = process.getuid?.() === 0;
 const needsRoot = !asRoot && 'needs root (box users)';
@@ -301,8 +302,7 @@ test("another box's terminal reaches no box's Chromium: a pty master opened by s
   await new Promise((r, j) => ws.once('open', r).once('error', j));
   // The marker is printed by printf from pieces, so the echoed command line never matches.
   ws.send(JSON.stringify({ type: 'input', data: "printf '<<<%s>>>' READY\r" }));
-  for (let i = 0; i < 600 && !out.includes('<<<READY>>>'); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(out.includes('<<<READY>>>'), `the first box's shell runs: ${out}`);
+  await waitFor(() => out.includes('<<<READY>>>'), { what: "the first box's shell to run", timeoutMs: 30_000, intervalMs: 50 });
   // The second box's Chromium starts while the first box's terminal is open.
   const second = await client.createLinuxBox({});
   const browser = browserProcesses(profileOf(dataDir, second));
@@ -323,8 +323,7 @@ test("another box's terminal reaches no box's command and no other terminal's sh
   ws.on('message', (d) => (out += d.toString()));
   await new Promise((r, j) => ws.once('open', r).once('error', j));
   ws.send(JSON.stringify({ type: 'input', data: "printf '<<<%s>>>' READY\r" }));
-  for (let i = 0; i < 600 && !out.includes('<<<READY>>>'); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(out.includes('<<<READY>>>'), `the first box's shell runs: ${out}`);
+  await waitFor(() => out.includes('<<<READY>>>'), { what: "the first box's shell to run", timeoutMs: 30_000, intervalMs: 50 });
   const second = await client.createLinuxBox({});
   const run = await client.runCommand(second.id, { command: 'ls -l /proc/self/fd' });
   assert.ok(!/ -> \/dev\/(ptmx|pts\/)/.test(run.stdout), `the second box's command holds a terminal (and can type into the first box's shell):\n${run.stdout}`);
@@ -335,7 +334,6 @@ test("another box's terminal reaches no box's command and no other terminal's sh
   other.on('message', (d) => (seen += d.toString()));
   await new Promise((r, j) => other.once('open', r).once('error', j));
   other.send(JSON.stringify({ type: 'input', data: "ls -l /proc/$$/fd; printf '<<<%s>>>' DONE\r" }));
-  for (let i = 0; i < 600 && !seen.includes('<<<DONE>>>'); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(seen.includes('<<<DONE>>>'), `the second box's shell runs: ${seen}`);
+  await waitFor(() => seen.includes('<<<DONE>>>'), { what: "the second box's shell to run", timeoutMs: 30_000, intervalMs: 50 });
   assert.doesNotMatch(seen, /ptmx/, `the second box's shell holds a pty master:\n${seen}`);
 });

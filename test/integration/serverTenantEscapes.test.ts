@@ -13,6 +13,7 @@ import { createApiKey, resolveSecret, startServer } from '../../src/server/index
 import { claimBoxUser, isolatedLaunch, kLaunchDir, releaseBoxUser } from '../../src/server/boxUser.js';
 import { rejects } from '../support/apiErrors.js';
 import { tempDir } from '../support/tmp.js';
+import { waitFor } from '../support/waitFor.js';
 
 const asRoot = process.getuid?.() === 0;
 const dir = tempDir('boxflow-escapes-');
@@ -110,7 +111,7 @@ test('a web terminal whose shell reads nothing holds a bounded amount of the ser
     ws.on('message', (d) => (output += d.toString()));
     // A command that never reads its input: the pty's buffer fills, and what follows waits somewhere.
     ws.send(JSON.stringify({ type: 'input', data: 'echo READY; sleep 600\r' }));
-    for (let i = 0; i < 600 && !/READY\r?\n/.test(output); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => /READY\r?\n/.test(output), { what: 'the shell to print READY', timeoutMs: 30_000, intervalMs: 50 });
     const before = rss(child.pid!);
     const frame = JSON.stringify({ type: 'input', data: 'x'.repeat(4 * 1024 * 1024 - 64) });
     for (let i = 0; i < 60; i++) ws.send(frame); // 240 MiB
