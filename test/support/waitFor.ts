@@ -2,31 +2,46 @@
 // by a timeout that fails the test saying what never came. Never a sleep to show that something did
 // not happen: wait for the event that shows the system had its chance (a request seen, a frame sent).
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inspect } from 'node:util';
 
-export interface WaitForOptions {
+export interface WaitForOptions<T = unknown> {
   /** What is awaited, for the failure message. */
   what?: string;
   /** Default 10 s. */
   timeoutMs?: number;
   /** Between two probes; default 20 ms. */
   intervalMs?: number;
+  /**
+   * Which of the probe's values end the wait (0 and false too); without it, any value but undefined,
+   * null and false does. With it, a timeout also names the last value seen.
+   */
+  accept?: (value: T) => boolean;
 }
 
-/** Resolves with the first value of `probe` that is not undefined, null or false; a probe that throws is tried again. */
-export async function waitFor<T>(probe: () => T | Promise<T>, opts: WaitForOptions = {}): Promise<Exclude<T, undefined | null | false>> {
-  const { what = 'the condition', timeoutMs = 10_000, intervalMs = 20 } = opts;
+type Accepted<T> = Exclude<T, undefined | null | false>;
+
+/**
+ * Resolves with the first value of `probe` that `opts.accept` accepts or, without it, that is not
+ * undefined, null or false; a probe that throws is tried again.
+ */
+export async function waitFor<T>(probe: () => T | Promise<T>, opts: WaitForOptions<T> & { accept: (value: T) => boolean }): Promise<T>;
+export async function waitFor<T>(probe: () => T | Promise<T>, opts?: WaitForOptions<T>): Promise<Accepted<T>>;
+export async function waitFor<T>(probe: () => T | Promise<T>, opts: WaitForOptions<T> = {}): Promise<T> {
+  const { what = 'the condition', timeoutMs = 10_000, intervalMs = 20, accept } = opts;
   const deadline = performance.now() + timeoutMs;
-  let last: unknown;
+  let last: { error: unknown } | { value: T } | undefined;
   for (;;) {
     try {
       const value = await probe();
-      if (value !== undefined && value !== null && value !== false) return value as Exclude<T, undefined | null | false>;
-      last = undefined;
-    } catch (err) {
-      last = err;
+      if (accept ? accept(value) : value !== undefined && value !== null && value !== false) return value;
+      last = { value };
+    } catch (error) {
+      last = { error };
     }
     if (performance.now() >= deadline) {
-      throw new Error(`waited ${timeoutMs} ms for ${what}${last ? `; the last try failed: ${(last as Error).message ?? String(last)}` : ''}`, { cause: last });
+      const error = last && 'error' in last ? last.error : undefined;
+      const seen = error ? `; the last try failed: ${(error as Error).message ?? String(error)}` : accept && last ? `; the last value was ${inspect((last as { value: T }).value, { breakLength: Infinity })}` : '';
+      throw new Error(`waited ${timeoutMs} ms for ${what}${seen}`, { cause: error });
     }
     await sleep(intervalMs);
   }
