@@ -12,6 +12,7 @@ import { extractHierarchy, resolveTargetInLayout } from '../../src/server/adb/la
 import { keyCode } from '../../src/server/adb/keys.js';
 import { kKeyNames } from '../../src/api/schemas.js';
 import { FakeAdbServer, fixture, packagesFromFixture, type FakeDevice } from '../support/fakeAdbServer.js';
+import { waitFor } from '../support/waitFor.js';
 
 let fake: FakeAdbServer;
 let backend: AdbBackend;
@@ -260,7 +261,7 @@ test('a device command that never answers is a DEVICE_ERROR after its timeout, n
 test('a second claim gets NO_DEVICE_AVAILABLE while the only device is held; a serial filter picks a device', async () => {
   await assert.rejects(backend.claim('box-2', {}, () => {}), (e: Error & { code?: string }) => e.code === 'NO_DEVICE_AVAILABLE' && /1 claimed/.test(e.message));
   fake.addDevice('R58M40ABCDE', (d) => (d.props['ro.kernel.qemu'] = '0'));
-  for (let i = 0; i < 300 && !(await backend.devices()).some((d) => d.serial === 'R58M40ABCDE'); i++) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(async () => (await backend.devices()).some((d) => d.serial === 'R58M40ABCDE'), { what: 'the backend to track the added device', timeoutMs: 5_000, intervalMs: 10 });
   await assert.rejects(backend.claim('box-2', { deviceLabels: { model: 'Galaxy' } }, () => {}), (e: Error & { code?: string }) => e.code === 'NO_DEVICE_AVAILABLE');
   const second = await backend.claim('box-2', { deviceSerial: 'R58M40ABCDE' }, () => {});
   assert.equal(second.info.serial, 'R58M40ABCDE');
@@ -282,7 +283,7 @@ test('release closes opened apps, resets wm size and the keyboard, removes the w
 
 test('a device going offline marks its claim gone; its next command is DEVICE_OFFLINE', async () => {
   fake.setState('emulator-5554', 'offline');
-  for (let i = 0; i < 100 && !gone.length; i++) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(() => gone.length > 0, { what: 'the claim to be marked gone', timeoutMs: 5_000, intervalMs: 10 });
   assert.deepEqual(gone, ['device emulator-5554 went offline']);
   await assert.rejects(box.pressKeys(['a'], false), (e: Error & { code?: string }) => e.code === 'DEVICE_OFFLINE');
 });
@@ -301,7 +302,7 @@ test('the adb server going away marks every claimed device gone; the next claim 
   const reasons: string[] = [];
   const held = await b.claim('box-x', {}, (r) => reasons.push(r));
   await other.close();
-  for (let i = 0; i < 100 && !reasons.length; i++) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(() => reasons.length > 0, { what: 'the claim to be marked gone', timeoutMs: 5_000, intervalMs: 10 });
   assert.deepEqual(reasons, [`device emulator-5560 is unreachable: the adb server at 127.0.0.1:${other.port} went away`]);
   await assert.rejects(held.pressKeys(['a'], false), (e: Error & { code?: string }) => e.code === 'DEVICE_OFFLINE');
   await assert.rejects(b.claim('box-y', {}, () => {}), (e: Error & { code?: string }) => e.code === 'ANDROID_UNAVAILABLE');

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
 import { rejects } from '../support/apiErrors.js';
 import { useGboxServer } from '../support/gboxServer.js';
+import type { Page } from 'playwright-core';
 import type { Box } from '../../src/api/schemas.js';
+import { waitFor } from '../support/waitFor.js';
 
 const srv = useGboxServer('gbox-actions');
 const local = { get client() { return srv.client('a'); } };
@@ -51,8 +53,11 @@ async function fresh(): Promise<void> {
   await local.client.openTab(box.id, { url: `${siteUrl}/page?${Math.random()}` });
 }
 
-/** Runs a script in the active tab (through the box's own CDP URL, not the actions under test). */
-async function evaluate<T>(expression: string): Promise<T> {
+/**
+ * Runs `use` on the active tab's page, reached through the box's own CDP URL (not the actions under
+ * test, and held up by none of them once found).
+ */
+async function withActivePage<T>(use: (page: Page) => Promise<T>): Promise<T> {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.connectOverCDP(await local.client.cdpUrl(box.id));
   try {
@@ -62,7 +67,7 @@ async function evaluate<T>(expression: string): Promise<T> {
       const s = await page.context().newCDPSession(page);
       const { targetInfo } = (await s.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
       await s.detach();
-      if (targetInfo.targetId === active.id) return (await page.evaluate(expression)) as T;
+      if (targetInfo.targetId === active.id) return await use(page);
     }
     throw new Error('no active page');
   } finally {
@@ -70,16 +75,10 @@ async function evaluate<T>(expression: string): Promise<T> {
   }
 }
 
+/** Runs a script in the active tab. */
+const evaluate = <T>(expression: string): Promise<T> => withActivePage(async (page) => (await page.evaluate(expression)) as T);
+
 const events = () => evaluate<Ev[]>('events.splice(0)');
-const until = async <T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> => {
-  let v = await read();
-  for (let i = 0; i < 40 && !ok(v); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    v = await read();
-  }
-  assert.ok(ok(v), `${what}: ${JSON.stringify(v)}`);
-  return v;
-};
 
 test('click: left, double (dblclick fires), right (contextmenu), with a modifier held; actual carries the defaults applied', async () => {
   await fresh();
@@ -152,17 +151,17 @@ test('scroll: the advanced form scrolls by its deltas; the simple form reports i
   const scrollX = () => evaluate<number>('scrollX');
   const left = await local.client.scroll(box.id, { direction: 'left', distance: 'tiny', location: 'Hover me' });
   assert.deepEqual(left.actual, { scrollX: 128, scrollY: 0, x: 500, y: 140 }, 'from the element named by location');
-  await until(scrollX, (x) => x === 128, 'scrollX after left tiny');
+  await waitFor(scrollX, { what: 'scrollX after left tiny', accept: (x) => x === 128, timeoutMs: 2_000, intervalMs: 50 });
   const adv = await local.client.scroll(box.id, { scrollX: 0, scrollY: 400, x: 640, y: 400 });
   assert.deepEqual(adv.actual, { scrollX: 0, scrollY: 400, x: 640, y: 400 });
-  await until(scrollY, (y) => y === 400, 'scrollY after scrollY: 400');
+  await waitFor(scrollY, { what: 'scrollY after scrollY: 400', accept: (y) => y === 400, timeoutMs: 2_000, intervalMs: 50 });
 
   const up = await local.client.scroll(box.id, { direction: 'up' });
   assert.deepEqual(up.actual, { scrollX: 0, scrollY: 400, x: 640, y: 400 }, 'from the centre to the edge: half the screen');
-  await until(scrollY, (y) => y === 800, 'scrollY after up');
+  await waitFor(scrollY, { what: 'scrollY after up', accept: (y) => y === 800, timeoutMs: 2_000, intervalMs: 50 });
   const down = await local.client.scroll(box.id, { direction: 'down', distance: 300, duration: '100ms' });
   assert.deepEqual(down.actual, { scrollX: 0, scrollY: -300, x: 640, y: 400 });
-  await until(scrollY, (y) => y === 500, 'scrollY after down 300');
+  await waitFor(scrollY, { what: 'scrollY after down 300', accept: (y) => y === 500, timeoutMs: 2_000, intervalMs: 50 });
 });
 
 test('swipe: the direction form moves a finger from the centre and scrolls the page; the coordinate form reports what it did', async () => {
@@ -170,10 +169,10 @@ test('swipe: the direction form moves a finger from the centre and scrolls the p
   const scrollY = () => evaluate<number>('scrollY');
   const up = await local.client.swipe(box.id, { direction: 'up', distance: 300, duration: '300ms' });
   assert.deepEqual(up.actual, { duration: '300ms', start: { x: 640, y: 400 }, end: { x: 640, y: 100 } });
-  const y1 = await until(scrollY, (y) => y > 100, 'scrollY after a swipe up');
+  const y1 = await waitFor(scrollY, { what: 'scrollY after a swipe up', accept: (y) => y > 100, timeoutMs: 2_000, intervalMs: 50 });
   const adv = await local.client.swipe(box.id, { start: { x: 640, y: 600 }, end: { x: 640, y: 200 } });
   assert.deepEqual(adv.actual, { duration: '500ms', start: { x: 640, y: 600 }, end: { x: 640, y: 200 } });
-  await until(scrollY, (y) => y > y1 + 100, 'scrollY after the second swipe');
+  await waitFor(scrollY, { what: 'scrollY after the second swipe', accept: (y) => y > y1 + 100, timeoutMs: 2_000, intervalMs: 50 });
   const ev = await events();
   assert.ok(ev.some((e) => e.type === 'touchstart'), 'a swipe is a touch');
   const corner = await local.client.swipe(box.id, { direction: 'downRight' });
@@ -289,7 +288,7 @@ test('actions in the action scale: coordinates are divided by the scale, actual 
   assert.deepEqual(ev.filter((e) => e.type === 'dblclick').map((e) => e.target), ['btn'], 'real (200, 140) is the button');
   const s = await local.client.scroll(box.id, { direction: 'up' });
   assert.deepEqual(s.actual, { scrollX: 0, scrollY: 200, x: 320, y: 200 });
-  await until(() => evaluate<number>('scrollY'), (y) => y === 400, 'a 200-unit scroll at scale 0.5 is 400 px');
+  await waitFor(() => evaluate<number>('scrollY'), { what: 'a 200-unit scroll at scale 0.5 is 400 px', accept: (y) => y === 400, timeoutMs: 2_000, intervalMs: 50 });
   await local.client.resetSettings(box.id);
 });
 
@@ -320,10 +319,16 @@ test('as an attacker: another tenant\'s box is 404, out-of-range values are 400 
 test('a long press is cancelled when its request goes away: the finger is lifted and the box serves the next request', async () => {
   await fresh();
   const ac = new AbortController();
-  const pending = local.client.longPress(box.id, { x: 200, y: 140, duration: '20s' }, { signal: ac.signal });
-  await new Promise((r) => setTimeout(r, 400));
+  // The page is found first: finding it asks the box, which the long press then holds.
+  const pending = await withActivePage(async (page) => {
+    const press = local.client.longPress(box.id, { x: 200, y: 140, duration: '20s' }, { signal: ac.signal });
+    press.catch(() => {}); // awaited below, once aborted
+    // Abort once the finger is down: the box is inside the long press.
+    await page.waitForFunction(() => (window as unknown as { events: Ev[] }).events.some((e) => e.type === 'touchstart'));
+    return { press };
+  });
   ac.abort();
-  await assert.rejects(pending);
+  await assert.rejects(pending.press);
   const started = performance.now();
   await local.client.tap(box.id, { x: 500, y: 140 });
   assert.ok(performance.now() - started < 5_000, 'the box was free again');

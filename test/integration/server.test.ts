@@ -16,6 +16,7 @@ import { rejects } from '../support/apiErrors.js';
 import { kKeyNames, type Box } from '../../src/api/schemas.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
 import { presign } from '../../src/server/secret.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kSecret = 'integration-test-secret-0123456789abcdef';
 const pageHtml = readFileSync(new URL('../fixtures/pages/box.html', import.meta.url), 'utf8');
@@ -65,16 +66,19 @@ async function openPage(): Promise<Page> {
 
 /** The page of the tab with this id (a CDP target id), as the suite's Playwright sees it. */
 async function findPage(b: Browser, tabId: string): Promise<Page> {
-  for (let i = 0; i < 50; i++) {
-    for (const page of b.contexts()[0]?.pages() ?? []) {
-      const s = await page.context().newCDPSession(page);
-      const info = (await s.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
-      await s.detach();
-      if (info.targetInfo.targetId === tabId) return page;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no page for tab ${tabId}`);
+  const targetOf = async (page: Page) => {
+    const s = await page.context().newCDPSession(page);
+    const info = (await s.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
+    await s.detach();
+    return info.targetInfo.targetId;
+  };
+  return waitFor(
+    async () => {
+      for (const page of b.contexts()[0]?.pages() ?? []) if ((await targetOf(page)) === tabId) return page;
+      return undefined;
+    },
+    { what: `a page for tab ${tabId}`, timeoutMs: 5_000, intervalMs: 50 },
+  );
 }
 
 function png(uri: string): PNG {

@@ -8,10 +8,10 @@ import { createServer, type Server } from 'node:http';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 import { BoxClient } from '../../src/api/client.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kSecret = 'browser-reset-secret-0123456789abcdef';
 // The page shows what it found, then leaves a cookie, a localStorage entry, a service worker and
@@ -60,13 +60,8 @@ after(async () => {
 /** What the page found when it opened, once it has also left its own state behind. */
 async function seen(boxId: string): Promise<string> {
   await client.openTab(boxId, { url: siteUrl });
-  const until = performance.now() + 15_000;
-  for (;;) {
-    const m = /(storage=\S+ cookie=\S+ sw=\d+ idb=\d+) left/.exec((await client.screenLayout(boxId)).content);
-    if (m) return m[1]!;
-    if (performance.now() > until) assert.fail('the page never showed what it found');
-    await sleep(100);
-  }
+  const m = await waitFor(async () => /(storage=\S+ cookie=\S+ sw=\d+ idb=\d+) left/.exec((await client.screenLayout(boxId)).content), { what: 'the page to show what it found', timeoutMs: 15_000, intervalMs: 100 });
+  return m[1]!;
 }
 
 const kClean = 'storage=none cookie=none sw=0 idb=0';
@@ -157,18 +152,9 @@ test("a download lands in the box's working dir, after a close too", async () =>
     for (const round of [0, 1]) {
       await client.openTab(box.id, { url: `${siteUrl}dl` });
       await client.tap(box.id, { x: 100, y: 100 });
-      const until = performance.now() + 15_000;
-      for (;;) {
-        const files = (await client.listFiles(box.id, box.config.workingDir!)).data;
-        const got = files.find((f) => f.name === 'file.txt');
-        if (got) {
-          assert.equal((await client.readFile(box.id, got.path)).content, 'downloaded');
-          await client.removeFile(box.id, got.path);
-          break;
-        }
-        if (performance.now() > until) assert.fail(`round ${round}: no download in the working dir: ${files.map((f) => f.name).join(', ')}`);
-        await sleep(100);
-      }
+      const got = await waitFor(async () => (await client.listFiles(box.id, box.config.workingDir!)).data.find((f) => f.name === 'file.txt'), { what: `round ${round}: the download in the working dir`, timeoutMs: 15_000, intervalMs: 100 });
+      assert.equal((await client.readFile(box.id, got.path)).content, 'downloaded');
+      await client.removeFile(box.id, got.path);
       await client.closeBrowser(box.id);
     }
   } finally {

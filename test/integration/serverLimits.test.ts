@@ -17,6 +17,7 @@ import { exitClassOf } from '../../src/errors.js';
 import { loadFlowFile } from '../../src/flow/index.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { rawRequest } from '../support/rawHttp.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kSecret = 'limits-test-secret-0123456789abcdef';
 /** Longest any single answer may take here before the test calls it a hang. */
@@ -145,15 +146,20 @@ function serverReceives(method: string, path: string): Promise<void> {
 /** The page of this tab (a CDP target id) as seen over the box's CDP URL, which no queued action holds up. */
 async function pageOf(tabId: string): Promise<Page> {
   browser ??= await chromium.connectOverCDP(await client.cdpUrl(box.id));
-  for (const started = performance.now(); performance.now() - started < kHang; await new Promise((r) => setTimeout(r, 50))) {
-    for (const page of browser.contexts()[0]?.pages() ?? []) {
-      const session = await page.context().newCDPSession(page);
-      const { targetInfo } = (await session.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
-      await session.detach();
-      if (targetInfo.targetId === tabId) return page;
-    }
-  }
-  assert.fail(`no page for tab ${tabId}`);
+  const targetOf = async (page: Page) => {
+    const session = await page.context().newCDPSession(page);
+    const { targetInfo } = (await session.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
+    await session.detach();
+    return targetInfo.targetId;
+  };
+  const pages = () => browser!.contexts()[0]?.pages() ?? [];
+  return waitFor(
+    async () => {
+      for (const page of pages()) if ((await targetOf(page)) === tabId) return page;
+      return undefined;
+    },
+    { what: `a page for tab ${tabId}`, timeoutMs: kHang, intervalMs: 50 },
+  );
 }
 
 /** Until the page's event line shows a pointerdown: the box is inside the drag, holding the pointer. */

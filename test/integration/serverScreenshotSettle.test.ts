@@ -10,6 +10,7 @@ import type { Box } from '../../src/api/schemas.js';
 import { drawTrace } from '../../src/server/trace.js';
 import { decodePng } from '../../src/visual/index.js';
 import { useLocalServer } from '../support/localServer.js';
+import { waitFor } from '../support/waitFor.js';
 
 const local = useLocalServer('settle');
 let shared: Promise<Box> | undefined;
@@ -36,12 +37,8 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
  * leaves what the server knows of the screen alone) matches `pattern`: how a test waits for the
  * page to have done something by itself.
  */
-async function pageShows(boxId: string, pattern: RegExp, ms = 10_000): Promise<void> {
-  const until = performance.now() + ms;
-  while (!pattern.test((await local.client.screenLayout(boxId)).content)) {
-    if (performance.now() > until) assert.fail(`the page never showed ${pattern} within ${ms / 1000} s`);
-    await sleep(25);
-  }
+async function pageShows(boxId: string, pattern: RegExp): Promise<void> {
+  await waitFor(async () => pattern.test((await local.client.screenLayout(boxId)).content), { what: `the page to show ${pattern}`, intervalMs: 25 });
 }
 
 test("settle: 'frames' answers once the screen is still, long before a 30 s delay", async () => {

@@ -6,6 +6,7 @@ import { BoxPool } from '../../src/runner/boxPool.js';
 import type { BoxClient } from '../../src/api/client.js';
 import type { Flow } from '../../src/flow/types.js';
 import { testRunOptions } from '../support/runOptions.js';
+import { waitFor } from '../support/waitFor.js';
 
 function fakeClient() {
   let n = 0;
@@ -36,7 +37,7 @@ for (const [linux, workers, want] of [[2, 4, 2], [1, 3, 1], [0, 3, 3]] as const)
     // waiter (the event this is about), and no box was created for it.
     let extra = false;
     const waiting = pool.acquire(flow).then((l) => ((extra = true), l));
-    await until(() => pool.waiting === 1, 'the next flow is queued as a waiter');
+    await waitFor(() => pool.waiting === 1, { what: 'the next flow is queued as a waiter', intervalMs: 0 });
     assert.equal(extra, false, 'the next flow waits');
     assert.equal(created.length, want);
     leases[0]!.release('ok');
@@ -60,24 +61,15 @@ test('a failed box creation wakes the flow that waited for it: each flow gets th
   await pool.start(2);
   const first = pool.acquire(flow);
   const second = pool.acquire(flow);
-  await until(() => creates.length === 1 && pool.waiting === 1, 'one creation under way, the other flow waiting for it');
+  await waitFor(() => creates.length === 1 && pool.waiting === 1, { what: 'one creation under way, the other flow waiting for it', intervalMs: 0 });
   const boom = (n: number) => Object.assign(new Error(`create ${n} answered 500`), { code: 'SERVER_ERROR' });
   creates[0]!.reject(boom(1));
   await assert.rejects(first, /create 1 answered 500/);
   // Woken, the waiting flow tries for itself (the limit allows one box, and none exists).
-  await until(() => creates.length === 2, 'the waiting flow was woken and asked for a box');
+  await waitFor(() => creates.length === 2, { what: 'the waiting flow was woken and asked for a box', intervalMs: 0 });
   assert.equal(pool.waiting, 0);
   creates[1]!.reject(boom(2));
   await assert.rejects(second, /create 2 answered 500/);
   assert.equal(pool.size, 0);
   await pool.close();
 });
-
-/** Waits, a turn of the event loop at a time, until `cond` holds; fails after 1000 turns. */
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    if (cond()) return;
-    await new Promise((r) => setImmediate(r));
-  }
-  assert.fail(`never happened: ${what}`);
-}
