@@ -8,6 +8,7 @@ import { WebSocket } from 'ws';
 import { QueuedCdp } from '../../src/runner/queuedCdp.js';
 import { useLocalServer } from '../support/localServer.js';
 import type { Box } from '../../src/api/schemas.js';
+import { waitFor } from '../support/waitFor.js';
 
 const local = useLocalServer('cdp-queue');
 let box: Box;
@@ -66,7 +67,7 @@ test('a queued command waits for the action before it; an unqueued one does not'
   const order: string[] = [];
   const drag = local.client.drag(box.id, { start: { x: 100, y: 100 }, end: { x: 300, y: 300 }, duration: '2s', options: { screenshot: false } }).then(() => order.push('drag answered'));
   // The drag runs: the finger is down.
-  while (!((await watch.evaluate('window.log.join()')) as string).includes('down')) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(async () => ((await watch.evaluate('window.log.join()')) as string).includes('down'), { what: 'the drag to put the finger down' });
   const inQueue = q.evaluate("window.log.push('queued'), window.log.join()").then((log) => order.push(`queued answered: ${String(log)}`));
   const now = await watch.evaluate("window.log.push('plain'), window.log.join()");
   order.push(`plain answered: ${String(now)}`);
