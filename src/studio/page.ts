@@ -52,10 +52,10 @@ main { flex: 1; display: grid; grid-template-columns: minmax(380px, 1.35fr) minm
 #tree { flex: 1; overflow: auto; padding: 4px 0; font: 12px/1.5 ui-monospace, monospace; }
 #tree .node { white-space: nowrap; padding: 0 8px; cursor: default; overflow: hidden; text-overflow: ellipsis; }
 #tree .node:hover, #tree .node.hot { background: #eef3ff; }
-#tree .node.hidden { color: #b3b8c0; }
 #tree .tag { color: #8e3b8e; }
 #tree .id { color: #1b6e3a; }
 #tree .txt { color: #555; }
+#tree .node.hidden, #tree .node.hidden :is(.tag, .id, .txt) { color: #b3b8c0; font-style: italic; }
 #flow { flex: 1; display: flex; flex-direction: column; min-height: 0; }
 .steps { list-style: none; margin: 0; padding: 4px 0; overflow: auto; flex: 0 1 auto; max-height: 45%; border-bottom: 1px solid var(--line); }
 .steps li { display: flex; gap: 6px; align-items: center; padding: 2px 8px; }

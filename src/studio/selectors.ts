@@ -101,7 +101,8 @@ export function cssCandidates(node: LayoutNode): string[] {
 
 const shortId = (id: string) => id.slice(id.lastIndexOf('/') + 1);
 const simpleClass = (tag: string) => tag.slice(tag.lastIndexOf('.') + 1);
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+// A Maestro id is a whole-string regex: only its metacharacters need a backslash, a slash does not.
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Text a person can read as a selector: one line, not too long, not a /regex/. */
 function readableText(s: string): string | undefined {

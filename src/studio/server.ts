@@ -14,6 +14,7 @@ import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import type { BoxClient } from '../api/client.js';
 import { decodeDataUri } from '../api/dataUri.js';
 import { BoxflowError } from '../errors.js';
@@ -222,6 +223,19 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
     return { result, records };
   }
 
+  /** The site a Maestro file is for (its `url`, or an `appId` that is a URL). */
+  const flowAppUrl = (text: string | undefined): string | undefined => {
+    if (!text?.trim() || dialectOf(file, text) !== 'maestro') return undefined;
+    const config = parseAllDocuments(text)[0]?.toJS() as Record<string, unknown> | null | undefined;
+    return [config?.url, config?.appId].find((v): v is string => typeof v === 'string');
+  };
+  /** The URL of the page the box shows (Linux boxes). */
+  const activeTabUrl = async (): Promise<string | undefined> => {
+    if (!web) return undefined;
+    const tabs = await opts.client.listTabs(opts.box.id).catch(() => undefined);
+    return tabs?.data.find((t) => t.active)?.url;
+  };
+
   const parseText = (text: string, dialect: Dialect): Flow => (dialect === 'maestro' ? parseMaestroYaml(text, file) : parseFlowYaml(text, file));
 
   /** Adds `items` to the file's steps, runs them on the box, and keeps the file only when they passed. */
@@ -421,7 +435,13 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
     }
     if (path === '/api/open') {
       if (typeof b.url !== 'string' || !b.url.trim()) throw new HttpError(400, 'open needs a URL');
-      return json(res, await addAndRun(openSteps(await dialectNow(), b.url.trim())));
+      const text = await readText();
+      const dialect = dialectOf(file, text);
+      const url = b.url.trim();
+      const bases = dialect === 'maestro' && !URL.canParse(url) ? [flowAppUrl(text), opts.options.appBaseUrl, await activeTabUrl()] : [];
+      const items = openSteps(dialect, url, bases);
+      if (typeof items === 'string') throw new HttpError(422, items);
+      return json(res, await addAndRun(items));
     }
     if (path === '/api/key') {
       if (!(kKeys as readonly string[]).includes(String(b.key))) throw new HttpError(400, `key is one of ${kKeys.join(', ')}`);

@@ -10,7 +10,9 @@ export const kKeys = ['enter', 'backspace', 'tab', 'escape', 'back'] as const;
 export type StudioKey = (typeof kKeys)[number];
 
 const isPoint = (selector: unknown) => (typeof selector === 'string' && /^-?[\d.]+%?,\s*-?[\d.]+%?$/.test(selector)) || (typeof selector === 'object' && selector !== null && 'point' in selector);
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+// Maestro's text is a whole-string regex (that also matches its own text): only regex
+// metacharacters need a backslash, a slash does not.
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The list items for an action on an element; a string is why there is none (an assertion needs a
@@ -47,8 +49,16 @@ export function typeSteps(dialect: Dialect, text: string, pressEnter: boolean): 
   return [pressEnter ? { type: { text, pressEnter: true } } : { type: text }];
 }
 
-export function openSteps(dialect: Dialect, url: string): unknown[] {
-  return [dialect === 'maestro' ? { openLink: url } : { openTab: url }];
+/**
+ * Maestro's openLink takes an absolute URL (a path means nothing to Maestro): one relative to the
+ * app is resolved against the first of `bases` that is a URL; a string is why it cannot be.
+ */
+export function openSteps(dialect: Dialect, url: string, bases: (string | undefined)[] = []): unknown[] | string {
+  if (dialect !== 'maestro') return [{ openTab: url }];
+  if (URL.canParse(url)) return [{ openLink: url }];
+  const base = bases.find((b) => b !== undefined && /^https?:\/\//i.test(b));
+  if (!base) return `Maestro opens absolute URLs only, and there is no app URL to resolve ${JSON.stringify(url)} against: write the whole URL (https://…)`;
+  return [{ openLink: new URL(url, base).href }];
 }
 
 export function keySteps(dialect: Dialect, key: StudioKey): unknown[] {

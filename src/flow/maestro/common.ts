@@ -67,22 +67,52 @@ export interface Command {
 export type Translator = (command: Command) => Raw | string;
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-function validRe(s: string): boolean {
+/** A pattern as the body of a /regex/ literal: only a slash not already escaped needs a backslash. */
+function slashed(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      out += c + (pattern[++i] ?? '');
+      continue;
+    }
+    out += c === '/' ? '\\/' : c;
+  }
+  return out;
+}
+const kRegexMeta = /[.*+?^${}()|[\]\\]/;
+/** The pattern compiles and, as Maestro matches it, matches its own text. */
+function selfMatching(pattern: string): boolean {
   try {
-    new RegExp(s);
+    return new RegExp(`^(?:${pattern})$`, 'is').test(pattern);
+  } catch {
+    return false;
+  }
+}
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
     return true;
   } catch {
     return false;
   }
 }
 
-/** Maestro text: whole-string regex, case-insensitive, dot-all; the pattern also matches literally. */
+/**
+ * Maestro text: a whole-string regex, case-insensitive, dot-all, that also matches its own text
+ * literally. Written in the form a person keeps: plain text (already a regex of itself) as
+ * `/^text$/i`, a pattern that matches its own text as that pattern alone (`/^Welcome, .+$/is`), a
+ * pattern that does not compile as escaped text (Maestro escapes it too); both alternatives only
+ * when the pattern would miss its own text (`Log in (beta)`).
+ */
 export function textRe(t: string): string {
   if (t.includes('${')) return `/^(?:${t})$/is`;
-  const literal = escapeRe(t);
-  // Plain words: one readable pattern (it is also the step's label in reports).
-  if (literal === t) return `/^${t}$/i`;
-  return validRe(t) ? `/^(?:${t.replace(/\//g, '\\/')}|${literal})$/is` : `/^${literal}$/is`;
+  if (!kRegexMeta.test(t)) return `/^${slashed(t)}$/i`;
+  if (!compiles(t)) return `/^${escapeRe(t)}$/i`;
+  // Dot-all matters only where a dot may meet a line break.
+  const flags = t.includes('.') ? 'is' : 'i';
+  if (selfMatching(t)) return `/^${t.includes('|') ? `(?:${slashed(t)})` : slashed(t)}$/${flags}`;
+  return `/^(?:${slashed(t)}|${escapeRe(t)})$/${flags}`;
 }
 
 /**
