@@ -12,17 +12,17 @@ export interface WaitForOptions<T = unknown> {
   /** Between two probes; default 20 ms. */
   intervalMs?: number;
   /**
-   * Which of the probe's values end the wait (0 and false too); without it, any value but undefined,
-   * null and false does. With it, a timeout also names the last value seen.
+   * Which of the probe's values end the wait (0 and false too); without it, any truthy value does
+   * (so a count of 0 or an empty string is "not yet"). With it, a timeout also names the last value seen.
    */
   accept?: (value: T) => boolean;
 }
 
-type Accepted<T> = Exclude<T, undefined | null | false>;
+type Accepted<T> = Exclude<T, undefined | null | false | 0 | ''>;
 
 /**
- * Resolves with the first value of `probe` that `opts.accept` accepts or, without it, that is not
- * undefined, null or false; a probe that throws is tried again.
+ * Resolves with the first value of `probe` that `opts.accept` accepts or, without it, that is truthy;
+ * a probe that throws is tried again.
  */
 export async function waitFor<T>(probe: () => T | Promise<T>, opts: WaitForOptions<T> & { accept: (value: T) => boolean }): Promise<T>;
 export async function waitFor<T>(probe: () => T | Promise<T>, opts?: WaitForOptions<T>): Promise<Accepted<T>>;
@@ -33,7 +33,7 @@ export async function waitFor<T>(probe: () => T | Promise<T>, opts: WaitForOptio
   for (;;) {
     try {
       const value = await probe();
-      if (accept ? accept(value) : value !== undefined && value !== null && value !== false) return value;
+      if (accept ? accept(value) : value) return value;
       last = { value };
     } catch (error) {
       last = { error };
