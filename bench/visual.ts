@@ -5,11 +5,16 @@
 // one-character change (with its diff PNG). Goals (ratio = ours / naive): pass ≤ 0.1, fail ≤ 0.1.
 // Then the PNG codec of src/png/png.ts against pngjs tuned for speed and @napi-rs/canvas:
 // it stays only while it is at least 2× faster than both (ratio ≤ 0.5).
+// Then odiff, the real peer (odiff-bin, an optional dependency): its CLI (a process per pair) and
+// its long-lived server mode (ODiffServer), on the same pairs written to files, threshold 0.2 and
+// anti-aliased pixels ignored as ours does, each writing its diff image. Goal: fail ≤ 1.0 of the
+// server mode. Both compare files, which is odiff's fast path (a baseline is a file; the capture
+// is written to the output folder anyway).
 import { PNG } from 'pngjs';
 import pixelmatch from 'pixelmatch';
 import { createCanvas, Image } from '@napi-rs/canvas';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -151,6 +156,87 @@ const canvas = {
   },
 };
 
+/** Wall-time medians of two interleaved sides (odiff runs in its own process: CPU time would miss it). */
+async function raceWall(ours: () => unknown, theirs: () => unknown): Promise<{ o: number; n: number }> {
+  for (let i = 0; i < Math.max(1, kWarmup); i++) {
+    await ours();
+    await theirs();
+  }
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < kRuns; i++) {
+    gc();
+    a.push(await time(ours));
+    gc();
+    b.push(await time(theirs));
+  }
+  return { o: percentile(a, 50), n: percentile(b, 50) };
+}
+
+type OdiffModule = typeof import('odiff-bin');
+
+/** odiff's CLI and server mode on the pairs, against ours; undefined when odiff-bin is not installed. */
+async function againstOdiff(): Promise<[string, string, { o: number; n: number }][] | undefined> {
+  let odiff: OdiffModule;
+  try {
+    odiff = (await import('odiff-bin')) as OdiffModule;
+  } catch {
+    process.stderr.write('odiff: odiff-bin is not installed (an optional dependency): no odiff lines\n');
+    return undefined;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-odiff-'));
+  const file = (name: string, png: Buffer) => {
+    const path = join(dir, name);
+    writeFileSync(path, png);
+    return path;
+  };
+  const [base, same] = [file('base.png', pairs.identical[0]), file('same.png', pairs.identical[1])];
+  const changed = file('changed.png', pairs.changed[1]);
+  const diff = join(dir, 'diff.png');
+  const options = { threshold: 0.2, antialiasing: true };
+  const server = new odiff.ODiffServer();
+  try {
+    const check = async (label: string, r: Promise<import('odiff-bin').ODiffResult>, match: boolean) => {
+      const res = await r;
+      if (res.match !== match) throw new Error(`odiff ${label}: expected match=${match}, got ${JSON.stringify(res)}`);
+      return res;
+    };
+    const cliRes = await check('cli fail', odiff.compare(base, changed, diff, options), false);
+    await check('server fail', server.compare(base, changed, diff, options), false);
+    await check('server pass', server.compare(base, same, diff, options), true);
+    process.stderr.write(`odiff: fail pair ${JSON.stringify(cliRes)}\n`);
+    const ours = (a: Buffer, b: Buffer) => async () => {
+      const r = await compareImages(a, b);
+      // Ours writes its diff image too, as odiff does.
+      if (r.diffPng) writeFileSync(join(dir, 'ours-diff.png'), r.diffPng);
+    };
+    // The server's own CPU time (utime + stime, in clock ticks of 10 ms) counts on odiff's side.
+    const serverPid = (server as unknown as { process: { pid: number } }).process.pid;
+    const serverCpuMs = () => readFileSync(`/proc/${serverPid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((t, x) => t + Number(x) * 10, 0);
+    /** CPU per comparison, in blocks of kRuns × 4 (the ticks are coarse): this process, plus odiff's server for theirs. */
+    const cpuBlock = async (fn: () => unknown, withServer: boolean) => {
+      gc();
+      const n = kRuns * 4;
+      const s0 = withServer ? serverCpuMs() : 0;
+      const ms = await cpuTime(async () => {
+        for (let i = 0; i < n; i++) await fn();
+      });
+      return (ms + (withServer ? serverCpuMs() - s0 : 0)) / n;
+    };
+    const lines: [string, string, { o: number; n: number }][] = [
+      ['fail-vs-odiff-cli', 'ms', await raceWall(ours(...pairs.changed), () => odiff.compare(base, changed, diff, options))],
+      ['fail-vs-odiff-server', 'ms', await raceWall(ours(...pairs.changed), () => server.compare(base, changed, diff, options))],
+      ['pass-vs-odiff-server', 'ms', await raceWall(ours(...pairs.identical), () => server.compare(base, same, diff, options))],
+      ['fail-vs-odiff-server-cpu', 'cpu ms', { o: await cpuBlock(ours(...pairs.changed), false), n: await cpuBlock(() => server.compare(base, changed, diff, options), true) }],
+    ];
+    for (const [metric, unit, r] of lines) process.stderr.write(`${metric}: ours median ${r.o.toFixed(2)} ${unit}, odiff ${r.n.toFixed(2)} ${unit}\n`);
+    return lines;
+  } finally {
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function codec(screen: Buffer) {
   const img = decodePng(screen);
   for (const [name, dec] of [['pngjs', pngjsTuned.decode], ['canvas', canvas.decode]] as const) {
@@ -179,6 +265,7 @@ try {
   const pixels = await measure('pass-pixels', [pairs.identical[0], reencoded], true, 'pixels');
   const fail = await measure('fail', pairs.changed, false, 'pixelmatch');
   const codecs = await codec(pairs.identical[0]);
+  const odiff = await againstOdiff();
   printResult('visual', 'pass', 'ms', pass.o, pass.n);
   printResult('visual', 'pass-pixels', 'ms', pixels.o, pixels.n);
   printResult('visual', 'fail', 'ms', fail.o, fail.n);
@@ -186,6 +273,7 @@ try {
   printResult('visual', 'fail-cpu', 'cpu ms', fail.oCpu, fail.nCpu);
   // In-thread codecs: CPU time is the steadier measure on a shared machine.
   for (const [metric, r] of codecs) printResult('visual', metric, 'cpu ms', r.oCpu, r.nCpu);
+  for (const [metric, unit, r] of odiff ?? []) printResult('visual', metric, unit, r.o, r.n);
 } finally {
   await closeVisualPool();
 }

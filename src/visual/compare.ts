@@ -140,20 +140,31 @@ class Palette {
 /** pixelmatch's faded grey of rows y0..y1-1 of `a`, as palette indices (a run of one pixel value costs one compare a pixel). */
 function greyRows(a: RgbaImage, a32: Int32Array, index: Uint8Array, palette: Palette, levels: Int16Array, y0: number, y1: number): void {
   const { width, data } = a;
+  const rowBytes = width * 4;
   // Unlike the first pixel, so that it gets its own grey computed.
   let lastPx = ~(a32[y0 * width] ?? 0);
   let lastIdx = 0;
-  for (let p = y0 * width, stop = y1 * width; p < stop; p++) {
-    const px = a32[p]!;
-    if (px !== lastPx) {
-      const i = p * 4;
-      const g = (255 + ((data[i]! * 0.29889531 + data[i + 1]! * 0.58662247 + data[i + 2]! * 0.11448223 - 255) * kDiffAlpha * data[i + 3]!) / 255) & 0xff;
-      let k = levels[g]!;
-      if (k < 0) k = levels[g] = palette.indexOf(g, g, g, 255);
-      lastIdx = k;
-      lastPx = px;
+  for (let y = y0; y < y1; y++) {
+    const row = y * width;
+    // A row equal to the one above has its greys: screenshots repeat rows (backgrounds, margins),
+    // and a native compare and copy cost far less than the loop. lastPx/lastIdx stay those of the
+    // row's last pixel either way.
+    if (y > y0 && data.compare(data, (row - width) * 4, row * 4, row * 4, row * 4 + rowBytes) === 0) {
+      index.copyWithin(row, row - width, row);
+      continue;
     }
-    index[p] = lastIdx;
+    for (let p = row, stop = row + width; p < stop; p++) {
+      const px = a32[p]!;
+      if (px !== lastPx) {
+        const i = p * 4;
+        const g = (255 + ((data[i]! * 0.29889531 + data[i + 1]! * 0.58662247 + data[i + 2]! * 0.11448223 - 255) * kDiffAlpha * data[i + 3]!) / 255) & 0xff;
+        let k = levels[g]!;
+        if (k < 0) k = levels[g] = palette.indexOf(g, g, g, 255);
+        lastIdx = k;
+        lastPx = px;
+      }
+      index[p] = lastIdx;
+    }
   }
 }
 
@@ -218,9 +229,10 @@ export function compareRgba(expected: RgbaImage, actual: RgbaImage, opts: Compar
   if (pass) return { pass, path: 'pixelmatch', diffPixels, diffRatio, ...base };
 
   const counts = `${diffPixels} pixels (ratio ${ratioText(diffRatio)} of all image pixels) are different`;
+  // No closing full stop: the message is a clause of the step's error, which goes on after it.
   const message = sizeMismatch
-    ? `Expected an image ${expected.width}px by ${expected.height}px, received ${actual.width}px by ${actual.height}px. ${counts} after padding both to ${width}px by ${height}px.`
-    : `${counts}; the limit is ${limit}.`;
+    ? `Expected an image ${expected.width}px by ${expected.height}px, received ${actual.width}px by ${actual.height}px. ${counts} after padding both to ${width}px by ${height}px`
+    : `${counts}; the limit is ${limit}`;
   return { pass, path: 'pixelmatch', diffPixels, diffRatio, ...base, message, diffPng: encodeDiff(a, band, y0, y1) };
 }
 
