@@ -33,6 +33,8 @@ test('ASSERT_SCREENSHOT tells how to accept the new image, and --update-baseline
   assert.equal(run.code, 1, run.stderr);
   const message = readResults(join(dir, 'o1')).flows[0]!.error!.message;
   assert.match(message, /differs from .*accept it with boxflow test --update-snapshots/);
+  // One sentence, its clauses joined once: `the limit is 0; if the new image is right`, never `0.;`.
+  assert.match(message, /the limit is \d+; if the new image is right/);
   const accept = await runCli(['test', '-o', join(dir, 'o2'), '--update-baselines'], { cwd: dir });
   assert.equal(accept.code, 0, accept.stderr);
   const again = await runCli(['test', '-o', join(dir, 'o3')], { cwd: dir });
