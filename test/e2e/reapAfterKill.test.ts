@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { cliPath, runCli, tempProject } from './helpers.js';
+import { waitFor } from '../support/waitFor.js';
 
 const kLongFlow = 'name: long\nsteps:\n  - openTab: "data:text/html,<p>long run</p>"\n  - sleep: 10m\n';
 const kQuickFlow = 'name: quick\nsteps:\n  - openTab: "data:text/html,<p>quick run</p>"\n  - assertVisible: quick run\n';
@@ -28,15 +28,6 @@ function processesWith(needle: string): number[] {
   return found;
 }
 
-/** Polls `probe` until it answers something; fails after a generous bound (a hang, not a timing). */
-async function eventually<T>(what: string, probe: () => T | undefined, boundMs = 90_000): Promise<T> {
-  for (const started = Date.now(); Date.now() - started < boundMs; await sleep(200)) {
-    const value = probe();
-    if (value !== undefined) return value;
-  }
-  assert.fail(`gave up waiting for ${what}`);
-}
-
 function killHard(child: ChildProcess): Promise<void> {
   const gone = new Promise<void>((r) => child.once('exit', () => r()));
   child.kill('SIGKILL');
@@ -50,25 +41,27 @@ test('a SIGKILLed boxflow test leaves Chromium and its temp dir; the next run re
   const child = spawn(process.execPath, [cliPath, 'test', 'long.flow.yaml', '--output', 'out-long'], { cwd: dir, env: env(), stdio: 'ignore' });
   try {
     // The run's temp data dir, told apart from other runs' by the pid in its owner file.
-    const serveDir = await eventually('the run to create its data dir', () =>
-      readdirSync(tmpdir())
-        .filter((n) => n.startsWith('boxflow-serve-'))
-        .map((n) => join(tmpdir(), n))
-        .find((d) => {
-          try {
-            return (JSON.parse(readFileSync(join(d, 'owner.json'), 'utf8')) as { pid: number }).pid === child.pid;
-          } catch {
-            return false;
-          }
-        }),
+    const serveDir = await waitFor(
+      () =>
+        readdirSync(tmpdir())
+          .filter((n) => n.startsWith('boxflow-serve-'))
+          .map((n) => join(tmpdir(), n))
+          .find((d) => {
+            try {
+              return (JSON.parse(readFileSync(join(d, 'owner.json'), 'utf8')) as { pid: number }).pid === child.pid;
+            } catch {
+              return false;
+            }
+          }),
+      { what: 'the run to create its data dir', timeoutMs: 90_000, intervalMs: 200 },
     );
     const needle = `--user-data-dir=${serveDir}/boxes/`;
-    await eventually('the run to start Chromium', () => (processesWith(needle).length ? true : undefined));
+    await waitFor(() => processesWith(needle).length > 0, { what: 'the run to start Chromium', timeoutMs: 90_000, intervalMs: 200 });
     await killHard(child);
 
     // Its Chromium ends by itself: the DevTools pipe it reads closed with the killed process, so no
     // browser is orphaned. The data dir is left (nobody cleaned up) until the next run reaps it.
-    await eventually('the killed run\'s Chromium to end by itself', () => (processesWith(needle).length === 0 ? true : undefined), 30_000);
+    await waitFor(() => processesWith(needle).length === 0, { what: 'the killed run\'s Chromium to end by itself', timeoutMs: 30_000, intervalMs: 200 });
     assert.ok(existsSync(serveDir));
 
     const next = await runCli(['test', 'quick.flow.yaml', '--output', 'out-quick'], { cwd: dir });
@@ -89,7 +82,7 @@ test('a SIGKILLed boxflow serve: the next serve on the same data dir reaps its b
     const serve = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--data-dir', dataDir], { cwd: dir, env: env(), stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
     serve.stdout!.on('data', (d: Buffer) => (out += d));
-    const baseUrl = await eventually('boxflow serve to listen', () => /"baseUrl":"([^"]+)"/.exec(out)?.[1]);
+    const baseUrl = await waitFor(() => /"baseUrl":"([^"]+)"/.exec(out)?.[1], { what: 'boxflow serve to listen', timeoutMs: 90_000, intervalMs: 200 });
     return { serve, baseUrl };
   };
   let first: ChildProcess | undefined;
@@ -106,12 +99,12 @@ test('a SIGKILLed boxflow serve: the next serve on the same data dir reaps its b
     assert.ok(processesWith(needle).length > 0);
     await killHard(first);
     // Its Chromium ends by itself (its DevTools pipe closed); the box's directory stays for the reaper.
-    await eventually('the killed server\'s Chromium to end by itself', () => (processesWith(needle).length === 0 ? true : undefined), 30_000);
+    await waitFor(() => processesWith(needle).length === 0, { what: 'the killed server\'s Chromium to end by itself', timeoutMs: 30_000, intervalMs: 200 });
     assert.ok(existsSync(join(dataDir, 'boxes', box.id)), 'the box directory is left for the next server');
 
     const b = await startServe();
     second = b.serve;
-    await eventually('the dead server\'s box to be reaped', () => (processesWith(needle).length === 0 && !existsSync(join(dataDir, 'boxes', box.id)) ? true : undefined));
+    await waitFor(() => processesWith(needle).length === 0 && !existsSync(join(dataDir, 'boxes', box.id)), { what: 'the dead server\'s box to be reaped', timeoutMs: 90_000, intervalMs: 200 });
   } finally {
     for (const p of [first, second]) if (p && p.exitCode === null && p.signalCode === null) await killHard(p);
     rmSync(dir, { recursive: true, force: true });
