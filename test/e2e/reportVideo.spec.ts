@@ -115,3 +115,21 @@ test('#action=<actionId> opens the step and shows its moment', async ({ page }) 
   expect(colourOf(now.rgb)).toBe('green');
   await expect(page.locator('[data-testid=step][data-step-id="3"]')).toHaveClass(/playing/);
 });
+
+test('a jump from further down shows the whole video, below the sticky filter bar', async ({ page }) => {
+  await page.setViewportSize({ width: 900, height: 320 });
+  await open(page);
+  await page.getByTestId('flow-head').click();
+  const video = page.getByTestId('video');
+  await expect(video).toBeVisible();
+  // Scrolled so that the video's top has gone up under the bar, its steps on screen.
+  const third = page.locator('[data-testid=step][data-step-id="3"]');
+  await video.evaluate((v) => window.scrollBy(0, v.getBoundingClientRect().top + 60));
+  await third.getByTestId('step-seek').click();
+  const gap = () => page.evaluate(() => {
+    const bar = document.querySelector('.filters')!.getBoundingClientRect();
+    return document.querySelector('[data-testid=video]')!.getBoundingClientRect().top - bar.bottom;
+  });
+  await expect.poll(gap, { timeout: 5_000 }).toBeGreaterThanOrEqual(0);
+  expect(colourOf((await shown(page)).rgb)).toBe('green');
+});

@@ -396,7 +396,13 @@
         var go = function () { video.currentTime = c.startMs / 1000; mark(); };
         if (video.readyState >= 1) go();
         else video.addEventListener('loadedmetadata', go, { once: true });
-        if (el.getBoundingClientRect().top < 0) el.scrollIntoView({ block: 'start', behavior: 'smooth' });
+        // Scrolled to just below the sticky filter bar, which would otherwise cover the video's top.
+        var bar = document.querySelector('.filters');
+        var covered = bar ? bar.getBoundingClientRect().bottom : 0;
+        if (el.getBoundingClientRect().top < covered) {
+          el.style.scrollMarginTop = ((bar ? bar.offsetHeight : 0) + 8) + 'px';
+          el.scrollIntoView({ block: 'start', behavior: 'smooth' });
+        }
       },
     };
   }
