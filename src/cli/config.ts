@@ -75,6 +75,8 @@ export interface Resolved {
   paths: string[];
   baseUrl?: string;
   apiKey?: string;
+  /** Where the key would have come from, for the error when there is none. */
+  apiKeyFrom?: { configKey?: string; env: string };
   reporters: ReporterSpec[];
   webServer?: { command: string; url: string; timeoutMs: number; reuseExistingServer: boolean; cwd: string };
   configFile?: string;
@@ -190,12 +192,15 @@ export function resolveConfig(flags: CliFlags, config: Config, configFile: strin
     paths: flags.paths?.length ? flags.paths.map((p) => resolve(cwd, p)) : (config.flows ?? ['.']).map((p) => resolve(rootDir, p)),
     baseUrl,
     apiKey: take(config.apiKey, env[apiKeyEnv], env.GBOX_API_KEY),
+    // A TS config's `apiKey: process.env.X` is there, undefined, when X is unset.
+    apiKeyFrom: { ...('apiKey' in config ? { configKey: `${configFile ? basename(configFile) : 'the config'}'s apiKey` } : {}), env: apiKeyEnv },
     reporters: reporterFlag?.length ? reporterFlag : (config.reporters ?? ['list', 'html']),
     webServer: web && {
       command: web.command,
       url: web.url,
       timeoutMs: duration(web.timeout, 'webServer.timeout') ?? 60_000,
-      reuseExistingServer: web.reuseExistingServer ?? true,
+      // As Playwright: a server already answering at the URL is used only when asked.
+      reuseExistingServer: web.reuseExistingServer ?? false,
       cwd: resolve(rootDir, web.cwd ?? '.'),
     },
     options: {

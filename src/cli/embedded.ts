@@ -41,12 +41,19 @@ export interface EmbeddedOptions {
 }
 
 /** A remote service needs an API key (the embedded server makes its own): CONFIG_INVALID without one. */
-export function checkServiceKey(r: { baseUrl?: string; apiKey?: string }): void {
-  if (r.baseUrl && !r.apiKey) throw new BoxflowError('CONFIG_INVALID', "a remote base URL needs an API key: set BOXFLOW_API_KEY (or the config's apiKeyEnv)");
+export function checkServiceKey(r: { baseUrl?: string; apiKey?: string; apiKeyFrom?: { configKey?: string; env: string } }): void {
+  if (!r.baseUrl || r.apiKey) return;
+  const env = r.apiKeyFrom?.env ?? 'BOXFLOW_API_KEY';
+  const envHint = env === 'BOXFLOW_API_KEY' ? "BOXFLOW_API_KEY (or the variable the config's apiKeyEnv names)" : `${env} (the config's apiKeyEnv)`;
+  // A config's `apiKey: process.env.MY_KEY` reads a variable boxflow cannot name: say it is empty too.
+  const configKey = r.apiKeyFrom?.configKey;
+  throw new BoxflowError('CONFIG_INVALID', configKey
+    ? `a remote base URL needs an API key: ${configKey} is empty (is the environment variable it reads set?), and ${env} is not set either`
+    : `a remote base URL needs an API key: set ${envHint}`);
 }
 
 /** The remote service when one is configured (with its key), else an embedded server. */
-export async function connectService(r: { baseUrl?: string; apiKey?: string }, opts: EmbeddedOptions = {}): Promise<ServiceAccess> {
+export async function connectService(r: Parameters<typeof checkServiceKey>[0], opts: EmbeddedOptions = {}): Promise<ServiceAccess> {
   checkServiceKey(r);
   if (!r.baseUrl) return startEmbeddedServer(opts);
   return { baseUrl: r.baseUrl, apiKey: r.apiKey!, secrets: [r.apiKey!], close: async () => {} };

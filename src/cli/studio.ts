@@ -8,10 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BoxClient } from '../api/client.js';
-import { BoxflowError } from '../errors.js';
+import { BoxflowError, exitClassOf } from '../errors.js';
 import { isMaestroFlow } from '../flow/maestro.js';
 import type { BoxInfo } from '../runner/types.js';
 import { startStudioServer } from '../studio/server.js';
+import { printError } from './commands.js';
 import { loadConfigFile, resolveConfig } from './config.js';
 import { connectService, withoutMissingTrace } from './embedded.js';
 import { startWebServer } from './webServer.js';
@@ -54,8 +55,8 @@ export async function startStudio(fileArg: string | undefined, flags: StudioFlag
     for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
   };
   try {
-    // The studio reuses whatever already answers at the app's URL (it runs beside a developer's own server).
-    if (r.webServer) cleanup.push(await startWebServer({ ...r.webServer, reuseExistingServer: true }));
+    // As `boxflow test` (and Playwright): a server already at the app's URL is used when reuseExistingServer says so.
+    if (r.webServer) cleanup.push(await startWebServer(r.webServer));
     const service = await connectService(r, { keyName: 'studio', keyTtl: '7d', ...(flags.adb?.length ? { adb: flags.adb } : {}) });
     cleanup.push(service.close);
     const secrets = service.secrets;
@@ -97,7 +98,15 @@ function wantsAndroid(file: string, flags: StudioFlags): boolean {
 /** The CLI: starts the studio, prints its URL (and opens it), and runs until Ctrl-C. */
 export async function runStudio(fileArg: string | undefined, flags: StudioFlags): Promise<number> {
   process.stderr.write('boxflow studio: starting the box…\n');
-  const studio = await startStudio(fileArg, flags);
+  let studio: Studio;
+  try {
+    studio = await startStudio(fileArg, flags);
+  } catch (err) {
+    // The studio runs no flow, so no error of its is "a flow failed" (1): bad input is 2, and what the
+    // box or the service could not do (a refused box, a 422 from the service) is infrastructure, 3.
+    printError(err);
+    return BoxflowError.is(err) && exitClassOf(err.code) === 2 ? 2 : 3;
+  }
   process.stdout.write(`boxflow studio: ${studio.url}\n  flow file: ${studio.file}\n  box: ${studio.box.id} (${studio.box.type})\n  Ctrl-C to stop\n`);
   if (flags.open !== false) {
     const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'start' : 'xdg-open';
