@@ -79,9 +79,18 @@ export function formatLocation(source: { file: string; line: number; column: num
   return source ? `${source.file}:${source.line}:${source.column}` : undefined;
 }
 
-/** One line naming a failed step: `step 4 "tap Buy" (tap): ELEMENT_NOT_FOUND ... [actionId abc]`. */
+/**
+ * A step as one line names it: `step 4 › tap "Buy"`, its command added when its own label does not
+ * start with it (`step 4 › Log in (tap)`). The label is not quoted: it holds quotes of its own.
+ */
+export function stepTitle(step: { id: string; label: string; command: string }): string {
+  const own = step.label === step.command || step.label.startsWith(`${step.command} `);
+  return `step ${step.id} › ${step.label}${own || !step.command ? '' : ` (${step.command})`}`;
+}
+
+/** One line naming a failed step: `step 4 › tap "Buy": ELEMENT_NOT_FOUND ... [actionId abc]`. */
 export function describeFailure(step: StepRecord): string {
-  const parts = [`step ${step.id} "${step.label}" (${step.command})`];
+  const parts = [stepTitle(step)];
   const err = step.error;
   parts.push(err ? `${err.code}: ${firstLine(err.message)}` : (firstLine(step.message ?? 'failed')));
   let s = parts.join(': ');

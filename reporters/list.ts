@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ErrorInfo, FlowInfo, FlowResult, Reporter, ReporterContext, ReporterFactory, RunInfo, RunResult } from '../src/runner/types.js';
-import { codeFrameFor, countsLine, describeFailure, failedSteps, formatDuration, formatLocation, lastAttempt } from './common.js';
+import { codeFrameFor, countsLine, describeFailure, failedSteps, formatDuration, formatLocation, lastAttempt, stepTitle } from './common.js';
 
 export interface ListOptions {
   /** ms without output before a "still running" line (default 15000). */
@@ -51,7 +51,7 @@ class ListReporter implements Reporter {
   }
 
   onStepBegin(flow: FlowInfo, step: { id: string; label: string; command: string }): void {
-    this._running.set(flow.id, { flow, label: `${step.id} "${step.label}"`, since: Date.now() });
+    this._running.set(flow.id, { flow, label: stepTitle(step), since: Date.now() });
   }
 
   onFlowEnd(flow: FlowResult): void {
@@ -127,7 +127,7 @@ class ListReporter implements Reporter {
     if (now - this._lastOutput < this._heartbeatMs) return;
     let oldest: { flow: FlowInfo; label: string; since: number } | undefined;
     for (const r of this._running.values()) if (!oldest || r.since < oldest.since) oldest = r;
-    const what = oldest ? `${oldest.flow.name} step ${oldest.label} (${Math.round((now - oldest.since) / 1000)}s)` : 'waiting';
+    const what = oldest ? `${oldest.flow.name} › ${oldest.label} (${Math.round((now - oldest.since) / 1000)}s)` : 'waiting';
     const more = this._running.size > 1 ? ` +${this._running.size - 1} more` : '';
     this._print(`  … still running: ${what}${more}  ${this._dim(this._progress())}\n`);
   }

@@ -23,12 +23,15 @@ export function clip(ctx: LabelCtx, s: string, n: number): string {
 
 export const quoted = (ctx: LabelCtx, s: string, n = 40): string => JSON.stringify(clip(ctx, s, n));
 
+/** Text as a label shows it: plain text quoted ("Welcome"), a /regex/ as written (/Welcome, .+/). */
+const textLabel = (ctx: LabelCtx, s: string): string => (isRegexLiteral(s) ? clip(ctx, s, 40) : quoted(ctx, s));
+
 /** The last part of a path: `runFlow login.yaml`, `installApp app.apk`. */
 export const baseName = (ctx: LabelCtx, file: string): string => ctx.mask(file.slice(file.lastIndexOf('/') + 1));
 
 /** A selector as a user would point at it: "Welcome", #email, .todo label, [Menu], "OK" below #title. */
 export function selectorLabel(sel: Selector, ctx: LabelCtx = kNoMask): string {
-  if (typeof sel === 'string') return quoted(ctx, sel);
+  if (typeof sel === 'string') return textLabel(ctx, sel);
   const relative = kNestedKeys.filter((k) => sel[k] !== undefined);
   if (relative.length) {
     const base = { ...sel };
@@ -41,7 +44,7 @@ export function selectorLabel(sel: Selector, ctx: LabelCtx = kNoMask): string {
   if (keys.length === 1 || (keys.length === 2 && index)) {
     if (sel.css !== undefined) return clip(ctx, sel.css, 60) + index;
     if (sel.id !== undefined) return `#${ctx.mask(sel.id)}${index}`;
-    if (sel.text !== undefined) return quoted(ctx, sel.text) + index;
+    if (sel.text !== undefined) return textLabel(ctx, sel.text) + index;
     if (sel.textContains !== undefined) return `…${quoted(ctx, sel.textContains)}…${index}`;
     if (sel.desc !== undefined) return `[${clip(ctx, sel.desc, 40)}]${index}`;
     if (sel.xpath !== undefined) return clip(ctx, sel.xpath, 60) + index;

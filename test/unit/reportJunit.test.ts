@@ -74,7 +74,7 @@ test('failures name the failing step, its code and its actionId; images are ATTA
     const failure = checkout.getElementsByTagName('failure')[0]!;
     assert.equal(failure.getAttribute('type'), 'ELEMENT_NOT_FOUND');
     const message = failure.getAttribute('message')!;
-    assert.match(message, /step 3 "tap Buy now"/);
+    assert.match(message, /step 3 › tap Buy now:/);
     assert.match(message, /ELEMENT_NOT_FOUND/);
     assert.ok(message.includes(kFailActionId));
     assert.match(failure.textContent!, /> 7 \|   - tap: Buy now/, 'the body carries a code frame of the flow file');
@@ -104,7 +104,7 @@ test('a flow that passed on retry is a passing testcase with a flakyFailure per 
     const flaky = Array.from(search.getElementsByTagName('flakyFailure'));
     assert.equal(flaky.length, 1);
     assert.equal(flaky[0]!.getAttribute('type'), 'STEP_TIMEOUT');
-    assert.match(flaky[0]!.getAttribute('message')!, /attempt 1: step 2 "type lamp".*act_search_a1_02/);
+    assert.match(flaky[0]!.getAttribute('message')!, /attempt 1: step 2 › type lamp:.*act_search_a1_02/);
     assert.equal(flaky[0]!.getElementsByTagName('stackTrace').length, 1);
   } finally {
     rmSync(dir, { recursive: true, force: true });

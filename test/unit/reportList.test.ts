@@ -55,7 +55,7 @@ test('list: a step that runs long prints a heartbeat every 15 s of quiet, and no
     t.mock.timers.tick(14_999);
     assert.doesNotMatch(text, /still running/);
     t.mock.timers.tick(1);
-    assert.match(text, /still running: Checkout from the cart step 3 "tap Buy now" \(15s\)\s+0\/1 flows · 0 failed/);
+    assert.match(text, /still running: Checkout from the cart › step 3 › tap Buy now \(15s\)\s+0\/1 flows · 0 failed/);
     t.mock.timers.tick(15_000);
     assert.match(text, /\(30s\)/);
     await reporter.onEnd!({ version: 1, startedAt: new Date().toISOString(), durationMs: 0, status: 'interrupted', boxes: [], flows: [], stats: { total: 0, passed: 0, failed: 0, flaky: 0, skipped: 0 }, baselines: [], errors: [] });
@@ -72,7 +72,7 @@ test('github: an ::error annotation per failed step, with file, line and escaped
   try {
     const errors = text.split('\n').filter((l) => l.startsWith('::error '));
     assert.equal(errors.length, 2);
-    assert.match(errors[0]!, /^::error file=flows\/checkout\.flow\.yaml,line=7,col=5,title=Checkout from the cart › tap Buy now::step 3 "tap Buy now" \(tap\): ELEMENT_NOT_FOUND/);
+    assert.match(errors[0]!, /^::error file=flows\/checkout\.flow\.yaml,line=7,col=5,title=Checkout from the cart › tap Buy now::step 3 › tap Buy now: ELEMENT_NOT_FOUND/);
     assert.ok(errors[0]!.includes(kFailActionId));
     assert.match(errors[1]!, /line=6,.*4\.81%25\)/, 'a % in the message is escaped');
     assert.equal(text.split('\n').filter((l) => l.startsWith('::warning ')).length, 1, 'the flaky flow\'s failed attempt is a warning');
