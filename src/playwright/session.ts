@@ -195,7 +195,7 @@ export class BoxSession {
     const telling = ['trace', 'after', 'before'].map((phase) => stored.find(([k]) => k === phase)).find(Boolean);
     const images = record.status === 'passed' && telling ? [telling] : stored;
     const attachImages = async (to: TestStepInfo | TestInfo) => {
-      for (const [phase, path] of images) await to.attach(`${label} · ${phase}`, { path: file(path!), contentType: 'image/png' });
+      for (const [phase, path] of images) await to.attach(asciiName(`${label} - ${phase}`), { path: file(path!), contentType: 'image/png' });
     };
     if (record.actionId) {
       // A child step carries the id where every reporter (HTML, JSON, trace) shows titles.
@@ -203,11 +203,11 @@ export class BoxSession {
     } else if (!record.attachments?.length) {
       await attachImages(info);
     }
-    for (const a of record.attachments ?? []) await info.attach(a.name, { path: file(a.path), contentType: a.contentType });
+    for (const a of record.attachments ?? []) await info.attach(asciiName(a.name), { path: file(a.path), contentType: a.contentType });
     const v = record.visual;
     if (v) {
       for (const kind of ['expected', 'actual', 'diff', 'previous'] as const) {
-        if (v[kind]) await info.attach(`${v.name}-${kind}.png`, { path: file(v[kind]!), contentType: 'image/png' });
+        if (v[kind]) await info.attach(asciiName(`${v.name}-${kind}.png`), { path: file(v[kind]!), contentType: 'image/png' });
       }
     }
     if (record.status !== 'passed' && record.layout) {
@@ -282,4 +282,20 @@ export class BoxSession {
     const box = this.#floating.wrapAll(methods, 'box') as unknown as Box;
     return { ...box, info: flowBox.info, browser: this.#floating.wrapAll({ page: methods.page }, 'box.browser') } as Box;
   }
+}
+
+/** Signs of boxflow's labels, in the ASCII a person would type for them. */
+const kAscii: Record<string, string> = { '…': '...', '⏎': 'Enter', '·': '-', '›': '>', '×': 'x', '→': '->' };
+
+/**
+ * An attachment's name in ASCII: Playwright names the attachment's file after it (its sanitizer
+ * replaces ASCII punctuation and keeps every other character), and a file name with `…`, `⏎` or an
+ * accent is one some shells, archives and CI artifact stores mangle. Accents are dropped, the signs
+ * of labels spelled out, anything else becomes `_`.
+ */
+export function asciiName(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[^\x20-\x7e]/gu, (c) => kAscii[c] ?? '_');
 }

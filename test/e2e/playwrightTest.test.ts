@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { PNG } from 'pngjs';
 import { repoRoot } from './helpers.js';
 
@@ -179,11 +179,14 @@ test('the packed boxflow/test runs the example project and reports box steps the
   assert.match(titles(tap.steps).join(), /^actionId act_[\w-]+$/);
   // A step that passed attaches the one image that tells what it did (its trace), not every phase:
   // the test's gallery holds one image per action, as a Playwright user's own report would.
-  const trace = steps.attachments.find((x) => x.name === 'tap #email · trace');
+  const trace = steps.attachments.find((x) => x.name === 'tap #email - trace');
   assert.ok(trace?.path && existsSync(trace.path), "the tap's trace image is attached");
   assert.equal(trace.contentType, 'image/png');
   assert.deepEqual([...readFileSync(trace.path).subarray(1, 4)], [...Buffer.from('PNG')]);
-  assert.ok(!steps.attachments.some((x) => /^tap #email · (before|after)$/.test(x.name)), 'no before/after of a passed step in the gallery');
+  assert.ok(!steps.attachments.some((x) => /^tap #email - (before|after)$/.test(x.name)), 'no before/after of a passed step in the gallery');
+  // Attachment files have plain ASCII names (a label's "…" and "⏎" spelled out): every tool takes them.
+  for (const [, r] of byTitle) for (const a of r.attachments) if (a.path) assert.match(basename(a.path), /^[\x20-\x7e]+$/, a.path);
+  assert.ok(steps.attachments.some((x) => x.name === 'type "someone@exa..." - trace'), 'the type step\'s image is named in ASCII');
   const actionSteps = (list: JsonStep[] | undefined): number => (list ?? []).reduce((n, st) => n + (st.title.startsWith('actionId ') ? 1 : 0) + actionSteps(st.steps), 0);
   assert.equal(steps.attachments.filter((x) => x.contentType === 'image/png').length, actionSteps(steps.steps), 'one image per action in the gallery');
   // boxflow's own reading of the box's browser is no step of the user's (no "Connect over CDP" with a
