@@ -78,13 +78,14 @@ function memoryKb(pid: number): { rss: number; pss: number } {
 }
 
 /** The sums of RSS and PSS of `root` and all its descendants, and RSS of the Chromium processes among them. */
-function sampleTree(root: number): { totalKb: number; pssKb: number; boxesKb: number; processes: number } {
+function sampleTree(root: number): { totalKb: number; pssKb: number; boxesKb: number; boxesPssKb: number; processes: number } {
   const table = processTable();
   const children = new Map<number, number[]>();
   for (const [pid, p] of table) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
   let totalKb = 0;
   let pssKb = 0;
   let boxesKb = 0;
+  let boxesPssKb = 0;
   let processes = 0;
   const stack = [root];
   while (stack.length) {
@@ -93,13 +94,16 @@ function sampleTree(root: number): { totalKb: number; pssKb: number; boxesKb: nu
     totalKb += kb;
     pssKb += pss;
     processes++;
-    if (/chrom/i.test(table.get(pid)?.comm ?? '')) boxesKb += kb;
+    if (/chrom/i.test(table.get(pid)?.comm ?? '')) {
+      boxesKb += kb;
+      boxesPssKb += pss;
+    }
     stack.push(...(children.get(pid) ?? []));
   }
-  return { totalKb, pssKb, boxesKb, processes };
+  return { totalKb, pssKb, boxesKb, boxesPssKb, processes };
 }
 
-interface RunResult { ms: number; peakKb: number; peakPssKb: number; peakBoxesKb: number; peakProcesses: number }
+interface RunResult { ms: number; peakKb: number; peakPssKb: number; peakBoxesKb: number; peakBoxesPssKb: number; peakProcesses: number }
 
 function runSuite(flows: string, workers: number, round: number, expected = kFlows): Promise<RunResult> {
   const out = join(work, `out-${workers}-${round}`);
@@ -110,12 +114,13 @@ function runSuite(flows: string, workers: number, round: number, expected = kFlo
   });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
-  const peak = { peakKb: 0, peakPssKb: 0, peakBoxesKb: 0, peakProcesses: 0 };
+  const peak = { peakKb: 0, peakPssKb: 0, peakBoxesKb: 0, peakBoxesPssKb: 0, peakProcesses: 0 };
   const poll = setInterval(() => {
     const s = sampleTree(child.pid!);
     peak.peakKb = Math.max(peak.peakKb, s.totalKb);
     peak.peakPssKb = Math.max(peak.peakPssKb, s.pssKb);
     peak.peakBoxesKb = Math.max(peak.peakBoxesKb, s.boxesKb);
+    peak.peakBoxesPssKb = Math.max(peak.peakBoxesPssKb, s.boxesPssKb);
     peak.peakProcesses = Math.max(peak.peakProcesses, s.processes);
   }, 100);
   return new Promise((resolve, reject) => {
@@ -153,18 +158,18 @@ try {
       const res = await runSuite(flows, w, r);
       results.get(w)!.push(res);
       process.stderr.write(`scale: ${w} worker(s): ${(res.ms / 1000).toFixed(1)} s, peak RSS ${mib(res.peakKb).toFixed(0)} MiB, PSS ${mib(res.peakPssKb).toFixed(0)} MiB ` +
-        `(Chromium ${mib(res.peakBoxesKb).toFixed(0)} MiB, ${res.peakProcesses} processes), load average ${loadavg()[0]!.toFixed(1)}\n`);
+        `(Chromium RSS ${mib(res.peakBoxesKb).toFixed(0)} MiB, PSS ${mib(res.peakBoxesPssKb).toFixed(0)} MiB; ${res.peakProcesses} processes), load average ${loadavg()[0]!.toFixed(1)}\n`);
     }
   }
   // Medians over rounds, per worker count.
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-  const summary = new Map([...results].map(([w, rs]) => [w, { ms: median(rs.map((x) => x.ms)), peakKb: median(rs.map((x) => x.peakKb)), pssKb: median(rs.map((x) => x.peakPssKb)), boxesKb: median(rs.map((x) => x.peakBoxesKb)) }]));
+  const summary = new Map([...results].map(([w, rs]) => [w, { ms: median(rs.map((x) => x.ms)), peakKb: median(rs.map((x) => x.peakKb)), pssKb: median(rs.map((x) => x.peakPssKb)), boxesKb: median(rs.map((x) => x.peakBoxesKb)), boxesPssKb: median(rs.map((x) => x.peakBoxesPssKb)) }]));
   const one = summary.get(1)!;
   for (const w of kWorkers.slice(1)) {
     const s = summary.get(w)!;
     const perWorker = (s.peakKb - one.peakKb) / (w - 1);
     process.stderr.write(`scale: ${w} workers against 1: wall ×${(s.ms / one.ms).toFixed(2)}, peak RSS +${mib(s.peakKb - one.peakKb).toFixed(0)} MiB, PSS +${mib(s.pssKb - one.pssKb).toFixed(0)} MiB ` +
-      `(${mib(perWorker).toFixed(0)} MiB per added worker; one box's Chromium peaked at ${mib(one.boxesKb).toFixed(0)} MiB in the 1-worker run)\n`);
+      `(per added worker RSS ${mib(perWorker).toFixed(0)} MiB, PSS ${mib((s.pssKb - one.pssKb) / (w - 1)).toFixed(0)} MiB; one box's Chromium peaked at RSS ${mib(one.boxesKb).toFixed(0)} MiB, PSS ${mib(one.boxesPssKb).toFixed(0)} MiB in the 1-worker run)\n`);
   }
   for (const w of kWorkers.slice(1)) printResult('scale', `wall-${w}-vs-1-workers`, 'ms', summary.get(w)!.ms, one.ms);
   for (const w of kWorkers.slice(1)) printResult('scale', `peak-rss-${w}-vs-1-workers`, 'MiB', mib(summary.get(w)!.peakKb), mib(one.peakKb));
