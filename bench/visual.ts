@@ -5,7 +5,7 @@
 // one-character change (with its diff PNG). Goals (ratio = ours / naive): pass ≤ 0.1, fail ≤ 0.1.
 // Then the PNG codec of src/png/png.ts against pngjs tuned for speed and @napi-rs/canvas:
 // it stays only while it is at least 2× faster than both (ratio ≤ 0.5).
-// Then odiff, the real peer (odiff-bin, an optional dependency): its CLI (a process per pair) and
+// Then odiff, the real peer (odiff-bin, a dev dependency: only this bench uses it): its CLI (a process per pair) and
 // its long-lived server mode (ODiffServer), on the same pairs written to files, threshold 0.2 and
 // anti-aliased pixels ignored as ours does, each writing its diff image. Goal: fail ≤ 1.0 of the
 // server mode. Both compare files, which is odiff's fast path (a baseline is a file; the capture
@@ -178,10 +178,12 @@ type OdiffModule = typeof import('odiff-bin');
 /** odiff's CLI and server mode on the pairs, against ours; undefined when odiff-bin is not installed. */
 async function againstOdiff(): Promise<[string, string, { o: number; n: number }][] | undefined> {
   let odiff: OdiffModule;
+  let server: InstanceType<OdiffModule['ODiffServer']>;
   try {
     odiff = (await import('odiff-bin')) as OdiffModule;
-  } catch {
-    process.stderr.write('odiff: odiff-bin is not installed (an optional dependency): no odiff lines\n');
+    server = new odiff.ODiffServer(); // throws when the platform's binary package is missing
+  } catch (err) {
+    process.stderr.write(`odiff: not available (odiff-bin, a dev dependency, or its platform binary is missing: ${(err as Error).message.split('\n')[0]}): no odiff lines\n`);
     return undefined;
   }
   const dir = mkdtempSync(join(tmpdir(), 'bench-odiff-'));
@@ -194,7 +196,6 @@ async function againstOdiff(): Promise<[string, string, { o: number; n: number }
   const changed = file('changed.png', pairs.changed[1]);
   const diff = join(dir, 'diff.png');
   const options = { threshold: 0.2, antialiasing: true };
-  const server = new odiff.ODiffServer();
   try {
     const check = async (label: string, r: Promise<import('odiff-bin').ODiffResult>, match: boolean) => {
       const res = await r;
