@@ -9,7 +9,7 @@ import { flowApi } from '../flow/tsApi.js';
 import { imageTransport, storeActionImages, type ImageTransport } from './artifacts.js';
 import type { RunOptions } from './options.js';
 import { handlers } from './steps/index.js';
-import type { FlowRuntime, StepHandler, StepRun } from './steps/types.js';
+import { resolveFields, type FlowRuntime, type StepHandler, type StepRun } from './steps/types.js';
 import { captureOnce } from './steps/visual.js';
 import type { FloatingCalls } from './floating.js';
 import { evaluatePoints } from './steps/target.js';
@@ -104,6 +104,7 @@ export class Executor {
       timeoutMs,
       signal: stepSignal,
       flowFile,
+      written: step,
       resolve: (value) => interpolate(value, vars, process.env, (expr) => scriptHostFor(rt.state).run(expr, { vars, platform: rt.box.type === 'linux' ? 'web' : 'android' }, `\${${expr}}`)),
       actionOptions: (s) => screenshotOptions(s, rt.options, imageTransport(rt.client, rt.box.type)),
       recordAction: async (result) => {
@@ -115,8 +116,9 @@ export class Executor {
     };
     try {
       const handler = handlers[step.kind] as StepHandler;
-      // A point given as ${...} is evaluated now, and its form checked, before the handler sees the step.
-      await handler(evaluatePoints(step, run), run);
+      // Before the handler sees the step: a point given as ${...} is evaluated now and its form
+      // checked, then every field the handler declares is resolved (steps/types.ts, StepHandler).
+      await handler(resolveFields(evaluatePoints(step, run), handler.resolves, run.resolve), run);
     } catch (err) {
       const info = toErrorInfo(err, this.signal, rt.masker);
       if (!record.actionId && err && typeof err === 'object' && typeof (err as { actionId?: unknown }).actionId === 'string') record.actionId = (err as { actionId: string }).actionId;

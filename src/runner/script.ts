@@ -6,7 +6,6 @@ import vm from 'node:vm';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { BoxflowError } from '../errors.js';
 import { interpolate } from '../flow/index.js';
-import type { FlowState } from './steps/types.js';
 
 const kTimeLimitMs = 10_000;
 
@@ -184,8 +183,13 @@ export function isTrueText(text: string): boolean {
   return !(Number.isFinite(n) && n === 0);
 }
 
+/** Where a flow attempt keeps its sandbox: its FlowState (steps/types.ts). */
+export interface ScriptState {
+  script?: ScriptHost;
+}
+
 /** The sandbox of a flow attempt (one per attempt, kept in its state). */
-export function scriptHostFor(state: FlowState): ScriptHost {
+export function scriptHostFor(state: ScriptState): ScriptHost {
   return (state.script ??= new ScriptHost());
 }
 
@@ -193,7 +197,7 @@ export function scriptHostFor(state: FlowState): ScriptHost {
  * `base` plus `env`, defined in order as Maestro defines variables: a value's `${...}` reads the
  * variables defined before it, so `USER: ${USER || 'guest'}` keeps a USER given with -e.
  */
-export function defineVariables(base: Record<string, string>, env: Record<string, string>, state: FlowState, boxType: 'linux' | 'android'): Record<string, string> {
+export function defineVariables(base: Record<string, string>, env: Record<string, string>, state: ScriptState, boxType: 'linux' | 'android'): Record<string, string> {
   const vars = { ...base };
   const platform = boxType === 'linux' ? 'web' : 'android';
   for (const [name, value] of Object.entries(env)) {

@@ -5,7 +5,7 @@ import { BoxflowError } from '../../errors.js';
 import { describeSelector, matchText, overflowOf, query } from '../../layout/index.js';
 import type { Bounds, LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
 import type { Target } from '../../flow/types.js';
-import type { StepHandler, StepRun } from './types.js';
+import { handler, type StepHandler, type StepRun } from './types.js';
 import { pngSize } from '../../visual/index.js';
 import { delay } from '../poll.js';
 import { attachEvidence, resolveTarget, screenSize, toAction, type ApiTarget, findVisible } from './target.js';
@@ -35,21 +35,21 @@ async function pressPoint(run: StepRun, target: Target): Promise<ApiTarget> {
   return resolveTarget(run, target);
 }
 
-export const tap: StepHandler<'tap'> = async (step, run) => {
+export const tap: StepHandler<'tap'> = handler(['target'], async (step, run) => {
   const p = await pressPoint(run, step.target);
   await dragSimple(run, p, p, kTapMs, step);
-};
+});
 
-export const longPress: StepHandler<'longPress'> = async (step, run) => {
+export const longPress: StepHandler<'longPress'> = handler(['target'], async (step, run) => {
   const p = await pressPoint(run, step.target);
   await dragSimple(run, p, p, step.duration, step);
-};
+});
 
 /** A direction swipe spans the middle 60% of the screen (or of the `on` element). */
 async function directionPoints(run: StepRun, direction: 'up' | 'down' | 'left' | 'right', on?: Parameters<typeof findVisible>[1]) {
   let box: { left: number; top: number; width: number; height: number };
   if (on) {
-    const node = await findVisible(run, run.resolve(on), { needGeometry: true });
+    const node = await findVisible(run, on, { needGeometry: true });
     const b = node.bounds!;
     box = { left: b.left, top: b.top, width: b.right - b.left, height: b.bottom - b.top };
   } else {
@@ -65,7 +65,7 @@ async function directionPoints(run: StepRun, direction: 'up' | 'down' | 'left' |
   return { from: toAction(run, from), to: toAction(run, to) };
 }
 
-export const swipe: StepHandler<'swipe'> = async (step, run) => {
+export const swipe: StepHandler<'swipe'> = handler(['on', 'from', 'to'], async (step, run) => {
   const duration = step.duration ?? 300;
   if (step.direction && step.from) return swipeFrom(run, step.direction, step.from, duration, step);
   if (step.direction && run.rt.box.type === 'linux') return wheelSwipe(run, step.direction, step.on, step);
@@ -75,7 +75,7 @@ export const swipe: StepHandler<'swipe'> = async (step, run) => {
   }
   if (!step.from || !step.to) throw new BoxflowError('STEP_INVALID', 'swipe needs a direction or both from and to');
   await dragSimple(run, await resolveTarget(run, step.from), await resolveTarget(run, step.to), duration, step);
-};
+});
 
 /**
  * From a target (an element's centre, or a point inside it) in a direction, as Maestro swipes from
@@ -103,7 +103,7 @@ async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'rig
   let box = { left: 0, top: 0, right: s.width, bottom: s.height };
   if (on) {
     // Only the part of the element on screen can be under the mouse.
-    const b = (await findVisible(run, run.resolve(on), { needGeometry: true })).bounds!;
+    const b = (await findVisible(run, on, { needGeometry: true })).bounds!;
     box = { left: Math.max(b.left, 0), top: Math.max(b.top, 0), right: Math.min(b.right, s.width), bottom: Math.min(b.bottom, s.height) };
   }
   const x = at?.x ?? (box.left + box.right) / 2;
@@ -113,13 +113,13 @@ async function wheelSwipe(run: StepRun, direction: 'up' | 'down' | 'left' | 'rig
   // A finger moving up scrolls the content down.
   const delta = { up: [0, dy], down: [0, -dy], left: [dx, 0], right: [-dx, 0] }[direction] as [number, number];
   const moved = await wheelAt(run, { x, y }, delta, run.actionOptions(swipeStep));
-  const where = on ? describeSelector(run.resolve(on)) : at ? `(${Math.round(x)}, ${Math.round(y)})` : 'the page';
+  const where = on ? describeSelector(on) : at ? `(${Math.round(x)}, ${Math.round(y)})` : 'the page';
   run.record.message = !moved
     ? `nothing moved: swiping ${direction} over ${where} scrolled nothing (already at the end, or nothing there scrolls)`
     : `scrolled ${where} (swipe ${direction})`;
 }
 
-export const drag: StepHandler<'drag'> = async (step, run) => {
+export const drag: StepHandler<'drag'> = handler(['from', 'to'], async (step, run) => {
   if (step.path) {
     const result = await run.rt.client.drag(
       run.rt.box.id,
@@ -130,10 +130,10 @@ export const drag: StepHandler<'drag'> = async (step, run) => {
   }
   if (!step.from || !step.to) throw new BoxflowError('STEP_INVALID', 'drag needs from and to, or a path');
   await dragSimple(run, await resolveTarget(run, step.from), await resolveTarget(run, step.to), step.duration ?? 500, step);
-};
+});
 
-export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step, run) => {
-  const selector = run.resolve(step.selector);
+export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = handler(['selector'], async (step, run) => {
+  const { selector } = step;
   // Scrolling down means the finger moves up.
   const finger = ({ down: 'up', up: 'down', left: 'right', right: 'left' } as const)[step.direction];
   let swipes = 0;
@@ -182,7 +182,7 @@ export const scrollUntilVisible: StepHandler<'scrollUntilVisible'> = async (step
   await findVisible(run, selector, {}).catch((err: unknown) => {
     throw new BoxflowError('ELEMENT_NOT_FOUND', `${(err as Error).message} (${after})`);
   });
-};
+});
 
 /**
  * Maestro's isElementNearScreenCenter: scrolling down, the element's centre is above the screen's
@@ -298,7 +298,7 @@ const kScrollState = `(x, y, before) => {
 const scrollState = (page: Page, at: { x: number; y: number }, before: string | null): Promise<string> =>
   page.evaluate(`(${kScrollState})(${at.x}, ${at.y}, ${JSON.stringify(before)})`);
 
-export const pressKey: StepHandler<'pressKey'> = async (step, run) => {
+export const pressKey: StepHandler<'pressKey'> = handler([], async (step, run) => {
   if (step.keyCode !== undefined) {
     // An Android KEYCODE the spec's key names lack (DPAD_CENTER, TV input, ...): `input keyevent`.
     if (run.rt.box.type === 'linux') throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `pressKey keyCode ${step.keyCode} is an Android key code; box ${run.rt.box.id} is a Linux box (press a key name instead)`);
@@ -314,10 +314,10 @@ export const pressKey: StepHandler<'pressKey'> = async (step, run) => {
     { signal: run.signal, timeoutMs: run.rt.options.actionTimeout },
   );
   await run.recordAction(result);
-};
+});
 
-export const type: StepHandler<'type'> = async (step, run) => {
-  const text = run.resolve(step.text);
+export const type: StepHandler<'type'> = handler(['text'], async (step, run) => {
+  const { text } = step;
   const options = run.actionOptions(step);
   const body: Parameters<typeof run.rt.client.type>[1] & { sensitive?: boolean } = { text, options };
   if (run.rt.masker.reveals(text)) {
@@ -334,18 +334,18 @@ export const type: StepHandler<'type'> = async (step, run) => {
   if (step.pressEnter !== undefined) body.pressEnter = step.pressEnter;
   const result = await run.rt.client.type(run.rt.box.id, body, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
   await run.recordAction(result);
-};
+});
 
-export const setScale: StepHandler<'setScale'> = async (step, run) => {
+export const setScale: StepHandler<'setScale'> = handler([], async (step, run) => {
   const box = run.rt.boxState;
   box.scale ??= run.rt.state.scale;
   box.scaleChanged = true;
   const { scale } = await run.rt.client.updateSettings(run.rt.box.id, { scale: step.scale }, { signal: run.signal });
   run.rt.state.scale = scale;
   run.record.message = `action scale ${scale}`;
-};
+});
 
-export const setResolution: StepHandler<'setResolution'> = async (step, run) => {
+export const setResolution: StepHandler<'setResolution'> = handler([], async (step, run) => {
   const box = run.rt.boxState;
   if (!box.resolution) {
     // The spec has no way to read the resolution: a screenshot shows it (times the action scale).
@@ -357,21 +357,20 @@ export const setResolution: StepHandler<'setResolution'> = async (step, run) => 
   box.resolutionChanged = true;
   const r = await run.rt.client.setResolution(run.rt.box.id, { width: step.width, height: step.height }, { signal: run.signal });
   run.record.message = `resolution ${r.width}×${r.height}`;
-};
+});
 
-export const openTab: StepHandler<'openTab'> = async (step, run) => {
-  const url = absoluteUrl(run.resolve(step.url), run.rt.options.appBaseUrl);
+export const openTab: StepHandler<'openTab'> = handler(['url', 'expect'], async (step, run) => {
+  const url = absoluteUrl(step.url, run.rt.options.appBaseUrl);
   const tab = await run.rt.client.openTab(run.rt.box.id, { url }, { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 30_000) });
   run.rt.state.tabId = tab.id;
   run.record.message = `opened "${tab.title}" at ${tab.url}`;
-  const expect = step.expect ? run.resolve(step.expect) : undefined;
   for (const key of ['title', 'url'] as const) {
-    const want = expect?.[key];
+    const want = step.expect?.[key];
     if (want !== undefined && !matchText(want, tab[key])) {
       throw new BoxflowError('ASSERT_TAB', `tab ${key} is ${JSON.stringify(tab[key])}, expected ${want}`);
     }
   }
-};
+});
 
 function absoluteUrl(url: string, base: string | undefined): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return url;
@@ -379,22 +378,22 @@ function absoluteUrl(url: string, base: string | undefined): string {
   return new URL(url, base).href;
 }
 
-export const closeBrowser: StepHandler<'closeBrowser'> = async (_step, run) => {
+export const closeBrowser: StepHandler<'closeBrowser'> = handler([], async (_step, run) => {
   await run.rt.client.closeBrowser(run.rt.box.id, { signal: run.signal });
   run.rt.state.tabId = undefined;
   run.rt.layout.reset();
   run.record.message = 'browser closed';
-};
+});
 
 /** Default bound of a command when the step has no timeout of its own (GBOX's default). */
 const kCommandTimeoutMs = 30_000;
 
-export const runCommand: StepHandler<'runCommand'> = async (step, run) => {
-  const command = run.resolve(step.command);
+export const runCommand: StepHandler<'runCommand'> = handler(['command', 'workingDir'], async (step, run) => {
+  const { command } = step;
   const timeoutMs = step.timeout ?? kCommandTimeoutMs;
   const result = await run.rt.client.runCommand(
     run.rt.box.id,
-    { command, timeout: formatDuration(timeoutMs), ...(step.workingDir ? { workingDir: run.resolve(step.workingDir) } : {}) },
+    { command, timeout: formatDuration(timeoutMs), ...(step.workingDir ? { workingDir: step.workingDir } : {}) },
     { signal: run.signal, timeoutMs: timeoutMs + 30_000 },
   );
   // Its output, masked like everything a step records, as attachments of the step.
@@ -410,37 +409,37 @@ export const runCommand: StepHandler<'runCommand'> = async (step, run) => {
     throw new BoxflowError('COMMAND_FAILED', `the command exited with ${result.exitCode}, expected ${want}${why}${result.stderr.trim() ? `: ${tail(result.stderr)}` : result.stdout.trim() ? `: ${tail(result.stdout)}` : ''}`);
   }
   run.record.message = `exit ${result.exitCode}${result.stdout.trim() ? `: ${tail(result.stdout)}` : ''}`;
-};
+});
 
-export const renameFile: StepHandler<'renameFile'> = async (step, run) => {
-  const body: Parameters<typeof run.rt.client.renameFile>[1] = { oldPath: run.resolve(step.from), newPath: run.resolve(step.to) };
-  if (step.workingDir) body.workingDir = run.resolve(step.workingDir);
+export const renameFile: StepHandler<'renameFile'> = handler(['from', 'to', 'workingDir'], async (step, run) => {
+  const body: Parameters<typeof run.rt.client.renameFile>[1] = { oldPath: step.from, newPath: step.to };
+  if (step.workingDir) body.workingDir = step.workingDir;
   const entry = await run.rt.client.renameFile(run.rt.box.id, body, { signal: run.signal });
   run.record.message = `renamed to ${entry.path}`;
-};
+});
 
-export const deleteMedia: StepHandler<'deleteMedia'> = async (step, run) => {
-  await run.rt.client.deleteMedia(run.rt.box.id, run.resolve(step.album), run.resolve(step.media), { signal: run.signal });
+export const deleteMedia: StepHandler<'deleteMedia'> = handler(['album', 'media'], async (step, run) => {
+  await run.rt.client.deleteMedia(run.rt.box.id, step.album, step.media, { signal: run.signal });
   run.record.message = `deleted ${step.media} from ${step.album}`;
-};
+});
 
-export const deleteAlbum: StepHandler<'deleteAlbum'> = async (step, run) => {
-  await run.rt.client.deleteAlbum(run.rt.box.id, run.resolve(step.album), { signal: run.signal });
+export const deleteAlbum: StepHandler<'deleteAlbum'> = handler(['album'], async (step, run) => {
+  await run.rt.client.deleteAlbum(run.rt.box.id, step.album, { signal: run.signal });
   run.record.message = `deleted album ${step.album}`;
-};
+});
 
-export const webTerminal: StepHandler<'webTerminal'> = async (_step, run) => {
+export const webTerminal: StepHandler<'webTerminal'> = handler([], async (_step, run) => {
   const { url } = await run.rt.client.webTerminalUrl(run.rt.box.id, {}, { signal: run.signal });
   run.record.url = url;
   run.record.message = 'web terminal URL recorded';
-};
+});
 
-export const cdpUrl: StepHandler<'cdpUrl'> = async (_step, run) => {
+export const cdpUrl: StepHandler<'cdpUrl'> = handler([], async (_step, run) => {
   run.record.url = await run.rt.client.cdpUrl(run.rt.box.id, {}, { signal: run.signal });
   run.record.message = 'CDP URL recorded';
-};
+});
 
-export const sleep: StepHandler<'sleep'> = async (step, run) => {
+export const sleep: StepHandler<'sleep'> = handler([], async (step, run) => {
   await delay(step.ms, run.signal);
-};
+});
 

@@ -8,25 +8,25 @@ import type { Selector } from '../../layout/types.js';
 import { delay } from '../poll.js';
 import { stableCapture } from '../../visual/index.js';
 import type { Step } from '../../flow/types.js';
-import type { StepHandler, StepRun } from './types.js';
+import { handler, type StepHandler, type StepRun } from './types.js';
 import { isTrueText, scriptHostFor } from '../script.js';
 import { closeBrowser, openTab, tap } from './actions.js';
 import { findVisible } from './target.js';
-import { boxCommand, keepWebState, kKeychainNote, launchPermissions, shWord } from './device.js';
+import { boxCommand, flowAppId, keepWebState, kKeychainNote, launchPermissions, shWord } from './device.js';
 import { captureOnce } from './visual.js';
 
 const isLinux = (run: StepRun) => run.rt.box.type === 'linux';
 
 function androidApp(run: StepRun, appId: string | undefined, what: string): string {
-  const id = appId ?? run.rt.flow.appId;
+  const id = appId ?? flowAppId(run);
   if (!id) throw kStepNeedsApp(what, 'it');
-  return run.resolve(id);
+  return id;
 }
 
 /** Linux boxes: the app is a site; its URL is appId when that is one, else appBaseUrl. */
 function siteUrl(run: StepRun, appId: string | undefined): string {
-  for (const id of [appId, run.rt.flow.appId]) {
-    if (id !== undefined && /^https?:\/\//i.test(run.resolve(id))) return run.resolve(id);
+  for (const id of [appId, flowAppId(run)]) {
+    if (id !== undefined && /^https?:\/\//i.test(id)) return id;
   }
   if (run.rt.options.appBaseUrl) return run.rt.options.appBaseUrl;
   throw new BoxflowError('STEP_INVALID', `launchApp on a Linux box opens the app's URL: give an http(s) appId (step or flow), or set appBaseUrl in boxflow.config`);
@@ -55,8 +55,8 @@ function withQuery(url: string, args: Record<string, string> | undefined): strin
   return u.href;
 }
 
-export const launchApp: StepHandler<'launchApp'> = async (step, run) => {
-  const args = run.resolve(step.arguments);
+export const launchApp: StepHandler<'launchApp'> = handler(['appId', 'arguments', 'permissions'], async (step, run) => {
+  const args = step.arguments;
   const notes = step.clearKeychain ? [kKeychainNote(run)] : [];
   if (isLinux(run)) {
     const url = withQuery(siteUrl(run, step.appId), args);
@@ -66,7 +66,7 @@ export const launchApp: StepHandler<'launchApp'> = async (step, run) => {
     await keepWebState(run);
     if (step.permissions) {
       // The site's permissions, once it has an origin in the tab; it loads again to start with them.
-      notes.push(await launchPermissions(run, step.appId, step.permissions));
+      notes.push(await launchPermissions(run, step.appId, step.permissions, (run.written as typeof step).permissions ?? step.permissions));
       // A navigation is bounded as openTab's is: the step timeout, at least 30 s.
       await (await run.rt.layout.page()).reload({ timeout: Math.max(run.timeoutMs, 30_000) });
       run.rt.layout.reset();
@@ -79,14 +79,14 @@ export const launchApp: StepHandler<'launchApp'> = async (step, run) => {
   const opts = { signal: run.signal };
   if (step.clearState) await run.rt.client.clearAppData(run.rt.box.id, app, opts);
   // As Maestro: permissions are set after clearing the data and before the app starts.
-  if (step.permissions) notes.push(await launchPermissions(run, app, step.permissions));
+  if (step.permissions) notes.push(await launchPermissions(run, app, step.permissions, (run.written as typeof step).permissions ?? step.permissions));
   const body = args && Object.keys(args).length ? { extras: args } : {};
   if (step.stopApp) await run.rt.client.restartApp(run.rt.box.id, app, body, opts);
   else await run.rt.client.openApp(run.rt.box.id, app, body, opts);
   run.record.message = [`${step.stopApp ? 'restarted' : 'opened'} ${app}${step.clearState ? ' with its data cleared' : ''}`, ...notes].join('; ');
-};
+});
 
-export const stopApp: StepHandler<'stopApp'> = async (step, run) => {
+export const stopApp: StepHandler<'stopApp'> = handler(['appId'], async (step, run) => {
   if (isLinux(run)) return closeBrowser({ kind: 'closeBrowser', source: step.source }, run);
   const app = androidApp(run, step.appId, 'stopApp');
   if (step.processDeath) {
@@ -98,9 +98,9 @@ export const stopApp: StepHandler<'stopApp'> = async (step, run) => {
   }
   await run.rt.client.closeApp(run.rt.box.id, app, { signal: run.signal });
   run.record.message = `stopped ${app}`;
-};
+});
 
-export const clearState: StepHandler<'clearState'> = async (step, run) => {
+export const clearState: StepHandler<'clearState'> = handler(['appId'], async (step, run) => {
   if (isLinux(run)) {
     run.record.message = `cleared cookies and storage of ${await clearSiteData(run)}`;
     return;
@@ -108,7 +108,7 @@ export const clearState: StepHandler<'clearState'> = async (step, run) => {
   const app = androidApp(run, step.appId, 'clearState');
   await run.rt.client.clearAppData(run.rt.box.id, app, { signal: run.signal });
   run.record.message = `cleared the data of ${app}`;
-};
+});
 
 async function pressButton(run: StepRun, button: 'back' | 'home', step: Parameters<StepHandler>[0]): Promise<void> {
   const result = await run.rt.client.pressButton(run.rt.box.id, { buttons: [button], options: run.actionOptions(step) }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
@@ -117,7 +117,7 @@ async function pressButton(run: StepRun, button: 'back' | 'home', step: Paramete
   run.rt.layout.reset();
 }
 
-export const back: StepHandler<'back'> = async (step, run) => {
+export const back: StepHandler<'back'> = handler([], async (step, run) => {
   if (!isLinux(run)) return pressButton(run, 'back', step);
   // Over CDP rather than the press-button endpoint, which waits for a load event that a page
   // restored from the back-forward cache never fires: the step only needs the navigation to commit.
@@ -127,14 +127,14 @@ export const back: StepHandler<'back'> = async (step, run) => {
   run.rt.layout.reset();
   await keepWebState(run);
   run.record.message = page.url() === from ? `no earlier page in the tab's history (still at ${from})` : `back to ${page.url()}`;
-};
+});
 
-export const home: StepHandler<'home'> = async (step, run) => {
+export const home: StepHandler<'home'> = handler([], async (step, run) => {
   if (isLinux(run)) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `home is a hardware button of Android boxes; box ${run.rt.box.id} is linux (use openTab or launchApp to go to a page)`);
   await pressButton(run, 'home', step);
-};
+});
 
-export const hideKeyboard: StepHandler<'hideKeyboard'> = async (step, run) => {
+export const hideKeyboard: StepHandler<'hideKeyboard'> = handler([], async (step, run) => {
   if (!isLinux(run)) {
     // Back closes an open keyboard; pressed blind it would leave the screen, so only when the
     // layout's root says the keyboard is shown (boxflow serve's Android boxes do).
@@ -156,9 +156,9 @@ export const hideKeyboard: StepHandler<'hideKeyboard'> = async (step, run) => {
     return el.localName + (el.id ? `#${el.id}` : '');
   });
   run.record.message = blurred ? `focus taken off ${blurred}` : 'no field had the focus';
-};
+});
 
-export const eraseText: StepHandler<'eraseText'> = async (step, run) => {
+export const eraseText: StepHandler<'eraseText'> = handler([], async (step, run) => {
   const opts = { signal: run.signal, timeoutMs: run.rt.options.actionTimeout };
   if (step.chars === undefined) {
     const result = await run.rt.client.type(run.rt.box.id, { text: '', mode: 'replace', options: run.actionOptions(step) }, opts);
@@ -172,12 +172,12 @@ export const eraseText: StepHandler<'eraseText'> = async (step, run) => {
     await run.recordAction(result);
   }
   run.record.message = `erased ${step.chars} character${step.chars === 1 ? '' : 's'}`;
-};
+});
 
-export const openLink: StepHandler<'openLink'> = async (step, run) => {
+export const openLink: StepHandler<'openLink'> = handler(['link'], async (step, run) => {
   // The web has no "open with" choice to make (Maestro ignores browser and autoVerify there too).
   if (isLinux(run)) return openTab({ kind: 'openTab', url: step.link, source: step.source }, run);
-  const url = run.resolve(step.link);
+  const url = step.link;
   if (step.browser) {
     // As Maestro: a VIEW intent for Chrome, else Firefox, else whatever takes it.
     const installed = (await boxCommand(run, 'pm list packages', 'openLink browser')).stdout;
@@ -192,7 +192,7 @@ export const openLink: StepHandler<'openLink'> = async (step, run) => {
   }
   run.rt.layout.reset();
   if (step.autoVerify) run.record.message += `; ${await autoVerify(run)}`;
-};
+});
 
 /**
  * Maestro's autoVerify: in the "open with" chooser, the flow's app (by its name) and "Just once";
@@ -211,7 +211,7 @@ async function autoVerify(run: StepRun): Promise<string> {
     return true;
   };
   await delay(1000, run.signal);
-  const appId = run.rt.flow.appId && run.resolve(run.rt.flow.appId);
+  const appId = flowAppId(run);
   if (appId && !/^https?:/i.test(appId)) {
     const name = await run.rt.client.getPackage(run.rt.box.id, appId, { signal: run.signal }).then((p) => p.name, () => undefined);
     if (name && (await tapIf({ text: `/^${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$/i` }, name))) await tapIf({ id: 'android:id/button_once' }, 'Just once');
@@ -220,31 +220,31 @@ async function autoVerify(run: StepRun): Promise<string> {
   return done.length ? `auto-verified: ${done.join(', ')}` : 'auto-verify: no chooser or first-run screen showed';
 }
 
-export const waitForAnimationToEnd: StepHandler<'waitForAnimationToEnd'> = async (_step, run) => {
+export const waitForAnimationToEnd: StepHandler<'waitForAnimationToEnd'> = handler([], async (_step, run) => {
   const result = await stableCapture(() => captureOnce(run), { timeoutMs: Math.max(0, run.deadline - performance.now()), signal: run.signal });
   if (!result.stable) throw new BoxflowError('SCREENSHOT_UNSTABLE', `the screen was still changing after ${run.timeoutMs} ms (${result.frames} screenshots)`);
   run.record.message = `screen still after ${result.frames} screenshots`;
-};
+});
 
-export const copyTextFrom: StepHandler<'copyTextFrom'> = async (step, run) => {
-  const node = await findVisible(run, run.resolve(step.selector));
+export const copyTextFrom: StepHandler<'copyTextFrom'> = handler(['selector'], async (step, run) => {
+  const node = await findVisible(run, step.selector);
   const text = node.text || node.desc;
   if (!text) throw new BoxflowError('ELEMENT_NOT_FOUND', `${describeSelector(step.selector)} has no text to copy`);
   scriptHostFor(run.rt.state).copiedText = text;
   run.record.message = `copied ${JSON.stringify(text)}`;
-};
+});
 
 async function typeText(run: StepRun, text: string, step: Parameters<StepHandler>[0]): Promise<void> {
   const result = await run.rt.client.type(run.rt.box.id, { text, options: run.actionOptions(step) }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
   await run.recordAction(result);
 }
 
-export const pasteText: StepHandler<'pasteText'> = async (step, run) => {
+export const pasteText: StepHandler<'pasteText'> = handler([], async (step, run) => {
   const text = scriptHostFor(run.rt.state).copiedText;
   if (text === undefined) throw new BoxflowError('STEP_INVALID', 'pasteText: nothing was copied; a copyTextFrom step must run before');
   await typeText(run, text, step);
   run.record.message = `pasted ${JSON.stringify(text)}`;
-};
+});
 
 const kLetters = 'abcdefghijklmnopqrstuvwxyz';
 const kFirstNames = ['Alice', 'Bruno', 'Chloé', 'David', 'Emma', 'Farid', 'Grace', 'Hugo', 'Ines', 'Jonas', 'Keiko', 'Liam', 'Maya', 'Noah', 'Olga', 'Pablo'];
@@ -276,17 +276,19 @@ export function randomText(type: Extract<Step, { kind: 'inputRandom' }>['type'],
   }
 }
 
-export const inputRandom: StepHandler<'inputRandom'> = async (step, run) => {
+export const inputRandom: StepHandler<'inputRandom'> = handler([], async (step, run) => {
   const text = randomText(step.type, step.length);
   await typeText(run, text, step);
   run.record.message = `typed ${JSON.stringify(text)}`;
-};
+});
 
-export const assertTrue: StepHandler<'assertTrue'> = async (step, run) => {
-  const text = run.resolve(step.condition);
-  if (!isTrueText(text)) throw new BoxflowError('FLOW_ERROR', `assertTrue: ${step.condition} is ${JSON.stringify(text)}, not true`);
-  run.record.message = `${step.condition} is ${JSON.stringify(text)}`;
-};
+export const assertTrue: StepHandler<'assertTrue'> = handler(['condition'], async (step, run) => {
+  // The condition as written, and what it gave.
+  const text = step.condition;
+  const written = (run.written as typeof step).condition;
+  if (!isTrueText(text)) throw new BoxflowError('FLOW_ERROR', `assertTrue: ${written} is ${JSON.stringify(text)}, not true`);
+  run.record.message = `${written} is ${JSON.stringify(text)}`;
+});
 
 const scriptGlobals = (run: StepRun, extra: Record<string, string> = {}) => ({ vars: { ...run.vars, ...extra }, platform: isLinux(run) ? ('web' as const) : ('android' as const) });
 
@@ -294,21 +296,21 @@ function logMessage(result: string, logs: string[]): string {
   return [...logs, ...(result === 'undefined' ? [] : [`= ${result}`])].join('\n') || 'ran';
 }
 
-export const evalScript: StepHandler<'evalScript'> = async (step, run) => {
+export const evalScript: StepHandler<'evalScript'> = handler([], async (step, run) => {
   // `${expr}` alone is the Maestro form of the same script.
   const whole = /^\$\{([\s\S]*)\}$/.exec(step.script.trim());
   const code = whole && !whole[1]!.includes('${') ? whole[1]! : step.script;
   const logs: string[] = [];
   const result = scriptHostFor(run.rt.state).run(code, scriptGlobals(run), 'evalScript', logs);
   run.record.message = logMessage(result, logs);
-};
+});
 
-export const runScript: StepHandler<'runScript'> = async (step, run) => {
-  const file = run.resolve(step.file);
+export const runScript: StepHandler<'runScript'> = handler(['file', 'env'], async (step, run) => {
+  const { file } = step;
   const code = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new BoxflowError('FILE_NOT_FOUND', `runScript: cannot read ${file.slice(file.lastIndexOf('/') + 1)} (${err.code ?? err.message})`);
   });
   const logs: string[] = [];
-  const result = scriptHostFor(run.rt.state).run(code, scriptGlobals(run, run.resolve(step.env ?? {})), file.slice(file.lastIndexOf('/') + 1), logs);
+  const result = scriptHostFor(run.rt.state).run(code, scriptGlobals(run, step.env ?? {}), file.slice(file.lastIndexOf('/') + 1), logs);
   run.record.message = logMessage(result, logs);
-};
+});

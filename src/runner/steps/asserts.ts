@@ -2,20 +2,20 @@
 import { BoxflowError } from '../../errors.js';
 import { describeSelector, query, textMatcher, type TextMatcher } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree } from '../../layout/types.js';
-import type { StepHandler, StepRun } from './types.js';
+import { handler, type StepHandler, type StepRun } from './types.js';
 import { pollUntil } from '../poll.js';
 import { attachEvidence, findVisible } from './target.js';
 
-export const assertVisible: StepHandler<'assertVisible'> = async (step, run) => {
-  const node = await findVisible(run, run.resolve(step.selector)).catch((err: unknown) => {
+export const assertVisible: StepHandler<'assertVisible'> = handler(['selector'], async (step, run) => {
+  const node = await findVisible(run, step.selector).catch((err: unknown) => {
     if (BoxflowError.is(err) && err.code === 'ELEMENT_NOT_FOUND') throw new BoxflowError('ASSERT_LAYOUT', err.message);
     throw err;
   });
   run.record.message = `visible: ${label(node, run)}`;
-};
+});
 
-export const assertNotVisible: StepHandler<'assertNotVisible'> = async (step, run) => {
-  const selector = run.resolve(step.selector);
+export const assertNotVisible: StepHandler<'assertNotVisible'> = handler(['selector'], async (step, run) => {
+  const { selector } = step;
   let last: LayoutTree | undefined;
   let seen: LayoutNode | undefined;
   const gone = await pollUntil(async () => {
@@ -27,11 +27,11 @@ export const assertNotVisible: StepHandler<'assertNotVisible'> = async (step, ru
   if (BoxflowError.is(gone.lastError)) throw gone.lastError;
   await attachEvidence(run, selector, last);
   throw new BoxflowError('ASSERT_LAYOUT', `${describeSelector(selector)} is still visible after ${run.timeoutMs} ms${seen ? `: ${label(seen, run)}` : ''}`);
-};
+});
 
-export const assertLayout: StepHandler<'assertLayout'> = async (step, run) => {
-  const selector = run.resolve(step.selector);
-  const want = run.resolve({ count: step.count, text: step.text, attributes: step.attributes });
+export const assertLayout: StepHandler<'assertLayout'> = handler(['selector', 'text', 'attributes'], async (step, run) => {
+  const { selector } = step;
+  const want = { count: step.count, text: step.text, attributes: step.attributes };
   // Compiled before polling, so a bad /regex/ fails at once rather than at the timeout.
   const textOk = want.text === undefined ? undefined : textMatcher(want.text);
   let last: LayoutTree | undefined;
@@ -49,7 +49,7 @@ export const assertLayout: StepHandler<'assertLayout'> = async (step, run) => {
   if (BoxflowError.is(ok.lastError)) throw ok.lastError;
   await attachEvidence(run, selector, last);
   throw new BoxflowError('ASSERT_LAYOUT', `${describeSelector(selector)}: ${problem} (after ${run.timeoutMs} ms)`);
-};
+});
 
 function check(nodes: LayoutNode[], want: { count?: number; text?: string; attributes?: Record<string, string> }, textOk: TextMatcher | undefined): string {
   if (want.count !== undefined) {

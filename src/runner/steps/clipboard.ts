@@ -6,7 +6,7 @@ import { BoxApiError } from '../../api/client.js';
 import { BoxflowError } from '../../errors.js';
 import { textMatcher } from '../../layout/index.js';
 import { pollUntil } from '../poll.js';
-import type { StepHandler, StepRun } from './types.js';
+import { handler, type StepHandler, type StepRun } from './types.js';
 
 const callTimeout = (run: StepRun) => Math.max(1_000, Math.round(run.deadline - performance.now()));
 
@@ -36,8 +36,8 @@ export async function putOnClipboard(run: StepRun, text: string): Promise<string
  * the clipboard action. On a Linux box of boxflow serve each read is a paste (Control+V) the page
  * sees as key events, cancelled before it inserts anything; reads back off as every wait does.
  */
-export const assertClipboard: StepHandler<'assertClipboard'> = async (step, run) => {
-  const want = run.resolve(step.text);
+export const assertClipboard: StepHandler<'assertClipboard'> = handler(['text'], async (step, run) => {
+  const want = step.text;
   const matches = textMatcher(want);
   let actual = '';
   let refused: BoxflowError | undefined;
@@ -57,4 +57,4 @@ export const assertClipboard: StepHandler<'assertClipboard'> = async (step, run)
   const shown = (t: string) => JSON.stringify(run.rt.masker.text(t));
   if (!ok.value) throw new BoxflowError('ASSERT_CLIPBOARD', `the clipboard holds ${shown(actual)}, expected ${shown(want)} (after ${run.timeoutMs} ms)`);
   run.record.message = `clipboard ${shown(actual)}`;
-};
+});

@@ -17,7 +17,7 @@ import { quietly } from '../layoutSource.js';
 import { scriptHostFor } from '../script.js';
 import { putOnClipboard } from './clipboard.js';
 import { delay } from '../poll.js';
-import type { StepHandler, StepRun } from './types.js';
+import { handler, type StepHandler, type StepRun, type WebState } from './types.js';
 import type { CommandResult } from '../../api/schemas.js';
 import { appopsMode, commandFailure, locationEnabled, nightMode, runtimePermissions, settingValue, shWord, type AndroidChanges } from '../deviceState.js';
 
@@ -70,33 +70,36 @@ const unreadable = (command: string, what: string, out: string) =>
 
 // ------------------------------------------------------------------ the values, checked when the step runs
 
-/** A latitude or longitude as given, or its `${...}` evaluated now, checked to be degrees in range. */
-function degrees(run: StepRun, value: number | string, what: 'latitude' | 'longitude'): number {
+// Each takes the value the step gave (its `${...}` resolved before the step ran) and the value as
+// written, which a message names beside what it gave.
+
+/** A latitude or longitude checked to be degrees in range. */
+function degrees(value: number | string, written: number | string, what: 'latitude' | 'longitude'): number {
   const max = what === 'latitude' ? 90 : 180;
-  const text = typeof value === 'number' ? String(value) : run.resolve(value).trim();
+  const text = typeof value === 'number' ? String(value) : value.trim();
   const n = Number(text);
   const range = `a number from -${max} to ${max}`;
-  if (text === '' || !(Math.abs(n) <= max)) throw typeof value === 'string' ? kStepValue(what, value, text, range) : new BoxflowError('STEP_INVALID', `${what}: ${value} is not ${range}`);
+  if (text === '' || !(Math.abs(n) <= max)) throw typeof written === 'string' ? kStepValue(what, written, text, range) : new BoxflowError('STEP_INVALID', `${what}: ${value} is not ${range}`);
   return n;
 }
 
-/** A place, its `${...}` parts evaluated now (a path point may be one `${...}` giving "lat,lng"). */
-function place(run: StepRun, p: GeoPoint): { latitude: number; longitude: number } {
+/** A place (a path point may be one `${...}` giving "lat,lng"). */
+function place(p: GeoPoint, written: GeoPoint): { latitude: number; longitude: number } {
   if (p.longitude === '') {
-    const text = run.resolve(String(p.latitude)).trim();
+    const text = String(p.latitude).trim();
     const [lat, lng, extra] = text.split(',');
-    if (lng === undefined || extra !== undefined) throw kStepValue('location path point', p.latitude, text, '"latitude,longitude"');
-    return { latitude: degrees(run, lat!.trim(), 'latitude'), longitude: degrees(run, lng.trim(), 'longitude') };
+    if (lng === undefined || extra !== undefined) throw kStepValue('location path point', written.latitude, text, '"latitude,longitude"');
+    return { latitude: degrees(lat!.trim(), lat!.trim(), 'latitude'), longitude: degrees(lng.trim(), lng.trim(), 'longitude') };
   }
-  return { latitude: degrees(run, p.latitude, 'latitude'), longitude: degrees(run, p.longitude, 'longitude') };
+  return { latitude: degrees(p.latitude, written.latitude, 'latitude'), longitude: degrees(p.longitude, written.longitude, 'longitude') };
 }
 
 const kPermissionValues = ['allow', 'deny', 'unset'];
-function permissionValues(run: StepRun, permissions: Record<string, PermissionValue>): Record<string, PermissionValue> {
+function permissionValues(permissions: Record<string, PermissionValue>, written: Record<string, PermissionValue>): Record<string, PermissionValue> {
   const out: Record<string, PermissionValue> = {};
   for (const [name, raw] of Object.entries(permissions)) {
-    const v = run.resolve(raw).trim();
-    if (!kPermissionValues.includes(v)) throw kStepValue(`permissions.${name}`, raw, v, 'allow, deny or unset');
+    const v = raw.trim();
+    if (!kPermissionValues.includes(v)) throw kStepValue(`permissions.${name}`, written[name] ?? raw, v, 'allow, deny or unset');
     out[name] = v as PermissionValue;
   }
   return out;
@@ -110,10 +113,10 @@ const kOrientationNames: Record<string, 'portrait' | 'landscapeLeft' | 'landscap
   upsidedown: 'portraitUpsideDown',
   portraitupsidedown: 'portraitUpsideDown',
 };
-function orientationOf(run: StepRun, value: string) {
-  const text = run.resolve(value).trim();
+function orientationOf(value: string, written: string) {
+  const text = value.trim();
   const o = kOrientationNames[text.replace(/_/g, '').toLowerCase()];
-  if (!o) throw new BoxflowError('STEP_INVALID', `orientation: ${value === text ? '' : `${value} is `}${JSON.stringify(text)} is not portrait, landscapeLeft, landscapeRight or upsideDown`);
+  if (!o) throw new BoxflowError('STEP_INVALID', `orientation: ${written === text ? '' : `${written} is `}${JSON.stringify(text)} is not portrait, landscapeLeft, landscapeRight or upsideDown`);
   return o;
 }
 
@@ -266,19 +269,6 @@ async function androidDarkMode(run: StepRun, want?: boolean | 'toggle'): Promise
 
 // ------------------------------------------------------------------ Linux boxes (the browser)
 
-/**
- * What a flow set on a Linux box's browser. Emulation lives as long as the CDP connection that set
- * it: it is set again whenever the flow's connection is new (launchApp restarts the browser, back
- * reconnects), and ends with the flow.
- */
-export interface WebState {
-  offline?: boolean;
-  geolocation?: { latitude: number; longitude: number };
-  permissions: Array<{ origin: string; name: string; setting: 'granted' | 'denied' | 'prompt' }>;
-  colorScheme?: 'dark' | 'light';
-  /** The page the state was last applied to. */
-  page?: Page;
-}
 const webState = (run: StepRun): WebState => (run.rt.state.web ??= { permissions: [] });
 
 /** A browser-level CDP session per connection, kept open: permission overrides end when it detaches. */
@@ -352,22 +342,25 @@ async function webPermissions(run: StepRun, page: Page, permissions: Record<stri
 
 // ------------------------------------------------------------------ the steps
 
-async function setPermissions(run: StepRun, appId: string | undefined, permissions: Record<string, PermissionValue>): Promise<string> {
-  const values = permissionValues(run, permissions);
+/** The flow's own appId, resolved now (a step's appId is resolved with its step). */
+export const flowAppId = (run: StepRun): string | undefined => run.rt.flow.appId && run.resolve(run.rt.flow.appId);
+
+async function setPermissions(run: StepRun, appId: string | undefined, permissions: Record<string, PermissionValue>, written: Record<string, PermissionValue>): Promise<string> {
+  const values = permissionValues(permissions, written);
   if (isLinux(run)) return webPermissions(run, await run.rt.layout.page(), values);
-  const app = appId ?? run.rt.flow.appId;
+  const app = appId ?? flowAppId(run);
   if (!app) throw kStepNeedsApp('setDevice permissions', 'setDevice');
-  return androidPermissions_(run, run.resolve(app), values);
+  return androidPermissions_(run, app, values);
 }
 
 /** launchApp's permissions (Android: before the app starts; Linux boxes: for the site, once it is open). */
-export function launchPermissions(run: StepRun, appId: string | undefined, permissions: Record<string, PermissionValue>): Promise<string> {
-  return setPermissions(run, appId, permissions);
+export function launchPermissions(run: StepRun, appId: string | undefined, permissions: Record<string, PermissionValue>, written: Record<string, PermissionValue>): Promise<string> {
+  return setPermissions(run, appId, permissions, written);
 }
 
 /** Maestro's travel: 50 steps per leg, each after the leg's time / 50; the time as Maestro computes it (see below). */
-async function travel(run: StepRun, path: GeoPoint[], speed: number, set: (p: { latitude: number; longitude: number }) => Promise<void>): Promise<string> {
-  const points = path.map((p) => place(run, p));
+async function travel(run: StepRun, path: GeoPoint[], written: GeoPoint[], speed: number, set: (p: { latitude: number; longitude: number }) => Promise<void>): Promise<string> {
+  const points = path.map((p, i) => place(p, written[i] ?? p));
   await set(points[0]!);
   let ms = 0;
   for (let i = 1; i < points.length; i++) {
@@ -397,7 +390,7 @@ function maestroDistance(a: { latitude: number; longitude: number }, b: { latitu
   return 6371 * 2 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h)) * 1000;
 }
 
-async function setLocation(run: StepRun, location: NonNullable<DeviceSettings['location']>): Promise<string> {
+async function setLocation(run: StepRun, location: NonNullable<DeviceSettings['location']>, written: NonNullable<DeviceSettings['location']>): Promise<string> {
   const linux = isLinux(run);
   const set = async (p: { latitude: number; longitude: number }) => {
     if (!linux) return androidLocation(run, p);
@@ -405,14 +398,14 @@ async function setLocation(run: StepRun, location: NonNullable<DeviceSettings['l
     s.geolocation = p;
     await applyWeb(await run.rt.layout.page(), s);
   };
-  if ('path' in location) return travel(run, location.path, location.speed, set);
-  const p = place(run, location);
+  if ('path' in location) return travel(run, location.path, 'path' in written ? written.path : [], location.speed, set);
+  const p = place(location, 'path' in written ? location : written);
   await set(p);
   return `location ${p.latitude},${p.longitude}`;
 }
 
-async function setOrientation(run: StepRun, value: string, step: Step): Promise<string> {
-  const o = orientationOf(run, value);
+async function setOrientation(run: StepRun, value: string, written: string, step: Step): Promise<string> {
+  const o = orientationOf(value, written);
   if (!isLinux(run)) {
     const c = changes(run);
     c.rotation ??= {
@@ -460,18 +453,18 @@ async function airplaneMode(run: StepRun, want: boolean | 'toggle'): Promise<str
  * album made when it is not there. The web has no gallery: as Maestro, nothing is added (said so).
  */
 async function addMedia(run: StepRun, files: string[], album = 'boxflow'): Promise<string> {
-  const names = files.map((f) => basename(run.resolve(f)));
+  const names = files.map((f) => basename(f));
   if (isLinux(run)) return `media: a Linux box has no gallery, ${names.join(', ')} not added (Maestro does nothing with addMedia on the web either)`;
   const media = await Promise.all(
     files.map(async (f) => {
-      const path = resolve(dirname(run.flowFile), run.resolve(f));
+      const path = resolve(dirname(run.flowFile), f);
       const data = await readFile(path).catch((err: NodeJS.ErrnoException) => {
         throw new BoxflowError('FILE_NOT_FOUND', `media: cannot read ${basename(path)} (${err.code ?? err.message})`);
       });
       return { name: basename(path), data };
     }),
   );
-  const name = run.resolve(album);
+  const name = album;
   const { client, box } = run.rt;
   const opts = { signal: run.signal, timeoutMs: Math.max(run.timeoutMs, 120_000) };
   const exists = await client.getAlbum(box.id, name, { signal: run.signal }).then(
@@ -485,24 +478,25 @@ async function addMedia(run: StepRun, files: string[], album = 'boxflow'): Promi
   return `media ${names.join(', ')} added to the album ${result.name} (${result.path}, ${result.mediaCount} media)`;
 }
 
-export const setDevice: StepHandler<'setDevice'> = async (step, run) => {
+export const setDevice: StepHandler<'setDevice'> = handler(['location', 'permissions', 'appId', 'orientation', 'clipboard', 'media', 'album'], async (step, run) => {
   const said: string[] = [];
   if (step.clearKeychain) said.push(kKeychainNote(run));
   if (step.airplaneMode !== undefined) said.push(await airplaneMode(run, step.airplaneMode));
-  if (step.location !== undefined) said.push(await setLocation(run, step.location));
-  if (step.permissions !== undefined) said.push(await setPermissions(run, step.appId, step.permissions));
-  if (step.orientation !== undefined) said.push(await setOrientation(run, step.orientation, step));
+  const written = run.written as typeof step;
+  if (step.location !== undefined) said.push(await setLocation(run, step.location, written.location ?? step.location));
+  if (step.permissions !== undefined) said.push(await setPermissions(run, step.appId, step.permissions, written.permissions ?? step.permissions));
+  if (step.orientation !== undefined) said.push(await setOrientation(run, step.orientation, written.orientation ?? step.orientation, step));
   if (step.darkMode !== undefined) said.push(`dark mode ${(await darkModeOf(run, step.darkMode)) ? 'on' : 'off'}`);
   if (step.media !== undefined) said.push(await addMedia(run, step.media, step.album));
   if (step.clipboard !== undefined) {
-    const text = run.resolve(step.clipboard);
+    const text = step.clipboard;
     scriptHostFor(run.rt.state).copiedText = text;
     said.push(await putOnClipboard(run, text));
   }
   run.record.message = said.join('; ');
-};
+});
 
-export const assertDevice: StepHandler<'assertDevice'> = async (step, run) => {
+export const assertDevice: StepHandler<'assertDevice'> = handler([], async (step, run) => {
   const said: string[] = [];
   if (step.darkMode !== undefined) {
     const on = await darkModeOf(run);
@@ -520,7 +514,7 @@ export const assertDevice: StepHandler<'assertDevice'> = async (step, run) => {
     said.push(`airplane mode ${on ? 'on' : 'off'}`);
   }
   run.record.message = said.join('; ');
-};
+});
 
 /** clearKeychain is iOS-only: Maestro does nothing on Android and the web, and neither does boxflow; the record says so. */
 export const kKeychainNote = (run: StepRun): string => `clearKeychain: iOS-only, nothing to clear on ${run.rt.box.type === 'linux' ? 'a Linux box' : 'an Android box'} (Maestro ignores it there too)`;
@@ -530,7 +524,7 @@ export const kKeychainNote = (run: StepRun): string => `clearKeychain: iOS-only,
  * video. With the run's `video` on, the attempt's own recording is running: a second one would end
  * it, so both steps only say where the video is.
  */
-export const record: StepHandler<'record'> = async (step, run) => {
+export const record: StepHandler<'record'> = handler(['name'], async (step, run) => {
   const video = run.rt.options.video;
   if (video && video !== 'off') {
     run.record.message = `the attempt is recorded already (video: ${video}); this step is a chapter of that video`;
@@ -538,7 +532,7 @@ export const record: StepHandler<'record'> = async (step, run) => {
   }
   const { client, box } = run.rt;
   if (step.action === 'start') {
-    const name = step.name === undefined ? 'recording' : run.resolve(step.name);
+    const name = step.name ?? 'recording';
     await client.startRecording(box.id, { signal: run.signal });
     run.rt.state.recording = name;
     run.record.message = `recording ${name}`;
@@ -553,5 +547,5 @@ export const record: StepHandler<'record'> = async (step, run) => {
   const path = await run.rt.artifacts.put(bytes, ext);
   run.record.attachments = [{ name: `${name}.${ext}`, path, contentType: result.contentType ?? `video/${ext}` }];
   run.record.message = `recorded ${name}${result.durationMs !== undefined ? ` (${(result.durationMs / 1000).toFixed(1)} s)` : ''}${result.truncated ? `, cut at its ${result.truncated} bound` : ''}`;
-};
+});
 

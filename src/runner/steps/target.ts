@@ -17,10 +17,10 @@ export function toAction(run: StepRun, p: { x: number; y: number }): { x: number
 
 export async function resolveTarget(run: StepRun, target: Target): Promise<ApiTarget> {
   if ('selector' in target) {
-    const node = await findVisible(run, run.resolve(target.selector), { needGeometry: true });
+    const node = await findVisible(run, target.selector, { needGeometry: true });
     return toAction(run, target.point ? pointIn(node, target.point) : centre(node, (t) => run.rt.masker.text(t)));
   }
-  if ('prompt' in target) return run.resolve(target.prompt);
+  if ('prompt' in target) return target.prompt;
   if ('point' in target) return toAction(run, target.point);
   if ('runtimePoint' in target) throw unevaluated(target.runtimePoint);
   const screen = await screenSize(run);

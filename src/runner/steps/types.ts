@@ -2,7 +2,7 @@
 // the handlers in this folder and the executor that calls them do not import each other.
 import type { ActionResult } from '../../api/schemas.js';
 import type { BoxClient } from '../../api/client.js';
-import type { Flow, Step } from '../../flow/types.js';
+import type { Flow, Step, StepCommon } from '../../flow/types.js';
 import type { Masker } from '../../mask.js';
 import type { ArtifactStore, ImageTransport } from '../artifacts.js';
 import type { BoxState } from '../boxPool.js';
@@ -11,7 +11,21 @@ import type { RunOptions } from '../options.js';
 import type { BoxInfo, FlowInfo, StepRecord } from '../types.js';
 import type { BaselineWritten } from '../../visual/index.js';
 import type { ScriptHost } from '../script.js';
-import type { WebState } from './device.js';
+import type { Page } from 'playwright-core';
+
+/**
+ * What a flow set on a Linux box's browser. Emulation lives as long as the CDP connection that set
+ * it: it is set again whenever the flow's connection is new (launchApp restarts the browser, back
+ * reconnects), and ends with the flow.
+ */
+export interface WebState {
+  offline?: boolean;
+  geolocation?: { latitude: number; longitude: number };
+  permissions: Array<{ origin: string; name: string; setting: 'granted' | 'denied' | 'prompt' }>;
+  colorScheme?: 'dark' | 'light';
+  /** The page the state was last applied to. */
+  page?: Page;
+}
 
 /**
  * What one flow attempt keeps from one step to the next, on its box: made with its runtime
@@ -73,6 +87,12 @@ export interface StepRun {
   signal: AbortSignal;
   /** The flow file the step came from (runFlow steps: the sub-flow's file). */
   flowFile: string;
+  /**
+   * The step as the flow wrote it, before its `${...}` were resolved: for a message that names what
+   * was written beside what it gave (`repeat times: ${N} is "x", not a whole number`).
+   */
+  written: Step;
+  /** Resolves `${...}` in a value: for what a handler reads again later (a repeat's `while`), or reads from elsewhere (the flow's appId). */
   resolve<T>(value: T): T;
   /** The `options` an action sends: screenshots as the step and config ask. */
   actionOptions(step: Step): { screenshot: false | ({ phases: ('before' | 'after' | 'trace')[]; delay: string } & ImageTransport) };
@@ -81,4 +101,29 @@ export interface StepRun {
   runChildren(steps: Step[], vars: Record<string, string>, flowFile: string, attempt?: number): Promise<StepRecord[]>;
 }
 
-export type StepHandler<K extends Step['kind'] = Step['kind']> = (step: Extract<Step, { kind: K }>, run: StepRun) => Promise<void>;
+/** A field of a step kind's own (not its label, timeout, ...). */
+export type StepField<K extends Step['kind']> = Exclude<keyof Extract<Step, { kind: K }>, 'kind' | keyof StepCommon>;
+
+/**
+ * A step kind's handler and the fields of its step that take `${...}`. The executor resolves those
+ * (deeply: a selector's keys, a map's values) once, before the handler runs, as Maestro's
+ * evaluateScripts does; the handler sees their values and never resolves a field itself. A field
+ * not listed is used as written: a number, a name from a fixed list, child steps (resolved when
+ * each runs, with its own variables), or a value evaluated again later (a repeat's `while`).
+ */
+export type StepHandler<K extends Step['kind'] = Step['kind']> = ((step: Extract<Step, { kind: K }>, run: StepRun) => Promise<void>) & {
+  readonly resolves: readonly StepField<K>[];
+};
+
+/** A handler with the fields it takes `${...}` in (see StepHandler). */
+export function handler<K extends Step['kind']>(resolves: readonly StepField<K>[], run: (step: Extract<Step, { kind: K }>, run: StepRun) => Promise<void>): StepHandler<K> {
+  return Object.assign(run, { resolves });
+}
+
+/** The step with its `resolves` fields resolved (a new object; the step as written is kept for the record). */
+export function resolveFields<S extends Step>(step: S, resolves: readonly string[], resolve: StepRun['resolve']): S {
+  if (!resolves.length) return step;
+  const out: Record<string, unknown> = { ...step };
+  for (const field of resolves) if (out[field] !== undefined) out[field] = resolve(out[field]);
+  return out as S;
+}

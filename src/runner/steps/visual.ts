@@ -11,7 +11,7 @@ import type { LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
 import { clampRect, compareImages, cropRgba, decideBaseline, decodePng, encodePng, pngSize, resolveBaselinePath, stableCapture, writeBaseline, writeFailureImages, type BaselineWritten } from '../../visual/index.js';
 import { pollUntil } from '../poll.js';
 import { attachEvidence } from './target.js';
-import type { StepHandler, StepRun } from './types.js';
+import { handler, type StepHandler, type StepRun } from './types.js';
 
 /** One frame: `POST /actions/screenshot` when the server has it, else the after-phase of an empty `type`. */
 export async function captureOnce(run: StepRun): Promise<Buffer> {
@@ -45,7 +45,7 @@ function isRect(v: Selector | Rect): v is Rect {
 async function toRects(run: StepRun, items: (Selector | Rect)[]): Promise<Rect[]> {
   const s = run.rt.state.scale;
   const scaled = (r: Rect): Rect => ({ x: r.x * s, y: r.y * s, width: r.width * s, height: r.height * s });
-  const selectors = items.filter((item): item is Selector => !isRect(item)).map((item) => run.resolve(item));
+  const selectors = items.filter((item): item is Selector => !isRect(item));
   let matches: LayoutNode[][] = [];
   if (selectors.length) {
     let last: LayoutTree | undefined;
@@ -88,7 +88,7 @@ async function maskRects(run: StepRun, items: (Selector | Rect)[]): Promise<{ re
   const s = run.rt.state.scale;
   const scaled = (r: Rect): Rect => ({ x: r.x * s, y: r.y * s, width: r.width * s, height: r.height * s });
   const rects = items.filter(isRect).map(scaled);
-  const selectors = items.filter((item): item is Selector => !isRect(item)).map((item) => run.resolve(item));
+  const selectors = items.filter((item): item is Selector => !isRect(item));
   if (!selectors.length) return { rects };
   const tree = await run.rt.layout.tree(run.signal);
   run.rt.layout.requireGeometry(tree, `mask ${describeSelector(selectors[0]!)}`);
@@ -102,21 +102,21 @@ async function maskRects(run: StepRun, items: (Selector | Rect)[]): Promise<{ re
   return { rects, note: `${unmatched.length === 1 ? 'mask' : 'masks'} ${unmatched.map((m) => describeSelector(m)).join(', ')} matched nothing on the screen, so ${unmatched.length === 1 ? 'it masks' : 'they mask'} nothing` };
 }
 
-export const screenshot: StepHandler<'screenshot'> = async (step, run) => {
+export const screenshot: StepHandler<'screenshot'> = handler(['name', 'crop'], async (step, run) => {
   const crop = step.crop ? (await toRects(run, [step.crop]))[0] : undefined;
   const png = crop ? cropPng(await captureOnce(run), crop) : await captureOnce(run);
   const path = await run.rt.artifacts.put(png, 'png');
   run.record.attachments = [{ name: step.name, path, contentType: 'image/png' }];
   run.record.screenshots = { after: path };
   run.record.message = `captured ${step.name} (${run.rt.state.captureMode === 'type' ? 'after-phase of an empty type' : 'POST /actions/screenshot'})`;
-};
+});
 
-/** maxDiffPixelRatio as given, or its `${...}` evaluated now: a number from 0 to 1. */
-function diffRatio(run: StepRun, value: number | string | undefined): number | undefined {
+/** maxDiffPixelRatio as given, or what its `${...}` gave (checked: a number from 0 to 1); `written` for the message. */
+function diffRatio(value: number | string | undefined, written: unknown): number | undefined {
   if (typeof value !== 'string') return value;
-  const text = run.resolve(value).trim();
+  const text = value.trim();
   const n = Number(text);
-  if (text === '' || !(n >= 0 && n <= 1)) throw kStepValue('maxDiffPixelRatio', value, text, 'a number from 0 to 1');
+  if (text === '' || !(n >= 0 && n <= 1)) throw kStepValue('maxDiffPixelRatio', written, text, 'a number from 0 to 1');
   return n;
 }
 
@@ -128,12 +128,12 @@ function cropPng(png: Buffer, rect: Rect): Buffer {
   return encodePng(cropRgba(img, r));
 }
 
-export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, run) => {
+export const assertScreenshot: StepHandler<'assertScreenshot'> = handler(['name', 'baseline', 'maxDiffPixelRatio', 'mask', 'clip', 'crop'], async (step, run) => {
   const { rt } = run;
-  const name = run.resolve(step.name);
+  const { name } = step;
   // An explicit baseline file (relative to the flow file; a `${...}` one resolves now), else the config's template.
   const baseline = step.baseline !== undefined
-    ? resolve(dirname(run.flowFile), run.resolve(step.baseline))
+    ? resolve(dirname(run.flowFile), step.baseline)
     : resolveBaselinePath(rt.options.baselines.pathTemplate, {
       flowDir: dirname(rt.flow.file),
       flowName: rt.flow.name,
@@ -144,7 +144,7 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
   const outDir = resolve(rt.options.outputDir, 'visual', rt.info.id);
   const outRel = (p: string) => relative(rt.options.outputDir, p);
   const capture = () => captureOnce(run);
-  const maxDiffPixelRatio = diffRatio(run, step.maxDiffPixelRatio);
+  const maxDiffPixelRatio = diffRatio(step.maxDiffPixelRatio, (run.written as typeof step).maxDiffPixelRatio);
   const crop = step.crop ? (await toRects(run, [step.crop]))[0] : undefined;
   const clip = step.clip ? (await toRects(run, [step.clip]))[0] : undefined;
   // Masks are looked up once the crop and clip have come: what they match then is masked. With a
@@ -216,5 +216,5 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = async (step, ru
     visual.sizes = { expected: pngSize(expected), actual: pngSize(frame.png) };
     throw new BoxflowError('ASSERT_SCREENSHOT', `screenshot "${name}" differs from ${rel}: ${result.message ?? `${result.diffPixels} pixels differ`}; if the new image is right, accept it with boxflow test --update-snapshots (rewrites the baselines that differ)`);
   }
-};
+});
 

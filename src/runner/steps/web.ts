@@ -14,7 +14,7 @@ import { BoxflowError } from '../../errors.js';
 import type { Target } from '../../flow/types.js';
 import { describeSelector, query, textMatcher } from '../../layout/index.js';
 import type { LayoutNode, Selector } from '../../layout/types.js';
-import type { StepHandler, StepRun } from './types.js';
+import { handler, type StepHandler, type StepRun } from './types.js';
 import { pollUntil, untilAborted } from '../poll.js';
 import { resolveTarget, findVisible, toAction } from './target.js';
 import { tap } from './actions.js';
@@ -27,7 +27,7 @@ function requireLinux(run: StepRun, what: string): void {
 }
 
 
-export const doubleTap: StepHandler<'doubleTap'> = async (step, run) => {
+export const doubleTap: StepHandler<'doubleTap'> = handler(['target'], async (step, run) => {
   if (run.rt.box.type !== 'linux') {
     // Android: two taps of the Box API, as quickly as the service takes them.
     await tap({ ...step, kind: 'tap' }, run);
@@ -40,7 +40,7 @@ export const doubleTap: StepHandler<'doubleTap'> = async (step, run) => {
   const result = await run.rt.client.click(run.rt.box.id, { ...toAction(run, p), double: true, options: run.actionOptions(step) }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
   await run.recordAction(result);
   run.record.message = `double-clicked at ${at(p)}`;
-};
+});
 
 async function pointOf(run: StepRun, target: Target): Promise<{ x: number; y: number }> {
   const p = await resolveTarget(run, target);
@@ -49,13 +49,13 @@ async function pointOf(run: StepRun, target: Target): Promise<{ x: number; y: nu
   return { x: p.x / s, y: p.y / s };
 }
 
-export const hover: StepHandler<'hover'> = async (step, run) => {
+export const hover: StepHandler<'hover'> = handler(['target'], async (step, run) => {
   requireLinux(run, 'hover');
   const p = await landingPoint(run, step.target);
   const result = await run.rt.client.move(run.rt.box.id, { ...toAction(run, p), options: run.actionOptions(step) }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
   await run.recordAction(result);
   run.record.message = `mouse over ${at(p)}`;
-};
+});
 
 /**
  * What only CDP can do (`fn` run in the page on the element behind `node`), with what a Box API
@@ -96,14 +96,14 @@ async function inQueue<T>(run: StepRun, node: LayoutNode, signal: AbortSignal, f
 }
 
 async function element(run: StepRun, selector: Selector): Promise<LayoutNode> {
-  return findVisible(run, run.resolve(selector), { needGeometry: true });
+  return findVisible(run, selector, { needGeometry: true });
 }
 
-export const selectOption: StepHandler<'selectOption'> = async (step, run) => {
+export const selectOption: StepHandler<'selectOption'> = handler(['selector', 'option'], async (step, run) => {
   requireLinux(run, 'selectOption');
   const node = await element(run, step.selector);
   const by = step.by;
-  const want = run.resolve(step.option);
+  const want = step.option;
   const r = await cdpOnly<{ ok?: string; error?: string; options?: string[] }>(run, step, node, `function (by, want) {
     if (this.localName !== 'select') return { error: 'is a <' + this.localName + '>, not a <select>' };
     const opts = [...this.options];
@@ -121,15 +121,15 @@ export const selectOption: StepHandler<'selectOption'> = async (step, run) => {
     throw new BoxflowError('ELEMENT_NOT_FOUND', `${describeSelector(step.selector)} ${r.error}${options}`);
   }
   run.record.message = `selected "${r.ok}"`;
-};
+});
 
 /** Input types whose value typing sets as it reads (a date or a colour is typed otherwise). */
 const kTypeable = new Set(['text', 'search', 'email', 'url', 'tel', 'password', 'number', 'textarea']);
 
-export const fill: StepHandler<'fill'> = async (step, run) => {
+export const fill: StepHandler<'fill'> = handler(['selector', 'value'], async (step, run) => {
   requireLinux(run, 'fill');
   const node = await element(run, step.selector);
-  const value = run.resolve(step.value);
+  const { value } = step;
   const kind = await onElement<{ type: string; editable: boolean; error?: string }>(run, node, `function () {
     const tag = this.localName;
     if (this.isContentEditable) return { type: 'contenteditable', editable: true };
@@ -152,7 +152,7 @@ export const fill: StepHandler<'fill'> = async (step, run) => {
   const r = await setValue(run, step, node, value);
   if (r.error) throw new BoxflowError('UNPROCESSABLE', `${describeSelector(step.selector)} ${r.error}`);
   run.record.message = `value is now ${JSON.stringify(r.ok)}`;
-};
+});
 
 function setValue(run: StepRun, step: Parameters<StepHandler>[0], node: LayoutNode, value: string): Promise<{ ok?: string; error?: string }> {
   // As Playwright's fill: the value is set as the browser's own editing would, and the page gets
@@ -173,7 +173,7 @@ function setValue(run: StepRun, step: Parameters<StepHandler>[0], node: LayoutNo
 }
 
 async function setChecked(run: StepRun, step: Parameters<StepHandler>[0], selector: Selector, want: boolean): Promise<void> {
-  const sel = run.resolve(selector);
+  const sel = selector;
   const node = await findVisible(run, sel, { needGeometry: true });
   if (node.state.checked === want) {
     run.record.message = `already ${want ? 'checked' : 'unchecked'}`;
@@ -189,16 +189,16 @@ async function setChecked(run: StepRun, step: Parameters<StepHandler>[0], select
   run.record.message = want ? 'checked' : 'unchecked';
 }
 
-export const check: StepHandler<'check'> = (step, run) => setChecked(run, step, step.selector, true);
-export const uncheck: StepHandler<'uncheck'> = (step, run) => setChecked(run, step, step.selector, false);
+export const check: StepHandler<'check'> = handler(['selector'], (step, run) => setChecked(run, step, step.selector, true));
+export const uncheck: StepHandler<'uncheck'> = handler(['selector'], (step, run) => setChecked(run, step, step.selector, false));
 
-export const uploadFile: StepHandler<'uploadFile'> = async (step, run) => {
+export const uploadFile: StepHandler<'uploadFile'> = handler(['selector', 'files'], async (step, run) => {
   requireLinux(run, 'uploadFile');
   const node = await element(run, step.selector);
   // The files are read here and handed to the page: the box (maybe remote) need not have them.
   const files = await Promise.all(
     step.files.map(async (f) => {
-      const path = run.resolve(f);
+      const path = f;
       const data = await readFile(path).catch((err: NodeJS.ErrnoException) => {
         throw new BoxflowError('FLOW_NOT_FOUND', `uploadFile: cannot read ${basename(path)} (${err.code ?? err.message})`);
       });
@@ -220,7 +220,7 @@ export const uploadFile: StepHandler<'uploadFile'> = async (step, run) => {
   }`, files);
   if (r.error) throw new BoxflowError('UNPROCESSABLE', `${describeSelector(step.selector)} ${r.error}`);
   run.record.message = `uploaded ${r.ok!.join(', ')}`;
-};
+});
 
 /** The active tab's URL or title, from the Box API's tab list (through the box's queue, bounded). */
 async function assertPage(run: StepRun, what: 'url' | 'title', want: string): Promise<void> {
@@ -237,5 +237,5 @@ async function assertPage(run: StepRun, what: 'url' | 'title', want: string): Pr
   run.record.message = `${what} ${JSON.stringify(actual)}`;
 }
 
-export const assertUrl: StepHandler<'assertUrl'> = (step, run) => assertPage(run, 'url', run.resolve(step.url));
-export const assertTitle: StepHandler<'assertTitle'> = (step, run) => assertPage(run, 'title', run.resolve(step.title));
+export const assertUrl: StepHandler<'assertUrl'> = handler(['url'], (step, run) => assertPage(run, 'url', step.url));
+export const assertTitle: StepHandler<'assertTitle'> = handler(['title'], (step, run) => assertPage(run, 'title', step.title));
