@@ -14,7 +14,7 @@ export const at = (p: { x: number; y: number }) => `(${Math.round(p.x)}, ${Math.
 /** A target in CSS px of the page (Linux boxes: screen pixels are CSS px). */
 export async function pagePoint(run: StepRun, target: Target): Promise<{ x: number; y: number }> {
   if ('prompt' in target) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${run.record.command} takes a selector or a point, not a {prompt}`);
-  if ('selector' in target) return centre(await findVisible(run, run.resolve(target.selector), { needGeometry: true }), (t) => run.rt.masker.text(t));
+  if ('selector' in target) return centre(await findVisible(run, target.selector, { needGeometry: true }), (t) => run.rt.masker.text(t));
   if ('percent' in target) {
     const s = await screenSize(run);
     return { x: (target.percent.x / 100) * s.width, y: (target.percent.y / 100) * s.height };
@@ -33,18 +33,25 @@ export async function pagePoint(run: StepRun, target: Target): Promise<{ x: numb
  */
 export async function landingPoint(run: StepRun, target: Target): Promise<{ x: number; y: number }> {
   if (!('selector' in target)) return pagePoint(run, target);
-  const selector = run.resolve(target.selector);
+  const { selector } = target;
   let blocker = '';
   for (;;) {
     const node = await findVisible(run, selector, { needGeometry: true });
     // A point inside the element (Maestro's `point: "56%,33%"`), where the target has one.
     const p = target.point ? pointIn(node, target.point) : centre(node, (t) => run.rt.masker.text(t));
     await run.rt.client.move(run.rt.box.id, { ...toAction(run, p), options: { screenshot: false } }, { signal: run.signal, timeoutMs: run.rt.options.actionTimeout });
-    const hit = await onElement<{ ok: boolean; still: boolean; at: string }>(run, node, kHitCheck, p.x, p.y).catch(() => ({ ok: true, still: true, at: '' }));
+    // A check that could not run (the element left the page, the page navigated away) confirms
+    // nothing: the element is looked up again, as when something else is there.
+    let failed: string | undefined;
+    const hit = await onElement<{ ok: boolean; still: boolean; at: string }>(run, node, kHitCheck, p.x, p.y).catch((err: unknown) => {
+      if (run.signal.aborted) throw err;
+      failed = err instanceof Error ? err.message : String(err);
+      return { ok: false, still: false, at: '' };
+    });
     if (hit.ok && hit.still) return p;
     if (!hit.ok) blocker = hit.at;
     if (performance.now() >= run.deadline) {
-      const why = hit.ok ? ': it is still moving' : blocker ? `: ${run.rt.masker.text(blocker)} is` : '';
+      const why = failed !== undefined ? `: the check of what is there failed (${run.rt.masker.text(failed)})` : hit.ok ? ': it is still moving' : blocker ? `: ${run.rt.masker.text(blocker)} is` : '';
       throw new BoxflowError('TARGET_OBSCURED', `${describeSelector(selector)} is not what is under the pointer at ${at(p)}${why} (after ${run.timeoutMs} ms)`);
     }
     await delay(50, run.signal);
@@ -59,13 +66,18 @@ export async function landingPoint(run: StepRun, target: Target): Promise<{ x: n
 const kHitCheck = `function (x, y) {
   const box = () => { const r = this.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(); };
   const before = box();
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    // In a callback, what throws must reject: uncaught there, it would leave the check unanswered.
     const done = () => {
-      const still = box() === before;
-      if (window !== window.top) return resolve({ ok: true, still, at: '' });
-      const el = document.elementFromPoint(x, y);
-      const name = (e) => e ? e.localName + (e.id ? '#' + e.id : '') + (e.classList.length ? '.' + [...e.classList].join('.') : '') : 'nothing';
-      resolve({ ok: !!el && (el === this || this.contains(el)), still, at: name(el) });
+      try {
+        const still = box() === before;
+        if (window !== window.top) return resolve({ ok: true, still, at: '' });
+        const el = document.elementFromPoint(x, y);
+        const name = (e) => e ? e.localName + (e.id ? '#' + e.id : '') + (e.classList.length ? '.' + [...e.classList].join('.') : '') : 'nothing';
+        resolve({ ok: !!el && (el === this || this.contains(el)), still, at: name(el) });
+      } catch (err) {
+        reject(err);
+      }
     };
     requestAnimationFrame(done);
     setTimeout(done, 100);
