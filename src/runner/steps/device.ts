@@ -1,6 +1,6 @@
 // Device state a test sets up (setDevice, assertDevice; launchApp's permissions): airplane mode,
 // location, permissions, orientation, dark mode, the clipboard pasteText types. Android boxes: device
-// commands through the box's commands endpoint (POST /boxes/{id}/commands, gbox-api-full.md §2.1),
+// commands through the box's commands endpoint (POST /boxes/{id}/commands),
 // each value quoted. Linux boxes: what the browser emulates (offline, geolocation, permission
 // overrides, prefers-color-scheme) over the box's CDP URL, or the screen-rotation action. What a box
 // cannot do fails when the step runs, with a code and the reason, never at load time. On Android,
@@ -9,7 +9,6 @@
 // emulation ends with the flow's CDP connection.
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { BoxApiError } from '../../api/client.js';
 import { BoxflowError, kAssertDevice, kStepNeedsApp, kStepValue } from '../../errors.js';
 import type { DeviceSettings, GeoPoint, PermissionValue, Step } from '../../flow/types.js';
@@ -17,13 +16,14 @@ import { quietly } from '../layoutSource.js';
 import { scriptHostFor } from '../script.js';
 import { putOnClipboard } from './clipboard.js';
 import { delay } from '../poll.js';
-import { handler, type StepHandler, type StepRun, type WebState } from './types.js';
+import { handler, type StepHandler, type StepRun } from './types.js';
+import { applyWeb, keepWebState, webPermissions, webState } from './deviceWeb.js';
 import type { CommandResult } from '../../api/schemas.js';
 import { appopsMode, commandFailure, locationEnabled, nightMode, runtimePermissions, settingValue, shWord, type AndroidChanges } from '../deviceState.js';
 
 const isLinux = (run: StepRun) => run.rt.box.type === 'linux';
 
-export { shWord };
+export { keepWebState, shWord };
 
 /**
  * Runs one command line in the box (Android: `adb shell`). The service must offer the commands
@@ -265,79 +265,6 @@ async function androidDarkMode(run: StepRun, want?: boolean | 'toggle'): Promise
   }
   await device(run, `cmd uimode night ${on ? 'yes' : 'no'}`, 'darkMode');
   return on;
-}
-
-// ------------------------------------------------------------------ Linux boxes (the browser)
-
-const webState = (run: StepRun): WebState => (run.rt.state.web ??= { permissions: [] });
-
-/** A browser-level CDP session per connection, kept open: permission overrides end when it detaches. */
-const kBrowserSessions = new WeakMap<Browser, Promise<CDPSession>>();
-function browserSession(context: BrowserContext): Promise<CDPSession> {
-  const browser = context.browser()!;
-  let s = kBrowserSessions.get(browser);
-  if (!s) kBrowserSessions.set(browser, (s = browser.newBrowserCDPSession()));
-  return s;
-}
-
-async function applyWeb(page: Page, s: WebState): Promise<void> {
-  await quietly(async () => {
-    const context = page.context();
-    if (s.offline !== undefined) await context.setOffline(s.offline);
-    if (s.geolocation) await context.setGeolocation({ ...s.geolocation, accuracy: 1 });
-    if (s.colorScheme) await page.emulateMedia({ colorScheme: s.colorScheme });
-    if (s.permissions.length) {
-      const cdp = await browserSession(context);
-      for (const p of s.permissions) await cdp.send('Browser.setPermission', { permission: { name: p.name }, setting: p.setting, origin: p.origin });
-    }
-  });
-  s.page = page;
-}
-
-/** Sets the flow's browser emulation again when the flow's page is a new one (a new connection or tab). Linux boxes only. */
-export async function keepWebState(run: StepRun): Promise<void> {
-  const s = run.rt.state.web;
-  if (!s || !isLinux(run)) return;
-  const page = await run.rt.layout.page();
-  if (s.page !== page) await applyWeb(page, s);
-}
-
-/** Maestro's permission names as the web's (Permissions API names, as Browser.setPermission takes them); names the web has no permission for map to none. */
-const kWebPermissions: Record<string, string[]> = {
-  location: ['geolocation'],
-  camera: ['camera'],
-  microphone: ['microphone'],
-  notifications: ['notifications'],
-  motion: ['accelerometer', 'gyroscope', 'magnetometer'],
-  bluetooth: [],
-  calendar: [],
-  contacts: [],
-  medialibrary: [],
-  photos: [],
-  phone: [],
-  sms: [],
-  storage: [],
-};
-const kAllWeb = ['geolocation', 'camera', 'microphone', 'notifications', 'accelerometer', 'gyroscope', 'magnetometer'];
-
-async function webPermissions(run: StepRun, page: Page, permissions: Record<string, PermissionValue>): Promise<string> {
-  const url = page.url();
-  if (!/^https?:/.test(url)) throw new BoxflowError('UNPROCESSABLE', `permissions: the active tab shows ${url}, which has no web origin to grant permissions to; launchApp or openTab the site first`);
-  const origin = new URL(url).origin;
-  const s = webState(run);
-  const done: string[] = [];
-  const none: string[] = [];
-  for (const [name, value] of Object.entries(permissions)) {
-    const names = name === 'all' ? kAllWeb : (kWebPermissions[name.toLowerCase()] ?? [name]);
-    if (!names.length) none.push(name);
-    const setting = value === 'allow' ? 'granted' : value === 'deny' ? 'denied' : 'prompt';
-    for (const n of names) {
-      s.permissions = [...s.permissions.filter((p) => !(p.origin === origin && p.name === n)), { origin, name: n, setting }];
-      done.push(`${n} ${setting}`);
-    }
-  }
-  await applyWeb(page, s);
-  return `permissions of ${origin}: ${done.join(', ') || 'none'}${none.length ? `; the web has no permission for ${none.join(', ')}` : ''}`;
 }
 
 // ------------------------------------------------------------------ the steps
