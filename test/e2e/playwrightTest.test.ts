@@ -19,7 +19,7 @@ interface JsonStep {
 interface JsonResult {
   status: string;
   steps: JsonStep[];
-  errors: { message: string }[];
+  errors: { message: string; stack?: string }[];
   attachments: { name: string; contentType: string; path?: string }[];
 }
 interface JsonSuite {
@@ -164,6 +164,12 @@ test('the packed boxflow/test runs the example project and reports box steps the
   const run = await playwright([]);
   const byTitle = results(run.report);
   const failed = [...byTitle].filter(([, r]) => r.status !== 'passed').map(([t, r]) => `${t}: ${r.status} ${errorText(r)}`);
+  // A failed box call's stack frames into boxflow point at files the installed package has: dist/,
+  // never src/ (which it does not ship, where a source map would send them).
+  const stacks = [...byTitle.values()].map((r) => `${errorText(r)}\n${r.errors.map((e) => e.stack ?? '').join('\n')}`).join('\n');
+  const frames = [...stacks.matchAll(/(\/[^\s():]*\/node_modules\/boxflow\/[^\s():]+):\d+:\d+/g)].map((m) => m[1]!);
+  assert.ok(frames.length, `the failed box calls show frames of the package:\n${stacks.slice(0, 6000)}`);
+  for (const f of frames) assert.ok(existsSync(f), `a stack frame points at a file the package does not have: ${f}`);
 
   // The example project passes (its screenshot against the baseline committed with it).
   for (const name of ['a demo user signs in', 'the sign-in page looks right', 'box.page() is the box tab as a Playwright Page', 'the sign-in flow runs as nested steps', 'a wrong password is refused']) {
