@@ -16,14 +16,29 @@
 // on its way, so that it acts on the box's pages and goes with them on a close. Where downloads go
 // is not among them: the box sets it (its working dir), and Playwright's connect, which asks for
 // them in a folder of its own, must not take them from the box.
+//
+// Bounds: at most kMaxConnectionsPerBox connections per box (more: 429 RATE_LIMITED before the
+// upgrade; a slot is the socket's, back when it closes, upgraded or not). A frame is at most
+// kMaxFrame each way: a longer one from the client is refused from its header, before it is read
+// (1009); the box's pipe gives this connection no longer message (an answer becomes an error
+// answer, an event is dropped). A client is not read while what it sent waits to reach the browser,
+// and one that leaves kMaxUnread of the browser's messages unread is closed.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { BoxflowError } from '../errors.js';
 import type { BoxEntry } from './boxEntry.js';
+import { answerHead, kHeadBytes, kTailBytes, sessionTail, tooDeep } from './chromium/cdpMessage.js';
 import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
 
-const kMaxPayload = 256 * 1024 * 1024; // CDP screenshots of large pages are big
+/** The longest frame a CDP connection carries, either way. */
+export const kMaxFrame = 16 * 1024 * 1024;
+/** CDP connections one box may have open at once. */
+export const kMaxConnectionsPerBox = 16;
+/** The browser's messages a client may leave unread before it is closed. */
+const kMaxUnread = 4 * kMaxFrame;
+/** The upstream is a Unix socket only the server can open: masking its frames would only copy them. */
+const noMask = (mask: Buffer) => void mask.fill(0);
 /** The longest one queued command holds the box's queue: a command that never answers cannot stall the box. */
 export const kQueueHoldMs = 10_000;
 /** Commands (and their bytes) one queued connection may have waiting for their turn. */
@@ -43,8 +58,10 @@ export interface CdpProxyDeps {
 }
 
 export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: kMaxPayload, perMessageDeflate: false });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: kMaxFrame, perMessageDeflate: false });
   const upstreams = new Set<WebSocket>();
+  /** Open connections (and upgrades under way) per box. */
+  const open = new Map<BoxEntry, number>();
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
@@ -59,24 +76,47 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
       const found = deps.lookup(decodeURIComponent(m[1]!));
       if (!found) throw new BoxflowError('BOX_NOT_FOUND', 'the box no longer exists');
       if (found.record.status !== 'running') throw new BoxflowError('BOX_NOT_RUNNING', `the box is ${found.record.status}`);
+      if ((open.get(found) ?? 0) >= kMaxConnectionsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${found.record.id} already has ${kMaxConnectionsPerBox} CDP connections open; close one first`);
       entry = found;
     } catch (err) {
       refuse(socket, err);
       return;
     }
+    if (socket.destroyed) return;
+    // The slot is the socket's: it comes back when the socket closes, whether the upgrade went
+    // through, was refused (a bad handshake, an unreachable browser) or the client left first.
+    open.set(entry, (open.get(entry) ?? 0) + 1);
+    let upstream: WebSocket | undefined;
+    let piped = false;
+    socket.once('close', () => {
+      const left = open.get(entry)! - 1;
+      if (left > 0) open.set(entry, left);
+      else open.delete(entry);
+      if (upstream && !piped) {
+        upstreams.delete(upstream);
+        upstream.terminate();
+      }
+    });
     entry.linux
       .wsEndpoint()
       .then((endpoint) => {
+        if (socket.destroyed) return;
         const contextId = entry.linux.contextId;
-        const upstream = new WebSocket(endpoint, { perMessageDeflate: false, maxPayload: kMaxPayload });
-        upstreams.add(upstream);
-        upstream.once('error', (err) => {
-          upstreams.delete(upstream);
+        // The box's pipe gives this connection no message longer than a frame may be.
+        const up = new WebSocket(`${endpoint}?maxMessage=${kMaxFrame}`, { perMessageDeflate: false, maxPayload: kMaxFrame, generateMask: noMask });
+        upstream = up;
+        upstreams.add(up);
+        up.once('error', (err) => {
+          upstreams.delete(up);
           refuse(socket, new BoxflowError('BROWSER_ERROR', `cannot reach the box's browser: ${err.message}`));
         });
-        upstream.once('open', () => {
-          upstream.removeAllListeners('error');
-          wss.handleUpgrade(req, socket, head, (client) => pipe(client, upstream, entry, { queued, contextId }, () => upstreams.delete(upstream)));
+        up.once('open', () => {
+          up.removeAllListeners('error');
+          up.on('error', () => up.terminate());
+          wss.handleUpgrade(req, socket, head, (client) => {
+            piped = true;
+            pipe(client, up, entry, { queued, contextId }, () => upstreams.delete(up));
+          });
         });
       })
       .catch((err) => refuse(socket, err));
@@ -98,8 +138,23 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
       upstream.terminate();
     };
     entry.onBrowserGone.add(closeBoth);
+    // While more than a frame waits to reach the browser (the box's pipe is full: its Chromium is
+    // slow), the client is not read: what it sends then waits in its own socket.
+    let paused = false;
+    const drained = () => {
+      if (paused && upstream.bufferedAmount <= kMaxFrame) {
+        paused = false;
+        client.resume();
+      }
+    };
     const forward = (data: WebSocket.RawData, isBinary: boolean) => {
-      if (upstream.readyState === WebSocket.OPEN) upstream.send(scope ? scope.command(data) : data, { binary: isBinary });
+      if (upstream.readyState !== WebSocket.OPEN) return;
+      upstream.send(scope ? scope.command(data) : data, { binary: isBinary }, drained);
+      if (!paused && upstream.bufferedAmount > kMaxFrame) {
+        paused = true;
+        client.pause();
+        deps.log({ level: 'info', msg: "cdp client paused: its box's browser is not reading", boxId: entry.record.id, tenant: entry.tenant, waiting: upstream.bufferedAmount });
+      }
     };
     // Queued mode: what the client sent that has not had its turn yet, bounded (a client that sends
     // faster than its box answers is closed, instead of growing the server's memory).
@@ -139,10 +194,16 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
     upstream.on('message', (data, isBinary) => {
       scope?.answer(data);
       if (holding.size) {
-        const key = commandKey(data);
+        const key = answerKey(data);
         if (key !== undefined) holding.get(key)?.();
       }
-      if (client.readyState === WebSocket.OPEN) client.send(data, { binary: isBinary });
+      if (client.readyState !== WebSocket.OPEN) return;
+      if (client.bufferedAmount > kMaxUnread) {
+        deps.log({ level: 'warn', msg: 'cdp client closed: it left the browser\'s messages unread', boxId: entry.record.id, tenant: entry.tenant, unread: client.bufferedAmount });
+        client.terminate();
+        return;
+      }
+      client.send(data, { binary: isBinary });
     });
     client.on('close', releaseAll);
     upstream.on('close', releaseAll);
@@ -152,7 +213,11 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
       upstream.close();
     });
     upstream.on('close', closeBoth);
-    client.on('error', () => client.terminate());
+    // A frame ws refuses (over kMaxFrame, not UTF-8) has it closing the connection with the code
+    // that says why: let that close frame go out.
+    client.on('error', () => {
+      if (client.readyState === WebSocket.OPEN) client.terminate();
+    });
     upstream.on('error', () => upstream.terminate());
     deps.log({ level: 'info', msg: 'cdp connected', boxId: entry.record.id, tenant: entry.tenant });
   }
@@ -184,6 +249,9 @@ type CdpMessage = { id?: unknown; method?: unknown; sessionId?: unknown; params?
 const bufferOf = (data: WebSocket.RawData): Buffer => (Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data));
 
 function parsed(bytes: Buffer): CdpMessage | undefined {
+  // Deeper than the browser reads: left unread (the box's pipe answers it), and V8 would take
+  // seconds to parse millions of `[`. So nothing parsed here is too deep to be written again.
+  if (tooDeep(bytes)) return undefined;
   try {
     const msg = JSON.parse(bytes.toString('utf8')) as unknown;
     return typeof msg === 'object' && msg !== null ? (msg as CdpMessage) : undefined;
@@ -236,8 +304,21 @@ export class ContextScope {
 
 const rawSize = (data: WebSocket.RawData): number => (Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as ArrayBuffer).byteLength);
 
-/** "sessionId id" of a CDP command or of its answer (events have no id: undefined). */
+/** "sessionId id" of a client's CDP command (undefined: not a command). */
 function commandKey(data: WebSocket.RawData): string | undefined {
   const msg = parsed(bufferOf(data));
-  return typeof msg?.id === 'number' ? `${typeof msg.sessionId === 'string' ? msg.sessionId : ''} ${msg.id}` : undefined;
+  // An id answerKey cannot read back (not a whole number from 0 up) holds nothing: its answer would not be known.
+  if (typeof msg?.id !== 'number' || !Number.isSafeInteger(msg.id) || msg.id < 0) return undefined;
+  // A session id answerKey cannot read back is not the browser's (the box's pipe refuses it): ''.
+  const sessionId = typeof msg.sessionId === 'string' && kSessionId.test(msg.sessionId) ? msg.sessionId : '';
+  return `${sessionId} ${msg.id}`;
+}
+
+const kSessionId = /^[\w.-]{1,64}$/;
+
+/** The same key of the browser's answer, read from its ends (the box's pipe writes Chromium's shape); undefined for an event. */
+function answerKey(data: WebSocket.RawData): string | undefined {
+  const bytes = bufferOf(data);
+  const answer = answerHead(bytes.subarray(0, kHeadBytes));
+  return answer ? `${sessionTail(bytes.subarray(-kTailBytes))?.sessionId ?? ''} ${answer.id}` : undefined;
 }

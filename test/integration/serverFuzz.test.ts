@@ -5,7 +5,10 @@
 // works at the end. Then 600 on an Android box (on the fake adb server, a TEST DOUBLE:
 // test/support/fakeAdbServer.ts): package, activity, album and media names and texts full of shell
 // metacharacters, and random multipart install bodies; besides the above, no command line may reach
-// the device with a metacharacter outside quotes. BOXFLOW_FUZZ_SEED replays another sequence.
+// the device with a metacharacter outside quotes. Then CDP payloads on the Linux box's pre-signed CDP
+// URL (deep nesting, keys twice, other shapes, frames over 16 MiB, bytes that are not UTF-8): each
+// is answered, refused with an error answer, or closes its own connection with a code that says
+// why, and the server goes on. BOXFLOW_FUZZ_SEED replays another sequence.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +19,7 @@ import { endpoints, kKeyNames, type Box, type Endpoint } from '../../src/api/sch
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { rawRequest, type RawRequest } from '../support/rawHttp.js';
 import { FakeAdbServer, packagesFromFixture, type FakeDevice } from '../support/fakeAdbServer.js';
+import { rawCdp } from '../support/rawCdpClient.js';
 
 const kSeed = Number(process.env.BOXFLOW_FUZZ_SEED ?? 0xb0f1);
 const kRequests = 1_200;
@@ -407,4 +411,132 @@ test(`${kAndroidRequests} seeded requests on an Android box (seed ${kSeed}): met
   await client.type(android.id, { text: 'still here' });
   assert.equal(dev.inputLog.slice(log), 'still here');
   assert.equal((await client.getBox(box.id)).status, 'running');
+});
+
+// ------------------------------------------------------------------ CDP payloads
+
+const kCdpPayloads = 240;
+/** Commands that leave the box as it is (no tab opened, closed or navigated). */
+const kCdpCommands = ['Browser.getVersion', 'Target.getTargets', 'Target.getBrowserContexts', 'Storage.getCookies', 'Browser.resetPermissions', 'Runtime.evaluate', 'DOM.getDocument', 'Target.attachToBrowserTarget'];
+/** Closes that say why a frame was refused: too big (1009), not UTF-8 (1007). */
+const kCdpCloses = [1009, 1007];
+
+/** What `work` resolves to, or `late` when that takes longer than `ms`. */
+async function within<T>(work: Promise<T>, ms: number, late: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(late), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const deepJson = (r: Rng, n: number) => (r.chance(0.5) ? `${'{"a":'.repeat(n)}1${'}'.repeat(n)}` : `${'['.repeat(n)}${']'.repeat(n)}`);
+
+/** One frame for the CDP URL: `session` is a page session of this connection. */
+function cdpPayload(r: Rng, id: number, session: string): { data: string | Buffer; binary?: boolean } {
+  const method = () => JSON.stringify(r.pick(kCdpCommands));
+  const params = () => r.pick(['{}', '{"expression":"1+1","returnByValue":true}', '{"permissions":["geolocation"]}', weirdValue(r)]);
+  const sessionKey = () => (r.chance(0.5) ? `,"sessionId":${JSON.stringify(session)}` : '');
+  switch (r.int(12)) {
+    case 0: // well formed, to the browser or to the page
+      return { data: `{"id":${id},"method":${method()},"params":${params()}${sessionKey()}}` };
+    case 1: // an id of another type or range
+      return { data: `{"id":${r.pick([...kWeirdNumbers, '"1"', 'null', '[]', '{}', '1.5', '-7'])},"method":${method()},"params":{}}` };
+    case 2: // a method that is not one
+      return { data: `{"id":${id},"method":${r.pick([...kWeirdStrings.map((s) => JSON.stringify(s)), '1', 'null', '{}', JSON.stringify('Target.createTarget'.repeat(50))])},"params":{}}` };
+    case 3: // a session that is not this connection's, or not a string
+      return { data: `{"id":${id},"method":${method()},"params":{},"sessionId":${r.pick([...kWeirdStrings.map((s) => JSON.stringify(s)), '1', 'null', '{}', JSON.stringify('A'.repeat(32)), JSON.stringify(session.toLowerCase()), JSON.stringify(`${session} `)])}}` };
+    case 4: // a key twice: which one counts must not be a way to another session
+      return {
+        data: r.pick([
+          `{"id":${id},"method":${method()},"params":{},"id":${id + 1}}`,
+          `{"id":${id},"method":"Browser.getVersion","params":{},"method":"Target.closeTarget"}`,
+          `{"id":${id},"method":${method()},"params":{},"sessionId":"${session}","sessionId":"${'B'.repeat(32)}"}`,
+          `{"id":${id},"method":${method()},"params":{},"params":{"expression":"1"}}`,
+          `{"id":${id},"method":"Runtime.evaluate","params":{"expression":"1"},"x":{},"sessionId":"${session}"}`,
+        ]),
+      };
+    case 5: // nested just under, just over and far over what Chromium reads, in params, or the whole message
+      return {
+        data: r.pick([
+          () => `{"id":${id},"method":${method()},"params":{"a":${deepJson(r, r.pick([297, 299, 301, 1_000, 100_000, 1_000_000]))}}${sessionKey()}}`,
+          () => `{"method":${method()},"params":${deepJson(r, r.pick([301, 100_000]))},"id":${id}}`,
+          () => deepJson(r, r.pick([1_000, 1_000_000, 4_000_000])),
+        ])(),
+      };
+    case 6:
+      return { data: badJson(r) };
+    case 7: // other key orders and spacing (as other clients write them)
+      return { data: r.pick([`{ "id" : ${id} , "method" : ${method()} , "params" : {} }`, `{"method":${method()},"id":${id}}`, `{"sessionId":"${session}","id":${id},"method":"Runtime.evaluate","params":{"expression":"2"}}`, `{"id":${id},"method":${method()},"params":{}}\n`]) };
+    case 8: // large: under, at and over the 16 MiB a frame may carry (rarely: they cost)
+      if (!r.chance(0.25)) return { data: `{"id":${id},"method":${method()},"params":{"pad":"${'x'.repeat(r.pick([1_000, 100_000, 1_000_000]))}"}}` };
+      return { data: `{"id":${id},"method":"Browser.getVersion","params":{"pad":"${'x'.repeat(r.pick([15 * 1024 * 1024, 16 * 1024 * 1024 - 80, 17 * 1024 * 1024]))}"}}` };
+    case 9: // bytes: a binary frame, or text that is not UTF-8
+      return r.chance(0.5)
+        ? { data: Buffer.from(Array.from({ length: r.int(2_000) }, () => r.int(256))), binary: true }
+        : { data: Buffer.concat([Buffer.from(`{"id":${id},"method":"Browser.getVersion","params":{"s":"`), Buffer.from([0xff, 0xfe, 0xc0]), Buffer.from('"}}')]) };
+    case 10: // a context-scoped command the proxy reads on its way (it names the box's context)
+      return { data: `{"id":${id},"method":"${r.pick(['Storage.getCookies', 'Browser.resetPermissions', 'Browser.grantPermissions'])}","params":${r.pick(['{}', '{"browserContextId":1}', '{"browserContextId":null}', `{"a":${deepJson(r, r.pick([301, 100_000]))}}`, weirdValue(r)])}}` };
+    default: // an answer's or an event's shape instead of a command's
+      return { data: r.pick([`{"id":${id},"result":{}}`, `{"method":"Target.attachedToTarget","params":{"sessionId":"${'C'.repeat(32)}"}}`, `{"id":${id},"error":{"code":1,"message":"x"},"sessionId":"${session}"}`]) };
+  }
+}
+
+test(`${kCdpPayloads} seeded CDP payloads (seed ${kSeed}): every frame is answered, refused with an error answer or closes its own connection; the server and other tenants go on`, { timeout: 300_000 }, async (t) => {
+  const r = prng(kSeed ^ 0xcd9);
+  const url = await client.cdpUrl(box.id, {});
+  const problems: string[] = [];
+  const closes = new Map<number, number>();
+  let answered = 0;
+  const open = async () => {
+    const conn = await rawCdp(url);
+    const { result } = await conn.call('Target.getTargets');
+    const target = (result!.targetInfos as Array<{ targetId: string; type: string }>).find((x) => x.type === 'page')!;
+    const session = (await conn.call('Target.attachToTarget', { targetId: target.targetId, flatten: true })).result!.sessionId as string;
+    return { conn, session };
+  };
+  let { conn, session } = await open();
+  for (let i = 0; i < kCdpPayloads; i++) {
+    const id = 10 * i + 1;
+    const { data, binary } = cdpPayload(r, id, session);
+    const what = `#${i} ${JSON.stringify(typeof data === 'string' ? data.slice(0, 160) : data.subarray(0, 160).toString('latin1'))}`;
+    conn.send(data, binary);
+    // A command after it is answered, or the connection closed for a reason it gives.
+    const sentinel = conn.call('Browser.getVersion').then(
+      (m) => (m.result ? 'answered' : `error ${JSON.stringify(m.error)}`),
+      () => 'closed',
+    );
+    const outcome = await within(sentinel, kHang, 'no answer');
+    if (outcome === 'answered') answered++;
+    else if (outcome === 'closed') {
+      const { code } = await conn.closed;
+      closes.set(code, (closes.get(code) ?? 0) + 1);
+      if (!kCdpCloses.includes(code)) problems.push(`${what}: closed with ${code}`);
+    } else problems.push(`${what}: the command after it got ${outcome}`);
+    if (conn.unreadable.length) problems.push(`${what}: the server sent something that is not a JSON object: ${conn.unreadable.splice(0).join(' | ').slice(0, 200)}`);
+    const refusal = conn.received.find((m) => m.id === id && m.error);
+    if (refusal && (typeof refusal.error!.message !== 'string' || refusal.error!.message.length > 1_000)) problems.push(`${what}: error answer ${JSON.stringify(refusal).slice(0, 200)}`);
+    if (outcome !== 'answered') {
+      conn.close();
+      ({ conn, session } = await open());
+    }
+    conn.received.length = 0;
+  }
+  conn.close();
+  assert.deepEqual(problems.slice(0, 20), [], `${problems.length} problems; closes ${JSON.stringify(Object.fromEntries(closes))}`);
+  t.diagnostic(`${answered} answered after their payload; closes ${JSON.stringify(Object.fromEntries(closes))}`);
+  assert.ok(answered > kCdpPayloads / 2, 'most payloads leave their connection serving');
+
+  // Alive: the box takes work over the API and over its CDP URL, and another tenant is served.
+  assert.equal((await client.getBox(box.id)).status, 'running');
+  await client.openTab(box.id, { url: `data:text/html,${encodeURIComponent('<input autofocus>')}` });
+  await client.type(box.id, { text: 'after cdp' });
+  assert.match((await client.screenLayout(box.id)).content, /value="after cdp"/);
+  const again = await open();
+  assert.match(String((await again.conn.call('Runtime.evaluate', { expression: '6*7', returnByValue: true }, again.session)).result?.result?.value), /^42$/);
+  again.conn.close();
+  const someoneElse = new BoxClient({ baseUrl: server.baseUrl, apiKey: otherKey, maxRetries: 0 });
+  assert.equal((await someoneElse.listBoxes()).total, 0);
+  await someoneElse.close();
 });

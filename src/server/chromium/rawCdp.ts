@@ -2,6 +2,7 @@
 // (input, screenshots) uses it instead of a Playwright CDPSession: one hop less per command.
 import { WebSocket } from 'ws';
 import { BoxflowError } from '../../errors.js';
+import { kMaxAnswer } from './cdpPipe.js';
 
 export class RawCdp {
   readonly #ws: WebSocket;
@@ -14,7 +15,15 @@ export class RawCdp {
     this.#ws = ws;
     this.#timeoutMs = timeoutMs;
     ws.on('message', (data) => {
-      const msg = JSON.parse(data.toString()) as { id?: number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: { message: string } };
+      let msg: { id?: number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: { message: string } };
+      try {
+        msg = JSON.parse(data.toString()) as typeof msg;
+        if (typeof msg !== 'object' || msg === null) throw new Error('not an object');
+      } catch {
+        // Not what the box's pipe writes: this connection is not to be trusted any further.
+        ws.terminate();
+        return;
+      }
       if (msg.id === undefined) {
         if (msg.method) this.#listeners.get(msg.method)?.(msg.params ?? {});
         return;
@@ -32,7 +41,7 @@ export class RawCdp {
   /** Every command of this connection fails with BROWSER_TIMEOUT when unanswered after `timeoutMs`. */
   static connect(url: string, timeoutMs: number): Promise<RawCdp> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024, handshakeTimeout: timeoutMs });
+      const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: kMaxAnswer, handshakeTimeout: timeoutMs });
       ws.once('open', () => {
         ws.removeAllListeners('error');
         resolve(new RawCdp(ws, timeoutMs));
