@@ -291,18 +291,26 @@ test("a descriptor serve inherited reaches neither a box's command nor its Chrom
   for (const pid of browser) assert.ok(!fdTargets(pid).includes(marker), `Chromium process ${pid} got the parent's descriptor`);
 });
 
-test("another box's terminal reaches no box's Chromium: a pty master opened by serve is not inherited", { skip: needsRoot }, async () => {
-  const { client, dataDir } = await serveCli('pty', []);
-  const first = await client.createLinuxBox({});
-  const { url } = await client.webTerminalUrl(first.id);
-  const ws = new WebSocket(url.replace(/^http/, 'ws'));
+/**
+ * Opens the box's web terminal, types `line` followed by a printf of the marker `<<<end>>>` (printed
+ * from pieces, so the echoed command line never matches), and answers everything the terminal
+ * printed once the marker came; the socket stays open until the test's clean-up.
+ */
+async function inTerminal(client: BoxClient, boxId: string, line: string, end: string): Promise<string> {
+  const ws = new WebSocket((await client.webTerminalUrl(boxId)).url.replace(/^http/, 'ws'));
   cleanups.push(async () => ws.terminate());
   let out = '';
   ws.on('message', (d) => (out += d.toString()));
   await new Promise((r, j) => ws.once('open', r).once('error', j));
-  // The marker is printed by printf from pieces, so the echoed command line never matches.
-  ws.send(JSON.stringify({ type: 'input', data: "printf '<<<%s>>>' READY\r" }));
-  await waitFor(() => out.includes('<<<READY>>>'), { what: "the first box's shell to run", timeoutMs: 30_000, intervalMs: 50 });
+  ws.send(JSON.stringify({ type: 'input', data: `${line}printf '<<<%s>>>' ${end}\r` }));
+  await waitFor(() => out.includes(`<<<${end}>>>`), { what: `the shell of box ${boxId} to print ${end}`, timeoutMs: 30_000, intervalMs: 50 });
+  return out;
+}
+
+test("another box's terminal reaches no box's Chromium: a pty master opened by serve is not inherited", { skip: needsRoot }, async () => {
+  const { client, dataDir } = await serveCli('pty', []);
+  const first = await client.createLinuxBox({});
+  await inTerminal(client, first.id, '', 'READY');
   // The second box's Chromium starts while the first box's terminal is open.
   const second = await client.createLinuxBox({});
   const browser = browserProcesses(profileOf(dataDir, second));
@@ -316,24 +324,11 @@ test("another box's terminal reaches no box's Chromium: a pty master opened by s
 test("another box's terminal reaches no box's command and no other terminal's shell", { skip: needsRoot }, async () => {
   const { client } = await serveCli('pty-command', []);
   const first = await client.createLinuxBox({});
-  const { url } = await client.webTerminalUrl(first.id);
-  const ws = new WebSocket(url.replace(/^http/, 'ws'));
-  cleanups.push(async () => ws.terminate());
-  let out = '';
-  ws.on('message', (d) => (out += d.toString()));
-  await new Promise((r, j) => ws.once('open', r).once('error', j));
-  ws.send(JSON.stringify({ type: 'input', data: "printf '<<<%s>>>' READY\r" }));
-  await waitFor(() => out.includes('<<<READY>>>'), { what: "the first box's shell to run", timeoutMs: 30_000, intervalMs: 50 });
+  await inTerminal(client, first.id, '', 'READY');
   const second = await client.createLinuxBox({});
   const run = await client.runCommand(second.id, { command: 'ls -l /proc/self/fd' });
   assert.ok(!/ -> \/dev\/(ptmx|pts\/)/.test(run.stdout), `the second box's command holds a terminal (and can type into the first box's shell):\n${run.stdout}`);
   // node-pty leaves its masters open in the shells it forks: the second box's own terminal holds only its own pts.
-  const other = new WebSocket((await client.webTerminalUrl(second.id)).url.replace(/^http/, 'ws'));
-  cleanups.push(async () => other.terminate());
-  let seen = '';
-  other.on('message', (d) => (seen += d.toString()));
-  await new Promise((r, j) => other.once('open', r).once('error', j));
-  other.send(JSON.stringify({ type: 'input', data: "ls -l /proc/$$/fd; printf '<<<%s>>>' DONE\r" }));
-  await waitFor(() => seen.includes('<<<DONE>>>'), { what: "the second box's shell to run", timeoutMs: 30_000, intervalMs: 50 });
+  const seen = await inTerminal(client, second.id, 'ls -l /proc/$$/fd; ', 'DONE');
   assert.doesNotMatch(seen, /ptmx/, `the second box's shell holds a pty master:\n${seen}`);
 });
