@@ -318,7 +318,8 @@ test('terminating the box ends the stream: an error frame BOX_NOT_RUNNING, the c
   assert.ok(performance.now() - started < 5000);
   assert.deepEqual(s.frames.slice(1).map((f) => [f.event, f.code]), [['error', 'BOX_NOT_RUNNING']]);
   assert.deepEqual([s.closeCode, s.closeReason], [4409, 'BOX_NOT_RUNNING']);
-  assert.ok(!existsSync(`/proc/${n}`), 'the command was killed');
+  // Killed by the time the box is gone; its /proc entry goes once the namespace's teardown has reaped it.
+  await waitFor(() => !existsSync(`/proc/${n}`), { what: 'the command to be killed and reaped', timeoutMs: 5000 });
   assertRefused(await waiting, 'BOX_NOT_RUNNING', 409);
   const after = await refusedUpgrade(command, { authorization: `Bearer ${srv.key('a')}` });
   assert.deepEqual([after.status, after.body.code], [409, 'BOX_NOT_RUNNING']);
