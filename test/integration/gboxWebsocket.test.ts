@@ -272,19 +272,33 @@ test(`a client that never sends its request is closed after ${kFirstFrameMs / 10
   assert.deepEqual((await run(command, { command: { command: 'echo again' } })).stdout, 'again\n');
 });
 
+/**
+ * A process of `uid` that sleeps in the kernel writing to a full pipe: its wait channel is the pipe's
+ * or, for the socketpair libuv gives a child as its stdout, the socket's send-buffer wait.
+ */
+function pipeBlocked(uid: number): boolean {
+  return readdirSync('/proc').some((n) => {
+    if (!/^\d+$/.test(n)) return false;
+    try {
+      return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${n}/status`, 'utf8'))?.[1]) === uid && /pipe_write|sock_alloc_send/.test(readFileSync(`/proc/${n}/wchan`, 'utf8'));
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
 test('a client that reads nothing: the command waits on its pipe (the server reads no more), and gets all of it once read', async () => {
+  const uid = Number((await a().runCommand(box.id, { command: 'id -u' })).stdout.trim());
   // 2 × 1,000,000 bytes of \x01: each becomes "\u0001" in a frame, some 12 MB on the wire.
   const command = "i=0; while [ $i -lt 250 ]; do head -c 4000 /dev/zero | tr '\\0' '\\001'; head -c 4000 /dev/zero | tr '\\0' '\\001' >&2; i=$((i+1)); echo $i > progress; done";
   const ws = await open(urls.command);
   ws.send(JSON.stringify({ command: { command, timeout: '2m' } }));
   ws.pause();
   const read = async () => Number((await a().runCommand(box.id, { command: 'cat progress 2>/dev/null || echo 0' })).stdout.trim());
-  let last = -1;
-  for (let still = 0; still < 8; await sleep(250)) {
-    const now = await read();
-    still = now === last && now > 0 ? still + 1 : 0;
-    last = now;
-  }
+  // The event: a writer of the command sleeps in the kernel's pipe write, its pipe full, because the
+  // server reads no more of it.
+  await waitFor(() => pipeBlocked(uid), { what: "the command to wait on its full pipe", timeoutMs: 60_000, intervalMs: 50 });
+  const last = await read();
   assert.ok(last < 250, `the command wrote on while its client read nothing (${last} of 250 rounds)`);
   const done = collect(ws);
   ws.resume();
