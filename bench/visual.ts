@@ -91,20 +91,7 @@ async function cpuTime(fn: () => unknown): Promise<number> {
  * wall time, and CPU time, which the other processes on a shared machine disturb far less.
  */
 async function race(ours: () => unknown, theirs: () => unknown): Promise<{ o: number; n: number; oCpu: number; nCpu: number }> {
-  for (let i = 0; i < kWarmup; i++) {
-    await ours();
-    await theirs();
-  }
-  const a: number[] = [];
-  const b: number[] = [];
-  // A full GC before each timed run, on both sides: otherwise one side's garbage (the naive side
-  // leaves about 100 MB a run) is collected during the other's, which then pays for it.
-  for (let i = 0; i < kRuns; i++) {
-    gc();
-    a.push(await time(ours));
-    gc();
-    b.push(await time(theirs));
-  }
+  const { o, n } = await raceWall(ours, theirs, kWarmup);
   // CPU time in blocks, each after a full GC: interleaved, one side's garbage would be
   // collected (on V8's helper threads, which process.cpuUsage counts) during the other's run.
   const cpuRuns = async (fn: () => unknown) => {
@@ -115,7 +102,7 @@ async function race(ours: () => unknown, theirs: () => unknown): Promise<{ o: nu
   };
   const oCpu = await cpuRuns(ours);
   const nCpu = await cpuRuns(theirs);
-  return { o: percentile(a, 50), n: percentile(b, 50), oCpu, nCpu };
+  return { o, n, oCpu, nCpu };
 }
 
 async function measure(label: string, [expected, actual]: [Buffer, Buffer], wantPass: boolean, wantPath: string) {
@@ -156,9 +143,13 @@ const canvas = {
   },
 };
 
-/** Wall-time medians of two interleaved sides (odiff runs in its own process: CPU time would miss it). */
-async function raceWall(ours: () => unknown, theirs: () => unknown): Promise<{ o: number; n: number }> {
-  for (let i = 0; i < Math.max(1, kWarmup); i++) {
+/**
+ * Wall-time medians of two interleaved sides (odiff runs in its own process: CPU time would miss it).
+ * A full GC before each timed run, on both sides: otherwise one side's garbage (the naive side
+ * leaves about 100 MB a run) is collected during the other's, which then pays for it.
+ */
+async function raceWall(ours: () => unknown, theirs: () => unknown, warmup = Math.max(1, kWarmup)): Promise<{ o: number; n: number }> {
+  for (let i = 0; i < warmup; i++) {
     await ours();
     await theirs();
   }
