@@ -6,13 +6,14 @@
 // one that never comes, a client that reads nothing, the box terminated under a running command.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket, type RawData } from 'ws';
 import { rejects } from '../support/apiErrors.js';
 import { useGboxServer } from '../support/gboxServer.js';
 import type { FakeDevice } from '../support/fakeAdbServer.js';
 import { splitShellLine } from '../support/fakeDevice.js';
+import { liveProcesses } from '../support/procs.js';
 import { waitFor } from '../support/waitFor.js';
 import { kCommandOutputMax, type Box } from '../../src/api/schemas.js';
 import { createApiKey } from '../../src/server/index.js';
@@ -60,14 +61,7 @@ interface Session {
  */
 async function hostPid(...argv: string[]): Promise<number> {
   const want = `${argv.join('\0')}\0`;
-  const running = (n: string) => {
-    try {
-      return readFileSync(`/proc/${n}/cmdline`, 'utf8') === want;
-    } catch {
-      return false; // gone meanwhile
-    }
-  };
-  return Number(await waitFor(() => readdirSync('/proc').find((d) => /^\d+$/.test(d) && running(d)), { what: `a process running ${argv.join(' ')}` }));
+  return Number(await waitFor(() => liveProcesses().find((p) => p.cmdline === want)?.pid, { what: `a process running ${argv.join(' ')}` }));
 }
 
 function open(url: string, key: string | undefined = srv.key('a')): Promise<WebSocket> {
@@ -277,14 +271,7 @@ test(`a client that never sends its request is closed after ${kFirstFrameMs / 10
  * or, for the socketpair libuv gives a child as its stdout, the socket's send-buffer wait.
  */
 function pipeBlocked(uid: number): boolean {
-  return readdirSync('/proc').some((n) => {
-    if (!/^\d+$/.test(n)) return false;
-    try {
-      return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${n}/status`, 'utf8'))?.[1]) === uid && /pipe_write|sock_alloc_send/.test(readFileSync(`/proc/${n}/wchan`, 'utf8'));
-    } catch {
-      return false; // gone meanwhile
-    }
-  });
+  return liveProcesses().some((p) => p.uid === uid && /pipe_write|sock_alloc_send/.test(p.wchan));
 }
 
 test('a client that reads nothing: the command waits on its pipe (the server reads no more), and gets all of it once read', async () => {

@@ -6,7 +6,7 @@
 // its box; a box in `error` still counts against its key's cap; a box has at most 8 terminals.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { BoxClient } from '../../src/api/client.js';
@@ -15,6 +15,7 @@ import { kBoxMaxProcesses } from '../../src/server/boxUser.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { kMaxTerminalsPerBox } from '../../src/server/terminal.js';
 import { rejects } from '../support/apiErrors.js';
+import { liveProcesses } from '../support/procs.js';
 import { tempDir } from '../support/tmp.js';
 import { waitFor } from '../support/waitFor.js';
 
@@ -39,21 +40,6 @@ after(async () => {
   await server?.close();
 });
 
-/** Live (non-zombie) processes of the machine, with their uid and command line. */
-function processes(): Array<{ pid: number; uid: number; cmdline: string }> {
-  const out: Array<{ pid: number; uid: number; cmdline: string }> = [];
-  for (const n of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const status = readFileSync(`/proc/${n}/status`, 'utf8');
-      if (/^State:\s+Z/m.test(status)) continue;
-      out.push({ pid: Number(n), uid: Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]), cmdline: readFileSync(`/proc/${n}/cmdline`, 'utf8') });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
 function boxUid(box: Box): number {
   return statSync(join(dataDir, 'boxes', box.id, 'work')).uid;
 }
@@ -72,11 +58,11 @@ test('terminating a box ends every process it started, also one that left its se
   const hop = `if [ -L "$HOME/work/x" ]; then rm "$HOME/work/x"; mkdir "$HOME/work/x"; touch "$HOME/work/x/a" "$HOME/work/x/b"; else rm -rf "$HOME/work/x"; ln -s ${victim} "$HOME/work/x"; fi; (unshare -rn setsid sh "$0" || setsid sh "$0") >/dev/null 2>&1 & exit 0`;
   await alice.runCommand(box.id, { command: `printf '%s\\n' '${hop.replaceAll("'", `'\\''`)}' > "$HOME/work/hop.sh"` });
   const running = alice.runCommand(box.id, { command: 'setsid sh "$HOME/work/hop.sh"; sleep 600', timeout: '5m' }).catch((err: unknown) => err);
-  await waitFor(() => processes().some((p) => p.uid === uid && p.cmdline.includes('hop.sh')), { what: 'the hopper runs' });
+  await waitFor(() => liveProcesses().some((p) => p.uid === uid && p.cmdline.includes('hop.sh')), { what: 'the hopper runs' });
 
   await alice.terminateBox(box.id);
   await running;
-  assert.deepEqual(processes().filter((p) => p.uid === uid), [], 'a process of the box outlived it');
+  assert.deepEqual(liveProcesses().filter((p) => p.uid === uid), [], 'a process of the box outlived it');
   assert.equal(readdirSync(victim).length, 50, 'files outside the box were removed');
   assert.ok(!existsSync(join(dataDir, 'boxes', box.id)), 'the box directory is gone');
 });
@@ -86,8 +72,8 @@ test("a box sees only its own processes; no command line on the machine holds a 
   const b = await bob.createLinuxBox({ config: { envs: { BOB_TOKEN: 'bob-token-71c3e9' } } });
   try {
     const secretRun = bob.runCommand(b.id, { command: 'echo bob-command-4d2a >/dev/null; sleep 600314', envs: { BOB_RUN: 'bob-run-token-a90b' }, timeout: '5m' }).catch((err: unknown) => err);
-    await waitFor(() => processes().some((p) => p.cmdline === 'sleep\x00600314\x00'), { what: "bob's command runs" });
-    for (const p of processes()) {
+    await waitFor(() => liveProcesses().some((p) => p.cmdline === 'sleep\x00600314\x00'), { what: "bob's command runs" });
+    for (const p of liveProcesses()) {
       for (const s of ['bob-token-71c3e9', 'bob-run-token-a90b', 'bob-command-4d2a']) assert.ok(!p.cmdline.includes(s), `process ${p.pid} shows "${s}" on its command line: ${p.cmdline.replaceAll('\0', ' ')}`);
     }
     const seen = await alice.runCommand(a.id, { command: "for f in /proc/[0-9]*; do cat $f/cmdline $f/environ; echo; done 2>/dev/null; echo; ls /proc | grep -c '^[0-9]'" });
@@ -107,7 +93,7 @@ test(`a fork bomb stays in its box: one box user holds at most ${kBoxMaxProcesse
     assert.notEqual(r.exitCode, 0);
     assert.doesNotMatch(r.stdout, /all-started/);
     assert.match(r.stderr, /fork/i);
-    assert.deepEqual(processes().filter((p) => p.uid === boxUid(box)), [], 'what the command started ended with it');
+    assert.deepEqual(liveProcesses().filter((p) => p.uid === boxUid(box)), [], 'what the command started ended with it');
     assert.equal((await alice.runCommand(box.id, { command: 'echo fine' })).stdout, 'fine\n');
   } finally {
     await alice.terminateBox(box.id);

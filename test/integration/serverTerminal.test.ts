@@ -2,7 +2,7 @@
 // a pty behind its websocket. One server and one box for the whole file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -12,6 +12,7 @@ import { BoxClient, BoxApiError } from '../../src/api/client.js';
 import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { presign } from '../../src/server/secret.js';
+import { liveProcesses } from '../support/procs.js';
 import { waitFor } from '../support/waitFor.js';
 
 const kSecret = 'terminal-test-secret-0123456789abcdef';
@@ -105,16 +106,9 @@ function alive(pid: number): boolean {
 function shellPids(named: number[]): number[] {
   if (process.getuid?.() !== 0) return named;
   const uid = statSync(join(dataDir, 'boxes', box.id, 'work')).uid;
-  return readdirSync('/proc')
-    .filter((n) => /^\d+$/.test(n))
-    .filter((n) => {
-      try {
-        return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${n}/status`, 'utf8'))?.[1]) === uid && alive(Number(n));
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  return liveProcesses()
+    .filter((p) => p.uid === uid)
+    .map((p) => p.pid);
 }
 
 async function wsRefusal(url: string): Promise<{ status: number; body: { code?: string } }> {
