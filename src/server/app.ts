@@ -377,7 +377,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const cdp = attachCdpProxy(cdpUpgrades, {
     secret,
     lookup: (id) => registry.find(id),
-    queue: (entry, fn) => registry.run(entry, fn),
+    queue: (entry, fn) => registry.run(entry, fn, 'cdp'),
     log,
   });
 

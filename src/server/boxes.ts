@@ -1,5 +1,6 @@
 // The box registry: records (docs/api.md), tenancy, per-box serialisation, lifetimes.
 import { randomUUID } from 'node:crypto';
+import { channel } from 'node:diagnostics_channel';
 import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, statfs } from 'node:fs/promises';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -15,6 +16,9 @@ import type { GridClient } from './grid/client.js';
 import { gridChromium } from './grid/source.js';
 import { createAndroidEntry } from './adb/entry.js';
 import { BoxLedger, claimDataDir, kOutsideBoxesPrefix, reapDataDir } from './reaper.js';
+
+/** Published when a box's work joins its queue: `{boxId, what}` (BoxRegistry.run). */
+const kQueued = channel('boxflow:box:queued');
 
 export const kDefaultResolution: Resolution = { width: 1280, height: 800 };
 /** The default working dir, as a box path: the box's directory is its root "/". */
@@ -280,8 +284,13 @@ export class BoxRegistry {
     return { data: all.slice((page - 1) * pageSize, page * pageSize), page, pageSize, total: all.length };
   }
 
-  /** Runs `fn` after every earlier request for this box has finished. */
-  run<T>(entry: BoxEntry, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` after every earlier request for this box has finished. `what` names the work on the
+   * `boxflow:box:queued` diagnostics channel (as undici and fastify publish theirs), for whoever
+   * watches a box's queue: a message is published when the work joins the queue.
+   */
+  run<T>(entry: BoxEntry, fn: () => Promise<T>, what = 'work'): Promise<T> {
+    if (kQueued.hasSubscribers) kQueued.publish({ boxId: entry.record.id, what });
     const result = entry.tail.then(fn, fn);
     entry.tail = result.catch(() => {});
     return result;

@@ -101,7 +101,7 @@ export function createHandlers(deps: RouteDeps) {
         if (BoxflowError.is(err)) throw err;
         throw new BoxflowError('BROWSER_ERROR', `the box's browser failed: ${(err as Error).message.split('\n')[0]}`, { cause: err });
       }
-    });
+    }, name);
   }
 
   function shots(entry: BoxEntry, call: Call, body: Parameters<typeof screenshotPlan>[0]): ShotContext | null {

@@ -2,6 +2,7 @@
 // waits its turn in the box's queue, as an action does, and holds it until it is answered; closing
 // the connection lets the queue go on. The runner's CDP-only steps (selectOption, a date fill,
 // uploadFile) use it (src/runner/queuedCdp.ts), so they never interleave with an action.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
@@ -82,12 +83,24 @@ test('a queued command that never answers holds the queue only until its connect
   const url = await local.client.cdpUrl(box.id, {});
   const q = await queued(url);
   const order: string[] = [];
+  // The server is in this process: its box queue is watched on its diagnostics channel.
+  const queuedWork = (what: string) =>
+    new Promise<void>((resolve) => {
+      const seen = (m: unknown) => {
+        const q = m as { boxId: string; what: string };
+        if (q.boxId === box.id && q.what === what) resolve(void unsubscribe('boxflow:box:queued', seen));
+      };
+      subscribe('boxflow:box:queued', seen);
+    });
+  const neverQueued = queuedWork('cdp');
   const never = q.evaluate('new Promise(() => {})').catch(() => order.push('never: connection closed'));
-  // Wait until the server holds the queue for it: a plain command answers, and an action does not yet.
+  await neverQueued;
+  // A plain (unqueued) command still answers while the queue is held.
   const watch = await plain(url);
   await watch.evaluate('1');
+  const shotQueued = queuedWork('screenshot');
   const shot = local.client.screenshot(box.id, {}).then(() => order.push('screenshot answered'));
-  await new Promise((r) => setTimeout(r, 300));
+  await shotQueued;
   order.push('closing');
   q.conn.close();
   await Promise.all([never, shot]);

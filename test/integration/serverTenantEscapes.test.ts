@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import { BoxClient } from '../../src/api/client.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
@@ -14,6 +15,7 @@ import { claimBoxUser, isolatedLaunch, kLaunchDir, releaseBoxUser } from '../../
 import { rejects } from '../support/apiErrors.js';
 import { tempDir } from '../support/tmp.js';
 import { waitFor } from '../support/waitFor.js';
+import { tcpUnread, wchanOf } from '../support/procs.js';
 
 const asRoot = process.getuid?.() === 0;
 const dir = tempDir('boxflow-escapes-');
@@ -115,12 +117,11 @@ test('a web terminal whose shell reads nothing holds a bounded amount of the ser
     const before = rss(child.pid!);
     const frame = JSON.stringify({ type: 'input', data: 'x'.repeat(4 * 1024 * 1024 - 64) });
     for (let i = 0; i < 60; i++) ws.send(frame); // 240 MiB
-    // Wait until the transfer settles: the client's queue stops shrinking (drained or held back).
-    let last = -1;
-    for (let still = 0; still < 10; await new Promise((r) => setTimeout(r, 100))) {
-      still = ws.bufferedAmount === last ? still + 1 : 0;
-      last = ws.bufferedAmount;
-    }
+    // Wait for the server to stop reading: its socket holds unread bytes while its one thread
+    // sleeps in epoll (a socket it still read would wake it), and most of the input waits here.
+    const sock = (ws as unknown as { _socket: Socket })._socket;
+    const serverPort = Number(new URL(baseUrl).port);
+    await waitFor(() => ws.bufferedAmount > 100 * 2 ** 20 && (tcpUnread(serverPort, sock.localPort!) ?? 0) > 0 && wchanOf(child.pid!) === 'do_epoll_wait', { what: 'the server to stop reading the terminal socket', timeoutMs: 60_000, intervalMs: 50 });
     const grown = rss(child.pid!) - before;
     assert.ok(grown < 64 * 2 ** 20, `the server grew by ${Math.round(grown / 2 ** 20)} MiB for 240 MiB its shell did not read`);
     assert.ok(ws.bufferedAmount > 100 * 2 ** 20, 'the server stopped reading: the input waits on the client side');

@@ -25,3 +25,21 @@ export function liveProcesses(): Proc[] {
   }
   return out;
 }
+
+/** Where a process's main thread sleeps in the kernel now ('' while it runs). */
+export function wchanOf(pid: number): string {
+  return readFileSync(`/proc/${pid}/wchan`, 'utf8').replace(/^0$/, '');
+}
+
+/**
+ * The bytes the kernel holds, received and not yet read, on the loopback TCP socket from
+ * `localPort` to `remotePort` (IPv4 /proc/net/tcp); undefined when there is no such socket.
+ */
+export function tcpUnread(localPort: number, remotePort: number): number | undefined {
+  const hex = (p: number) => p.toString(16).toUpperCase().padStart(4, '0');
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const [, local, remote, , queues] = line.trim().split(/\s+/);
+    if (local?.endsWith(`:${hex(localPort)}`) && remote?.endsWith(`:${hex(remotePort)}`)) return parseInt(queues!.split(':')[1]!, 16);
+  }
+  return undefined;
+}
