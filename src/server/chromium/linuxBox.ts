@@ -12,13 +12,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { BoxflowError } from '../../errors.js';
-import type { KeyName, Point, Resolution, Tab } from '../../api/schemas.js';
+import type { KeyName, Orientation, Point, Resolution, Tab } from '../../api/schemas.js';
 import { launchChromium, type LaunchIdentity } from './process.js';
 import { clearProfile } from './profile.js';
 import { keyDef, keyEvent, type KeyDef } from './keys.js';
 import { RawCdp } from './rawCdp.js';
 import { FrameWatch } from './frameWatch.js';
 import { call, kResolveTarget, kSelectFocused, kSerializeDocument, kTabInfo } from './pageScripts.js';
+import { metricsOverride, screenOrientation, turnedResolution } from './viewport.js';
 
 const kMoveStepMs = 16; // one pointer move per frame at 60 Hz
 const kNavigationTimeoutMs = 30_000;
@@ -97,6 +98,8 @@ export class LinuxBox {
   readonly #source: BrowserSource;
   readonly #cdpTimeoutMs: number;
   #resolution: Resolution;
+  /** The orientation the screen was last turned to (see screenOrientation). */
+  #turned: Orientation | undefined;
   #crashed: string | undefined;
   #proc: BrowserHandle | undefined;
   #browser: Browser | undefined;
@@ -112,6 +115,8 @@ export class LinuxBox {
   readonly #raw = new WeakMap<Page, Promise<RawCdp>>();
   readonly #targetIds = new WeakMap<Page, string>();
   readonly #watches = new WeakMap<RawCdp, Promise<FrameWatch | undefined>>();
+  /** The screen each page was last given (viewport.ts), so an unchanged one costs no round trip. */
+  readonly #screens = new WeakMap<Page, string>();
   /** Called whenever the browser process goes away (closed or crashed). */
   onBrowserGone: (() => void) | undefined;
   /** Called once when Chromium went away without closeBrowser: the box is broken from then on. */
@@ -131,6 +136,11 @@ export class LinuxBox {
 
   get resolution(): Resolution {
     return { ...this.#resolution };
+  }
+
+  /** The screen's orientation, as the box's pages see it. */
+  get orientation(): Orientation {
+    return screenOrientation(this.#resolution, this.#turned);
   }
 
   /** The current Chromium's browser DevTools endpoint, starting Chromium if it is closed. */
@@ -242,7 +252,7 @@ export class LinuxBox {
     const page = await this.#newPage(browserContextId);
     this.#contextId = browserContextId;
     this.#active = page;
-    await this.#bounded('set the viewport', page.setViewportSize(this.#resolution));
+    await this.#fit(page);
     const { targetInfos } = await this.#bounded('list the tabs', cdp.send('Target.getTargets'));
     const strays = new Set(targetInfos.filter((t) => t.type === 'page' && t.browserContextId !== browserContextId).map((t) => t.targetId));
     const pages = this.#context!.pages().filter((p) => p !== page);
@@ -286,7 +296,8 @@ export class LinuxBox {
   #adopt(page: Page, makeActive: boolean): void {
     if (makeActive) {
       this.#active = page;
-      page.setViewportSize(this.#resolution).catch(() => {});
+      // Nobody waits on a tab that opened itself: a failure here is told by the next action on it, which fits it again.
+      this.#fit(page).catch(() => {});
     }
     page.once('close', () => {
       if (this.#active === page) this.#active = this.#context?.pages().at(-1);
@@ -356,7 +367,7 @@ export class LinuxBox {
     const context = this.#liveContext();
     const existing = this.#active && !this.#active.isClosed() ? this.#active : context.pages().at(-1);
     this.#active = existing ?? (await this.#newPage(this.#liveContextId()));
-    await this.#bounded('set the viewport', this.#active.setViewportSize(this.#resolution));
+    await this.#fit(this.#active);
     return this.#active;
   }
 
@@ -419,13 +430,34 @@ export class LinuxBox {
 
   // ---------------------------------------------------------------- display
 
-  async setResolution(res: Resolution): Promise<void> {
+  /** Resizes the screen of every tab; its orientation is `turned` when given, else as screenOrientation says. */
+  async setResolution(res: Resolution, turned?: Orientation): Promise<void> {
     this.#resolution = { ...res };
+    if (turned) this.#turned = turned;
     if (!this.#context) return;
     // A tab that closed meanwhile needs no size; any other failure is the answer's.
-    await Promise.all(this.#context.pages().map((p) => p.setViewportSize(res).catch((err: unknown) => {
+    await Promise.all(this.#context.pages().map((p) => this.#fit(p).catch((err: unknown) => {
       if (!p.isClosed()) throw err;
     })));
+  }
+
+  /** Turns the screen: width and height swap between a portrait and a landscape orientation, and the pages are told. */
+  rotate(orientation: Orientation): Promise<void> {
+    return this.setResolution(turnedResolution(this.#resolution, orientation), orientation);
+  }
+
+  /**
+   * Gives `page` the box's screen. On the page's own CDP session, not through Playwright's
+   * setViewportSize, which always tells the page its screen is landscape; the override stays with
+   * the tab across its navigations (and renderer swaps) until it closes.
+   */
+  async #fit(page: Page): Promise<void> {
+    const metrics = metricsOverride(this.#resolution, this.orientation);
+    const key = JSON.stringify(metrics);
+    if (this.#screens.get(page) === key) return;
+    const s = await this.#session(page);
+    await this.#bounded('set the viewport', s.send('Emulation.setDeviceMetricsOverride', metrics));
+    this.#screens.set(page, key);
   }
 
   /** A PNG of the viewport (or of `clip`, in real pixels), `scale` times its size. */
@@ -621,7 +653,7 @@ export class LinuxBox {
     const reuse = previous.url() === 'about:blank' && context.pages().length === 1;
     const page = reuse ? previous : await this.#newPage(this.#liveContextId());
     this.#active = page;
-    await this.#bounded('set the viewport', page.setViewportSize(this.#resolution));
+    await this.#fit(page);
     const stop = () => void this.#session(page).then((s) => s.send('Page.stopLoading')).catch(() => {});
     signal?.addEventListener('abort', stop, { once: true });
     try {

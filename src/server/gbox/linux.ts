@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { BoxflowError } from '../../errors.js';
-import { kLimits, kOrientations, type Display, type Orientation, type Point, type Tab } from '../../api/schemas.js';
+import { kLimits, type Display, type Orientation, type Point, type Tab } from '../../api/schemas.js';
 import type { LinuxBox } from '../chromium/linuxBox.js';
 import { keyDef, keyEvent, kModControl, type KeyEvent } from '../chromium/keys.js';
 import { call, kClipboardCatch, kClipboardWrite } from '../chromium/pageScripts.js';
@@ -131,30 +131,14 @@ async function sleepUntil(deadline: number, signal?: AbortSignal): Promise<void>
 
 // ---------------------------------------------------------------- rotation and display
 
-/** The orientation each box was last turned to (a box that was never turned has its screen's shape). */
-const orientations = new WeakMap<LinuxBox, Orientation>();
-const isPortrait = (o: Orientation) => o === 'portrait' || o === 'portraitUpsideDown';
-
-/**
- * The screen as GBOX's display reports it. A box turned to an orientation keeps it while the screen
- * has its shape; otherwise (never turned, or resized since) a screen taller than wide is `portrait`,
- * a wider one `landscapeLeft`.
- */
+/** The screen as GBOX's display reports it: its orientation is the one the box's pages see. */
 export function linuxDisplay(box: LinuxBox): Display {
-  const resolution = box.resolution;
-  const turned = orientations.get(box);
-  const shape = resolution.height >= resolution.width ? kOrientations[0] : kOrientations[1];
-  const fits = turned && (resolution.width === resolution.height || isPortrait(turned) === resolution.height > resolution.width);
-  return { orientation: fits ? turned : shape, resolution };
+  return { orientation: box.orientation, resolution: box.resolution };
 }
 
-/** Turns the viewport: width and height swap between a portrait and a landscape orientation. */
+/** Turns the screen (chromium/viewport.ts): the viewport swaps width and height, the page sees the orientation. */
 export async function rotateLinux(box: LinuxBox, orientation: Orientation): Promise<Display> {
-  const { width, height } = box.resolution;
-  const long = Math.max(width, height);
-  const short = Math.min(width, height);
-  await box.setResolution(isPortrait(orientation) ? { width: short, height: long } : { width: long, height: short });
-  orientations.set(box, orientation);
+  await box.rotate(orientation);
   return linuxDisplay(box);
 }
 
