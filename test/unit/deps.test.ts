@@ -12,14 +12,14 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'png' | 'errors' | 'mask' | 'index' | 'playwright' | 'studio';
+type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'png' | 'errors' | 'mask' | 'index' | 'playwright' | 'studio' | 'loopback';
 
 /** What each area may import besides itself and the leaves src/errors.ts and src/mask.ts. `types` = `import type` only. */
 const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
   index: { cli: 'all', runner: 'all', reporters: 'all', server: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all' },
   cli: { runner: 'all', server: 'all', reporters: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all', studio: 'all' },
   runner: { flow: 'all', api: 'all', layout: 'all', visual: 'all' },
-  reporters: { runner: 'all', flow: 'all' }, // narrowed to result types, events and the code frame below
+  reporters: { runner: 'all', flow: 'all', loopback: 'all' }, // narrowed to result types, events and the code frame below
   // png: the PNG codec the visual comparison and the server's trace drawing share.
   server: { api: 'all', png: 'all' },
   flow: { api: 'all', layout: 'types' },
@@ -32,7 +32,9 @@ const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
   errors: {},
   mask: {},
   // boxflow studio: a page on a box that writes flow files; it runs steps with the runner.
-  studio: { runner: 'all', flow: 'all', api: 'all', layout: 'all' },
+  studio: { runner: 'all', flow: 'all', api: 'all', layout: 'all', loopback: 'all' },
+  // The local HTTP servers' one fastify app and file serving (the studio's, show-report's).
+  loopback: {},
 };
 
 /** Leaf modules every area may import; they import nothing internal. */
@@ -50,12 +52,13 @@ const kFlowLayoutFiles = new Set(['src/layout/types.ts', 'src/layout/text.ts']);
 /** boxflow/test reads the CLI's config loading and starts the embedded server as the CLI does (one helper), nothing else of the CLI. */
 const kPlaywrightCliFiles = new Set(['src/cli/config.ts', 'src/cli/embedded.ts']);
 
-/** npm packages that belong to one area. */
-const kPackageOwners: Record<string, Area> = {
+/** npm packages that belong to one area (or to the few named). */
+const kPackageOwners: Record<string, Area | Area[]> = {
   undici: 'api',
   pngjs: 'png',
   pixelmatch: 'visual',
-  fastify: 'server',
+  fastify: ['server', 'loopback'],
+  '@fastify/static': 'loopback',
   '@fastify/multipart': 'server',
   // An optional peer dependency: only the boxflow/test entry may load it.
   '@playwright/test': 'playwright',
@@ -161,7 +164,8 @@ function violations(files: Array<{ file: string; text: string }>): string[] {
         }
       } else if (!imp.spec.startsWith('node:')) {
         const owner = kPackageOwners[packageName(imp.spec)];
-        if (owner && owner !== from && !imp.typeOnly) problems.push(`${where}: the package ${packageName(imp.spec)} belongs to src/${owner}/; ${from ?? file} imports it`);
+        const owners = owner === undefined ? [] : [owner].flat();
+        if (owners.length && !(from && owners.includes(from)) && !imp.typeOnly) problems.push(`${where}: the package ${packageName(imp.spec)} belongs to ${owners.map((o) => `src/${o}/`).join(' and ')}; ${from ?? file} imports it`);
       }
     }
   }
@@ -265,7 +269,7 @@ test('the rules catch forbidden arrows, value imports where only types may go, a
     "src/runner/run.ts:1: forbidden arrow runner → server (import '../server/index.js')",
     'src/runner/run.ts:2: the package pngjs belongs to src/png/; runner imports it',
     'src/visual/compare.ts:2: the package pngjs belongs to src/png/; visual imports it',
-    'src/cli/main.ts:3: the package fastify belongs to src/server/; cli imports it',
+    'src/cli/main.ts:3: the package fastify belongs to src/server/ and src/loopback/; cli imports it',
     "src/mask.ts:1: forbidden arrow mask → runner (import './runner/run.js')",
   ]);
 });
