@@ -28,6 +28,7 @@ import { KeyVerifier, resolveSecret } from './secret.js';
 import { kStoragePrefix, ObjectStore } from './storage.js';
 import { attachWebTerminal, kTerminalPrefix } from './terminal.js';
 import { attachLiveView, kLiveViewPrefix } from './liveView.js';
+import { loggerOptions, type LogFn, type LoggerOptions } from './logger.js';
 
 export interface ServerOptions {
   /** Default 127.0.0.1. */
@@ -39,8 +40,13 @@ export interface ServerOptions {
   secret?: string;
   /** Default: findChromium(process.env). */
   chromiumPath?: string;
-  /** One JSON-able entry per action and per server fault. Default: a JSON line on stderr. */
-  log?: (entry: Record<string, unknown>) => void;
+  /**
+   * One entry per action and per server fault, for an embedding that keeps its own log. Default:
+   * fastify's logger (pino), as `logger` says.
+   */
+  log?: LogFn;
+  /** The level and stream of fastify's logger when no `log` is given. Default: info, on stderr. */
+  logger?: LoggerOptions;
   /** Longest wait for one browser command before the action fails with BROWSER_TIMEOUT. Default 30 s. */
   cdpTimeoutMs?: number;
   /**
@@ -91,10 +97,6 @@ const kRequestTimeoutMs = 10 * 60_000;
 const kMaxConnectionsPerPeer = 256;
 const kUtf8 = new TextDecoder('utf-8', { fatal: true });
 const clip = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
-
-const stderrLog = (entry: Record<string, unknown>) => {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
-};
 
 interface ErrorReply {
   status: number;
@@ -157,32 +159,12 @@ function hostForUrl(host: string): string {
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   closeInheritedFds(); // what started this process keeps its descriptors: no box gets one
   const host = opts.host ?? '127.0.0.1';
-  const log = opts.log ?? stderrLog;
   const secret = opts.secret ?? (await resolveSecret(opts.dataDir));
-  const grid = opts.grid === undefined ? undefined : new GridClient(typeof opts.grid === 'string' ? { url: opts.grid } : opts.grid, log);
-  // With a grid, no Linux box runs here: no Chromium is needed.
-  const executablePath = opts.chromiumPath ?? (grid ? '' : findChromium(process.env));
-  await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
-
-  const android = new AdbBackend({ address: adbAddresses(opts.adb), log });
-  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, android, ...(grid ? { grid } : {}), ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}), ...(opts.maxBoxesPerKey ? { maxBoxesPerKey: opts.maxBoxesPerKey } : {}) });
-  const store = new ObjectStore(join(opts.dataDir, 'objects'), secret);
-  const keys = new KeyVerifier(secret);
-  const allHandlers = createHandlers({ registry, store, secret, allowInnerDownloads: opts.allowInnerDownloads });
-  const handlers = grid ? guardGridBoxes(allHandlers, (tenant, id) => registry.get(tenant, id)) : allHandlers;
-
-  // No message names a path of this server (its data dir, its Chromium): a tenant has no use for them.
-  const serverPaths = [...new Set([resolve(opts.dataDir), await realpath(opts.dataDir), executablePath].filter(Boolean))].sort((a, b) => b.length - a.length);
-  const scrubText = (text: string): string => {
-    let message = text;
-    for (const p of serverPaths) message = message.split(p).join('<server>');
-    return message;
-  };
-  const scrub = (r: ErrorReply): ErrorReply => {
-    const message = scrubText(r.body.message);
-    return message === r.body.message ? r : { ...r, body: { ...r.body, message } };
-  };
-
+  // Every part logs through `log`: into fastify's logger unless the embedding keeps its own.
+  const log: LogFn = opts.log ?? (({ level, msg, ...fields }) => {
+    const at = level === 'error' || level === 'warn' || level === 'debug' ? level : 'info';
+    app.log[at](fields, String(msg ?? ''));
+  });
   // Each phase of a connection has its own bound: its headers (headersTimeout, also for a connection
   // that sends nothing), its body (requestTimeout), the wait for its next request (keepAliveTimeout).
   // No idle timer on the socket (connectionTimeout) while the server works on the answer: a command
@@ -191,7 +173,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const requestTimeout = opts.requestTimeoutMs ?? kRequestTimeoutMs;
   const headersTimeout = Math.min(opts.headersTimeoutMs ?? kHeadersTimeoutMs, requestTimeout || Infinity);
   const app = Fastify({
-    logger: false,
+    logger: loggerOptions(opts.log && !opts.logger ? { level: 'silent' } : (opts.logger ?? {}), secret),
     bodyLimit: kBodyLimit,
     forceCloseConnections: true,
     keepAliveTimeout: 72_000,
@@ -216,6 +198,30 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       socket.destroySoon();
     },
   });
+
+  const grid = opts.grid === undefined ? undefined : new GridClient(typeof opts.grid === 'string' ? { url: opts.grid } : opts.grid, log);
+  // With a grid, no Linux box runs here: no Chromium is needed.
+  const executablePath = opts.chromiumPath ?? (grid ? '' : findChromium(process.env));
+  await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
+
+  const android = new AdbBackend({ address: adbAddresses(opts.adb), log });
+  const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, android, ...(grid ? { grid } : {}), ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}), ...(opts.maxBoxesPerKey ? { maxBoxesPerKey: opts.maxBoxesPerKey } : {}) });
+  const store = new ObjectStore(join(opts.dataDir, 'objects'), secret);
+  const keys = new KeyVerifier(secret);
+  const allHandlers = createHandlers({ registry, store, secret, allowInnerDownloads: opts.allowInnerDownloads });
+  const handlers = grid ? guardGridBoxes(allHandlers, (tenant, id) => registry.get(tenant, id)) : allHandlers;
+
+  // No message names a path of this server (its data dir, its Chromium): a tenant has no use for them.
+  const serverPaths = [...new Set([resolve(opts.dataDir), await realpath(opts.dataDir), executablePath].filter(Boolean))].sort((a, b) => b.length - a.length);
+  const scrubText = (text: string): string => {
+    let message = text;
+    for (const p of serverPaths) message = message.split(p).join('<server>');
+    return message;
+  };
+  const scrub = (r: ErrorReply): ErrorReply => {
+    const message = scrubText(r.body.message);
+    return message === r.body.message ? r : { ...r, body: { ...r.body, message } };
+  };
 
   // Connections per peer address: one more than the cap is closed at once, so that one client (a
   // flood, a slowloris) cannot take every file descriptor of the server from the others.
