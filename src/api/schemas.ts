@@ -178,7 +178,7 @@ export type ActionSettings = Static<typeof ActionSettings>;
 
 export const ScreenshotBody = Type.Object({
   outputFormat: Type.Optional(outputFormat({ default: 'base64' })),
-  /** Save the screenshot to the device's screenshot album (GBOX); boxflow serve answers 422 for it. */
+  /** Save the screenshot to the device's album (GBOX): on an Android box the Pictures album; a Linux box has none (422). */
   saveToAlbum: Type.Optional(Type.Boolean()),
   /** A tall capture of the page from its top, `maxHeight` pixels at most (default 4000). */
   scrollCapture: Type.Optional(Type.Object({
@@ -500,6 +500,8 @@ export const RecordingResult = Type.Object({
   /** The video ends before the stop: at the length bound (`duration`) or the size bound (`size`). */
   truncated: Type.Optional(Type.String()),
   limits: Type.Optional(Type.Object({ maxDurationMs: Type.Number(), maxBytes: Type.Number() })),
+  /** When the video's first frame (its 0) was on the screen, ISO 8601 on the box's clock; absent when the box cannot tell (an Android box). */
+  startedAt: Type.Optional(Type.String()),
 });
 export type RecordingResult = Static<typeof RecordingResult>;
 
@@ -521,7 +523,13 @@ export const CommandBody = Type.Object({
   workingDir: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
 });
 export type CommandBody = Static<typeof CommandBody>;
-export const CommandResult = Type.Object({ exitCode: Type.Number(), stdout: Type.String(), stderr: Type.String() });
+/** boxflow adds `truncated` when a stream passed kCommandOutputMax: the bytes of it that were dropped. */
+export const CommandResult = Type.Object({
+  exitCode: Type.Number(),
+  stdout: Type.String(),
+  stderr: Type.String(),
+  truncated: Type.Optional(Type.Object({ stdout: Type.Optional(Type.Number()), stderr: Type.Optional(Type.Number()) })),
+});
 export type CommandResult = Static<typeof CommandResult>;
 
 /**

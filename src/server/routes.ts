@@ -224,7 +224,7 @@ export function createHandlers(deps: RouteDeps) {
     screenshot: (call) =>
       boxCall('screenshot', call, async (entry) => {
         const body = validated(endpoints.screenshot.body, call.body) as ScreenshotBody;
-        if (body.saveToAlbum) throw new BoxflowError('UNPROCESSABLE', `/saveToAlbum: boxflow serve keeps no screenshot album on ${entry.record.type} boxes; store the image with outputFormat: storageKey instead`);
+        if (body.saveToAlbum && !entry.android) throw new BoxflowError('UNPROCESSABLE', `/saveToAlbum: boxflow serve keeps no screenshot album on ${entry.record.type} boxes; store the image with outputFormat: storageKey instead`);
         if (body.scrollCapture && body.clip) throw new BoxflowError('INVALID_REQUEST', '/scrollCapture and /clip cannot be combined: a scroll capture is the page from its top');
         if (entry.android) {
           if (body.scrollCapture) throw new BoxflowError('UNPROCESSABLE', '/scrollCapture is not offered on Android boxes: it would need swipes and stitching');

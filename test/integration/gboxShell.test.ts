@@ -197,6 +197,9 @@ test('huge output is cut at the limit, each stream on its own, and said so', asy
   assert.equal(r.stdout.slice(0, kCommandOutputMax), 'a'.repeat(kCommandOutputMax));
   assert.match(r.stdout.slice(kCommandOutputMax), /^\n\[boxflow: output cut at 1048576 bytes; the command wrote 3000000\]$/);
   assert.match(r.stderr.slice(kCommandOutputMax), /^\n\[boxflow: output cut at 1048576 bytes; the command wrote 1500005\]$/);
+  assert.deepEqual(r.truncated, { stdout: 3000000 - kCommandOutputMax, stderr: 1500005 - kCommandOutputMax }, 'the bytes dropped from each stream, as a field');
+  const small = await a().runCommand(box.id, { command: 'echo small' });
+  assert.equal('truncated' in small, false, 'nothing cut, no field');
   // A character cut in two at the limit is left out, never half-sent.
   const u = await a().runCommand(box.id, { command: `python3 -c "import sys; sys.stdout.write('x' + 'é' * 600000)"` });
   assert.ok(!u.stdout.includes('\uFFFD'));

@@ -14,7 +14,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeDevice, isStreamReply, replyBytes, writeReply, type DeviceState } from './fakeDevice.js';
+import { FakeDevice, isFail, isSplit, isStreamReply, joined, replyBytes, writeReply, type DeviceState, type Reply } from './fakeDevice.js';
 
 // The device model moved to fakeDevice.ts (shared with the transport fake, fakeAdbDevice.ts); its
 // names stay importable from here.
@@ -81,6 +81,8 @@ export class FakeAdbServer {
   readonly #server: Server;
   readonly #devices = new Map<string, FakeDevice>();
   readonly #trackers = new Set<Socket>();
+  /** Lines a `shell,v2,raw:` request carried that the device model does not know. */
+  readonly shellV2Failures: string[] = [];
   /** Every host request in order (`host:version`, `host:transport:SERIAL`, ...). */
   readonly hostRequests: string[] = [];
   port = 0;
@@ -160,6 +162,13 @@ export class FakeAdbServer {
         socket.write(Buffer.concat([Buffer.from('OKAY'), framed(this.#list(false))]));
         return;
       }
+      // adb's `host-serial:SERIAL:features`: the transport's feature list, comma-separated.
+      const features = /^host-serial:(.+):features$/.exec(req);
+      if (features) {
+        const d = this.#devices.get(features[1]!);
+        if (!d) return fail(`device '${features[1]}' not found`);
+        return void socket.end(Buffer.concat([Buffer.from('OKAY'), framed(d.features.join(','))]));
+      }
       const t = /^host:transport:(.+)$/.exec(req);
       if (!t) return fail(`fake adb server: unknown host request: ${req}`);
       const dev = this.#devices.get(t[1]!);
@@ -174,6 +183,11 @@ export class FakeAdbServer {
         return await this.#sync(socket, reader, dev);
       }
       if (service === 'shell:') return void this.#interactive(socket, reader, dev).catch(() => socket.destroy());
+      if (service.startsWith('shell,v2,raw:')) {
+        if (!dev.features.includes('shell_v2')) return fail('fake adb server: this device has no shell_v2');
+        socket.write('OKAY');
+        return await this.#shellV2(socket, dev, service.slice('shell,v2,raw:'.length));
+      }
       if (!service.startsWith('shell:') && !service.startsWith('exec:')) return fail(`fake adb server: unknown device service: ${service}`);
       if (dev.stdinBytes(service)) {
         // A streaming install: the service opens (OKAY), then reads its -S bytes, then answers.
@@ -185,7 +199,7 @@ export class FakeAdbServer {
       const pending = dev.run(service, Buffer.alloc(0));
       if (!(pending instanceof Promise) && !isStreamReply(pending)) {
         if (typeof pending === 'object' && 'fail' in pending) return fail(pending.fail);
-        return void socket.end(Buffer.concat([Buffer.from('OKAY'), Buffer.from(pending)]));
+        return void socket.end(Buffer.concat([Buffer.from('OKAY'), joined(pending)]));
       }
       socket.write('OKAY');
       const reply = await pending;
@@ -195,6 +209,40 @@ export class FakeAdbServer {
     } catch {
       socket.destroy();
     }
+  }
+
+  /**
+   * `shell,v2,raw:<line>` (adb's shell protocol v2): the line's stdout and stderr as packets of their
+   * own (id 1, 2; a u32 little-endian length; the bytes), then its exit status (id 3, one byte), then
+   * the end. A command the fake does not know is sh's message on stderr and status 127.
+   */
+  async #shellV2(socket: Socket, dev: FakeDevice, line: string): Promise<void> {
+    const packet = (id: number, data: Buffer | string) => {
+      const bytes = Buffer.from(data);
+      const head = Buffer.alloc(5);
+      head[0] = id;
+      head.writeUInt32LE(bytes.length, 1);
+      return socket.write(Buffer.concat([head, bytes])) || writable(socket);
+    };
+    dev.lastExit = 0;
+    const reply: Reply = await dev.run(`shell:${line}`, Buffer.alloc(0));
+    if (isFail(reply)) {
+      this.shellV2Failures.push(reply.fail);
+      await packet(2, `/system/bin/sh: ${reply.fail}\n`);
+      dev.lastExit = 127;
+    } else if (isStreamReply(reply)) {
+      for await (const chunk of reply.stream) {
+        if (socket.destroyed) return;
+        await packet(1, chunk);
+      }
+    } else if (isSplit(reply)) {
+      if (reply.out.length) await packet(1, reply.out);
+      if (reply.err.length) await packet(2, reply.err);
+    } else if (reply.length) {
+      await packet(1, reply);
+    }
+    await packet(3, Buffer.from([dev.lastExit & 0xff]));
+    socket.end();
   }
 
   /** `shell:` with no command: a prompt, then each line run like a `shell:<line>` request (recorded as `pty:<line>`). */
@@ -233,19 +281,26 @@ export class FakeAdbServer {
       if (id === 'QUIT') return void socket.end();
       const arg = (await reader.read(len)).toString('utf8');
       dev.syncRequests.push(`${id} ${arg}`);
+      const denied = dev.denies(arg);
       if (id === 'STAT') {
-        const f = dev.files.get(arg);
+        // adbd's lstat fails where a folder on the way may not be entered: all zeros, as for nothing there.
+        const f = denied === 'under' ? undefined : dev.files.get(arg);
         socket.write(Buffer.concat([Buffer.from('STAT'), u32(f?.mode ?? 0), u32(f?.data.length ?? 0), u32(f?.mtime ?? 0)]));
       } else if (id === 'LIST') {
         const prefix = arg.endsWith('/') ? arg : `${arg}/`;
         for (const [path, f] of dev.files) {
           const name = path.slice(prefix.length);
-          if (!path.startsWith(prefix) || !name || name.includes('/')) continue;
+          // adbd's opendir fails on a folder it may not read: no entry, then DONE.
+          if (denied || !path.startsWith(prefix) || !name || name.includes('/')) continue;
           socket.write(Buffer.concat([Buffer.from('DENT'), u32(f.mode), u32(f.data.length), u32(f.mtime), u32(Buffer.byteLength(name)), Buffer.from(name)]));
         }
         socket.write(Buffer.concat([Buffer.from('DONE'), Buffer.alloc(16)]));
       } else if (id === 'RECV') {
         const f = dev.files.get(arg);
+        if (denied) {
+          syncFail('open failed: Permission denied');
+          continue;
+        }
         if (!f || (f.mode & S_IFDIR) === S_IFDIR) {
           syncFail(`open failed: No such file or directory`);
           continue;
@@ -279,6 +334,10 @@ export class FakeAdbServer {
             mtime = n;
             break;
           } else return void syncFail(`fake adb server: unexpected ${kind} in SEND`);
+        }
+        if (dev.denies(path)) {
+          syncFail("couldn't create file: Permission denied");
+          continue;
         }
         dev.writeFile(path, Buffer.concat(parts), mode);
         dev.files.get(path)!.mtime = mtime;

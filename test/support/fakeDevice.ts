@@ -53,7 +53,21 @@ export interface Installed {
  * What a handler returns: output bytes (the socket then closes), a FAIL, or output that comes over
  * time (`stream`: each chunk written as it is yielded, then the socket closes).
  */
-export type Reply = string | Buffer | { fail: string } | { stream: AsyncIterable<string | Buffer> };
+export type Reply = string | Buffer | { fail: string } | { stream: AsyncIterable<string | Buffer> } | Split;
+
+/** A command's stdout and stderr apart (a v2 shell carries them apart; the legacy `shell:` joins them, stdout first). */
+export interface Split {
+  out: string | Buffer;
+  err: string | Buffer;
+}
+
+export const isSplit = (reply: Reply): reply is Split => typeof reply === 'object' && !Buffer.isBuffer(reply) && 'err' in reply;
+
+/** The bytes a legacy `shell:` stream carries for a reply that is not a stream: stdout and stderr as one. */
+export function joined(reply: Exclude<Reply, { stream: AsyncIterable<string | Buffer> }>): Buffer {
+  if (isSplit(reply)) return Buffer.concat([Buffer.from(reply.out), Buffer.from(reply.err)]);
+  return Buffer.from(typeof reply === 'object' && !Buffer.isBuffer(reply) ? reply.fail : reply);
+}
 
 /** Whether a reply is output that comes over time. */
 export function isStreamReply(reply: Reply): reply is { stream: AsyncIterable<string | Buffer> } {
@@ -67,12 +81,12 @@ export async function replyBytes(reply: Reply): Promise<Buffer> {
     for await (const chunk of reply.stream) parts.push(Buffer.from(chunk));
     return Buffer.concat(parts);
   }
-  return Buffer.from(typeof reply === 'object' && !Buffer.isBuffer(reply) ? reply.fail : reply);
+  return joined(reply);
 }
 
 /** Writes a reply's output as it comes; stops when `closed()` says the reader went away. */
 export async function writeReply(reply: Exclude<Reply, { fail: string }>, write: (chunk: Buffer) => unknown, closed: () => boolean): Promise<void> {
-  if (!isStreamReply(reply)) return void (await write(Buffer.from(reply)));
+  if (!isStreamReply(reply)) return void (await write(joined(reply)));
   for await (const chunk of reply.stream) {
     if (closed()) return;
     await write(Buffer.from(chunk));
@@ -141,6 +155,15 @@ export class FakeDevice {
   readonly installs: Array<{ kind: 'single' | 'session'; names: string[]; bytes: number[] }> = [];
   /** Exit status of the last `sh -c` line (127: a command the fake does not know), which `echo $?` prints. */
   lastExit = 0;
+  /** adbd's transport features (the adb server answers them to `host-serial:SERIAL:features`); `shell_v2` enables `shell,v2,raw:`. */
+  features: string[] = ['cmd'];
+  /**
+   * Paths the device's shell user may not read (constructed from Linux permissions as adbd meets
+   * them): a directory here is not listed (LIST sends no entry, `ls` says Permission denied) and
+   * nothing under it can be reached (STAT answers zeros, as adbd's failed lstat; RECV and SEND
+   * fail); a file here is seen but not opened.
+   */
+  readonly denied = new Set<string>();
   /** Extra handlers a test adds; tried before the built-in ones. */
   readonly overrides: Array<[RegExp, Handler]> = [];
   readonly #sockets = new Set<Socket>();
@@ -159,6 +182,13 @@ export class FakeDevice {
   /** Replies to command lines matching `pattern` (anchored by the caller) before the defaults. */
   on(pattern: RegExp, handler: Handler): void {
     this.overrides.unshift([pattern, handler]);
+  }
+
+  /** `self`: the path is in `denied`; `under`: a folder on its way is; undefined: readable. */
+  denies(path: string): 'self' | 'under' | undefined {
+    if (this.denied.has(path)) return 'self';
+    for (let at = path.slice(0, path.lastIndexOf('/')); at; at = at.slice(0, at.lastIndexOf('/'))) if (this.denied.has(at)) return 'under';
+    return undefined;
   }
 
   mkdirs(path: string): void {
@@ -254,6 +284,7 @@ export class FakeDevice {
     if (runs.length === 1) return runs[0]!.run!();
     return (async (): Promise<Reply> => {
       const out: Buffer[] = [];
+      const err: Buffer[] = [];
       for (const [i, r] of runs.entries()) {
         const reply = await r.run!();
         // Output that comes over time: what came before, it, then the rest of the line in turn.
@@ -266,14 +297,17 @@ export class FakeDevice {
               for (const later of rest) {
                 const next = await later.run!();
                 if (isStreamReply(next)) yield* next.stream;
-                else yield Buffer.from(typeof next === 'object' && 'fail' in next ? `${next.fail}\n` : next);
+                else yield isFail(next) ? Buffer.from(`${next.fail}\n`) : joined(next);
               }
             })(),
           };
         }
-        out.push(Buffer.from(typeof reply === 'object' && 'fail' in reply ? `${reply.fail}\n` : reply));
+        if (isSplit(reply)) {
+          out.push(Buffer.from(reply.out));
+          err.push(Buffer.from(reply.err));
+        } else out.push(Buffer.from(isFail(reply) ? `${reply.fail}\n` : reply));
       }
-      return Buffer.concat(out);
+      return err.length ? { out: Buffer.concat(out), err: Buffer.concat(err) } : Buffer.concat(out);
     })();
   }
 
@@ -311,15 +345,40 @@ export class FakeDevice {
   ];
 
   readonly #shellHandlers: Array<[RegExp, Handler]> = [
-    // The commands endpoint's line (src/server/gbox/commands.ts): `sh -c '<command>'` runs the command
-    // as a line of its own (exit status 127 when the fake does not know it), `echo` prints its words,
-    // `$?` as that status.
+    // The commands endpoint's line (src/server/gbox/androidCommands.ts): `sh -c '<command>'` runs the
+    // command as a line of its own (exit status 127 and sh's message on stderr when the fake does not
+    // know it), `echo` prints its words, `$?` as that status. `2>FILE` after it (the legacy path)
+    // writes its stderr to FILE.
     [/^sh -c (.+)$/s, async (m, d, stdin) => {
+      const [script = '', redirect] = shellWords(m[1]!);
       d.lastExit = 0;
-      const reply = await d.run(`shell:${shellWords(m[1]!)[0] ?? ''}`, stdin, false);
-      const failed = typeof reply === 'object' && 'fail' in reply;
-      if (failed) d.lastExit = 127;
-      return failed ? `${reply.fail}\n` : reply;
+      let reply = await d.run(`shell:${script}`, stdin, false);
+      if (isFail(reply)) {
+        d.lastExit = 127;
+        reply = { out: '', err: `${reply.fail}\n` };
+      }
+      if (!redirect?.startsWith('2>')) return reply;
+      if (isStreamReply(reply)) return reply;
+      d.writeFile(redirect.slice(2), isSplit(reply) ? Buffer.from(reply.err) : '');
+      return isSplit(reply) ? reply.out : reply;
+    }],
+    // constructed (toybox ls: errors on stderr as `ls: PATH: REASON`, status 1): `-ld` one line per
+    // path, else the names in a directory; `denied` paths as adbd's shell user meets them
+    [/^ls(?: (-a|-ld))? (.+)$/, (m, d) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      for (const path of shellWords(m[2]!)) {
+        const f = d.files.get(path);
+        const why = d.denies(path);
+        const dir = !!f && (f.mode & S_IFDIR) === S_IFDIR;
+        if (why === 'under' || (why === 'self' && dir && m[1] !== '-ld')) err.push(`ls: ${path}: Permission denied`);
+        else if (!f) err.push(`ls: ${path}: No such file or directory`);
+        else if (m[1] === '-ld' || !dir) out.push(m[1] === '-ld' ? `${dir ? 'drwxrwx--x' : '-rw-rw----'} 2 root sdcard_rw ${f.data.length} 2023-11-14 22:13 ${path}` : path);
+        else out.push(...(m[1] === '-a' ? ['.', '..'] : []), ...[...d.files.keys()].filter((k) => k.startsWith(`${path}/`) && !k.slice(path.length + 1).includes('/')).map((k) => k.slice(path.length + 1)).sort());
+      }
+      d.lastExit = err.length ? 1 : 0;
+      const text = (lines: string[]) => (lines.length ? `${lines.join('\n')}\n` : '');
+      return err.length ? { out: text(out), err: text(err) } : text(out);
     }],
     // `exit N` inside a command's `sh -c`: its status (what `echo $?` prints after it).
     [/^exit (\d+)$/, (m, d) => ((d.lastExit = Number(m[1])), '')],
@@ -442,7 +501,11 @@ export class FakeDevice {
       return 'Broadcasting: Intent { act=ADB_INPUT_B64 flg=0x400000 (has extras) }\nBroadcast completed: result=0\n';
     }],
     [/^am broadcast -a android\.intent\.action\.MEDIA_SCANNER_SCAN_FILE -d (.+)$/, (m) => `Broadcasting: Intent { act=android.intent.action.MEDIA_SCANNER_SCAN_FILE dat=${shellWords(m[1]!)[0]} flg=0x400000 }\nBroadcast completed: result=0\n`],
-    [/^mkdir -p (.+)$/, (m, d) => (d.mkdirs(shellWords(m[1]!)[0]!), '')],
+    [/^mkdir -p (.+)$/, (m, d) => {
+      const p = shellWords(m[1]!)[0]!;
+      if (d.denies(p) === 'under') return `mkdir: '${p}': Permission denied\n`;
+      return (d.mkdirs(p), '');
+    }],
     [/^rm -rf (.+)$/, (m, d) => {
       const p = shellWords(m[1]!)[0]!;
       for (const k of [...d.files.keys()]) if (k === p || k.startsWith(`${p}/`)) d.files.delete(k);

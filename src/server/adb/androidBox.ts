@@ -19,6 +19,7 @@ import { selfIdentity } from '../reaper.js';
 import { AndroidScratch } from './leftovers.js';
 import { activityClass, checkPackageName, isPackageName } from './names.js';
 import { sh } from '../../api/shellQuote.js';
+import { kShellV2Feature, transportFeatures } from './shellV2.js';
 
 export const kAdbKeyboardIme = 'com.android.adbkeyboard/.AdbIME';
 
@@ -114,6 +115,8 @@ export class AndroidBox {
   #scratch: AndroidScratch | undefined;
   /** The bound of one `type` request's device time (kTypeBudgetMs). */
   typeBudgetMs = kTypeBudgetMs;
+  /** Whether the device speaks adb's shell protocol v2 (asked once, shellV2.ts). */
+  #shellV2: Promise<boolean> | undefined;
 
   constructor(device: DeviceClient, info: DeviceInfo, boxId: string, adb: { host: string; port: number }) {
     this.#device = device;
@@ -175,6 +178,18 @@ export class AndroidBox {
    */
   shellStream(cmd: string): Promise<Duplex> {
     return this.#call(cmd.split(' ').slice(0, 2).join(' '), () => this.#timed(cmd, kCommandTimeoutMs, async (track) => track(await this.#device.shell(cmd))));
+  }
+
+  /** Whether commands can have their stdout, stderr and exit status apart (adb's `shell_v2` feature). */
+  hasShellV2(): Promise<boolean> {
+    this.#shellV2 ??= this.#call('features', () => transportFeatures(this.#device)).then((f) => f.has(kShellV2Feature));
+    this.#shellV2.catch(() => (this.#shellV2 = undefined));
+    return this.#shellV2;
+  }
+
+  /** As shellStream, over `shell,v2,raw:` (shellV2.ts): the stream carries v2 packets. */
+  shellV2Stream(cmd: string): Promise<Duplex> {
+    return this.#call(cmd.split(' ').slice(0, 2).join(' '), () => this.#timed(cmd, kCommandTimeoutMs, async (track) => track(await this.#device.openLocal(`shell,v2,raw:${cmd}`))));
   }
 
   /** Runs an `exec:` command (raw, binary-safe), optionally streaming `stdin` first. */
@@ -539,12 +554,16 @@ export class AndroidBox {
     return apps;
   }
 
-  /** Force-stops every running third-party app except the active keyboard. */
+  /**
+   * "Close all apps": force-stops every running package that the launcher shows (a MAIN/LAUNCHER
+   * activity, query-activities), system apps such as the browser or Settings included, whoever opened
+   * it; the keyboard in use stays. Answers the packages stopped.
+   */
   async closeAll(): Promise<string[]> {
-    const [all, names, ime] = await Promise.all([this.#allPackages(), this.#runningNames(), this.shell('settings get secure default_input_method')]);
+    const [apps, names, ime] = await Promise.all([this.listApps(), this.#runningNames(), this.shell('settings get secure default_input_method')]);
     const keep = ime.trim().split('/')[0];
-    const stop = all.filter((p) => !p.system && names.has(p.packageName) && p.packageName !== keep).map((p) => p.packageName);
-    for (const p of stop) await this.shell(sh`am force-stop ${p}`);
+    const stop = [...new Set(apps.map((a) => a.packageName))].filter((p) => names.has(p) && p !== keep);
+    await this.#quietBatch(stop.map((p) => sh`am force-stop ${p}`));
     return stop;
   }
 
@@ -823,6 +842,18 @@ export class AndroidBox {
     const entries = await this.#call(`list ${dir}`, async () => (await this.#device.readdir(dir)).map((e: { name: string }) => ({ name: e.name })));
     await this.#quiet(sh`rm -rf ${dir}`);
     for (const e of entries) await this.#scan(`${dir}/${e.name}`);
+  }
+
+  /**
+   * Puts a screenshot in the device's Pictures album: pushed to /sdcard/Pictures/<name>.png, then
+   * announced to the media scanner so that the gallery shows it. Answers the device path.
+   */
+  async saveToAlbum(png: Buffer, name: string): Promise<string> {
+    const path = `/sdcard/Pictures/${name}.png`;
+    await this.#quiet(sh`mkdir -p ${'/sdcard/Pictures'}`);
+    await this.writeStream(Readable.from([png], { objectMode: false }), path);
+    await this.#scan(path);
+    return path;
   }
 
   async #scan(path: string): Promise<void> {

@@ -130,6 +130,8 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       const scale = entry.scale;
       const clip = body.clip && { x: body.clip.x / scale, y: body.clip.y / scale, width: body.clip.width / scale, height: body.clip.height / scale };
       const png = await entry.android.screenshot(scale, clip);
+      // The device's Pictures album, under a name of this box and action (GBOX's answer stays the same).
+      if (body.saveToAlbum) await entry.android.saveToAlbum(png, `boxflow-${entry.record.id}-${call.actionId ?? Date.now().toString(36)}`);
       return screenshotAnswer(png, body, { store: deps.store, origin: call.origin, boxId: entry.record.id, actionId: call.actionId });
     },
     setResolution: async (entry, call) => {

@@ -1,7 +1,9 @@
 // A command's output (POST /commands, /run-code and their websocket), one
 // stream of it at a time: kept for the answer, or passed on as it comes to an OutputSink (the
 // websocket). Either way at most `max` bytes of it, cut at a character boundary and said so at the
-// end, with the same notes, so the two paths answer the same text.
+// end, with the same notes, so the two paths answer the same text. What was cut is also in the
+// answer's `truncated` (bytes dropped per stream), which a client reads without parsing the note.
+import type { CommandResult } from '../../api/schemas.js';
 import type { OutputSink } from '../call.js';
 
 /** One stream's output, cut at `max` bytes (at a character boundary) and said so. */
@@ -33,6 +35,16 @@ export class Output {
     return this.#total;
   }
 
+  /** Bytes past `max`, counted but not kept. */
+  get dropped(): number {
+    return Math.max(0, this.#total - this.max);
+  }
+
+  /** Counts `n` bytes the stream carried that were never read (a file's size past what was pulled). */
+  skip(n: number): void {
+    this.#total += n;
+  }
+
   #emit(text: string): void {
     if (!text) return;
     this.#last = text.at(-1);
@@ -53,6 +65,15 @@ export class Output {
     this.#emit(out);
     return '';
   }
+}
+
+/**
+ * A command's answer from its two outputs (their ends: the notes of a cut, `stderrNote` last), with
+ * `truncated` naming the bytes dropped from each stream that was cut.
+ */
+export function commandResult(exitCode: number, stdout: Output, stderr: Output, stderrNote?: string): CommandResult {
+  const truncated = { ...(stdout.dropped ? { stdout: stdout.dropped } : {}), ...(stderr.dropped ? { stderr: stderr.dropped } : {}) };
+  return { exitCode, stdout: stdout.text(), stderr: stderr.text(stderrNote), ...(Object.keys(truncated).length ? { truncated } : {}) };
 }
 
 /**

@@ -216,8 +216,8 @@ export function attachCommandSockets(deps: CommandSocketDeps): CommandSockets {
         (answer) => {
           if (finished) return;
           finished = true;
-          const { exitCode } = answer.body as CommandResult;
-          send({ event: 'end', exitCode });
+          const { exitCode, truncated } = answer.body as CommandResult;
+          send({ event: 'end', exitCode, ...(truncated ? { truncated } : {}) });
           if (ws.readyState === WebSocket.OPEN) ws.close(1000, 'the command ended');
           logEnd({ exitCode });
         },

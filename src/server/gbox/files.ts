@@ -16,34 +16,32 @@
 // root-only folder in the box's directory and written by the child to a temporary file renamed over
 // the target (a write cut short leaves the old file as it was).
 //
-// Android boxes. Paths are device paths resolved against the box's working dir on the device
-// (/data/local/tmp/boxflow/<box>) and must stay inside it, as for fs/rename there; the files move
-// over adb's sync service (STAT, LIST, RECV, SEND), `mkdir -p` and `rm -rf` go through the device
-// shell with the path quoted (shellQuote.ts). The device is the tenant's (it has `adb shell` on it),
-// so a link there is not a boundary.
+// Android boxes: device paths, the whole device as its shell user sees it (filesAndroid.ts).
 //
 // run-code writes the code to a file in a fresh folder of the box's directory (as the box's user)
 // and runs it with the language's interpreter, as a command (linuxCommands.ts): the same user,
 // namespace, environment, timeout, output bounds and exit codes. Android boxes run bash and sh code
 // with the device's sh.
 import { spawn } from 'node:child_process';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { lstat, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, kFsLimits, type CommandResult, type EndpointName, type FsEntry, type FsExistsResult, type FsListQuery, type FsListResult, type FsPathBody, type FsPathQuery, type RunCodeBody, type RunCodeLanguage } from '../../api/schemas.js';
 import type { AndroidBox } from '../adb/androidBox.js';
-import { checkedParts, kMultipart, multipartError, type MultipartBody, type MultipartPart } from '../adb/routes.js';
-import { sh, shQuote } from '../../api/shellQuote.js';
+import { kMultipart, type MultipartBody } from '../adb/routes.js';
+import { shQuote } from '../../api/shellQuote.js';
 import type { BoxEntry } from '../boxEntry.js';
-import { boxPath, boxPathOf, humanSize, modeString, realOf } from '../boxFs.js';
+import { boxPath, boxPathOf, realOf } from '../boxFs.js';
 import type { Answer, Call, OutputSink } from '../call.js';
-import { androidCommandLine, inTurn, runAndroidLine } from './commands.js';
+import { inTurn } from './commands.js';
+import { androidScript, runAndroidScript } from './androidCommands.js';
 import { boxRoot, noNul, runInLinuxBox } from './linuxCommands.js';
+import { androidFs } from './filesAndroid.js';
+import { entryOf, readWriteParts, tooLargeToRead, type Info, type WriteRequest } from './fsEntries.js';
 import { sealedStdio } from '../inheritedFds.js';
 
 export interface FileDeps {
@@ -59,10 +57,6 @@ export const kFsWriteParts = { limits: { fieldSize: kFsLimits.writeTextBytes } }
 
 const kFsChildMs = 30_000;
 const kFsWriteChildMs = 5 * 60_000;
-/** One `shell:` request line: adbd's v1 service request is limited to 4 KiB, the `shell:` prefix included. */
-const kAndroidLineBytes = 4_000;
-const S_IFMT = 0o170000;
-const S_IFDIR = 0o040000;
 
 // ---------------------------------------------------------------- Linux: the box user's file operations
 
@@ -146,7 +140,6 @@ const ops = {
 try { ops[op](); } catch (e) { fail(e.code); }
 `;
 
-type Info = ['d' | 'f', number, number, number];
 
 /** Thrown for a child's failure: the errno code it reported. */
 class FsFailure extends Error {
@@ -234,9 +227,6 @@ function fsError(err: unknown, box: string, what: string): unknown {
   }
 }
 
-function tooLargeToRead(box: string, size?: number): BoxflowError {
-  return new BoxflowError('FILE_TOO_LARGE', `${box}${size ? ` is ${humanSize(size)}; ` : ' is too large: '}fs/read answers at most ${kFsLimits.readBytes / 2 ** 20} MiB; read it in parts with a command (e.g. \`tail -c +N | head -c M\`)`);
-}
 
 const inside = (root: string, real: string) => boxPathOf(root, real) !== undefined;
 
@@ -292,10 +282,6 @@ async function resolveLinux(entry: BoxEntry, path: string, workingDir: string | 
   return { box, real };
 }
 
-function entryOf(path: string, [t, mode, size, mtimeMs]: Info): FsEntry {
-  const common = { name: path === '/' ? '/' : posix.basename(path), path, mode: modeString(mode, t === 'd'), lastModified: new Date(mtimeMs).toISOString() };
-  return t === 'd' ? { type: 'dir', ...common } : { type: 'file', size: humanSize(size), ...common };
-}
 
 const linuxFs = {
   async info(entry: BoxEntry, q: FsPathQuery): Promise<FsEntry> {
@@ -339,169 +325,6 @@ const linuxFs = {
     return `removed ${t === 'd' ? 'the directory ' : ''}${box}`;
   },
 };
-
-// ---------------------------------------------------------------- Android: the box's working dir on the device
-
-/** A device path inside the box's working dir: `workingDir` and `path` resolved against it. */
-function androidPath(android: AndroidBox, path: string, workingDir: string | undefined): string {
-  const outside = (p: string, field: string) => {
-    const rel = posix.relative(android.workDir, p);
-    if (rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel)) throw new BoxflowError('FORBIDDEN', `${field}: ${p} is outside the box's working directory ${android.workDir}`);
-    return p;
-  };
-  const base = outside(posix.resolve(android.workDir, noNul(workingDir ?? '.', '/workingDir')), '/workingDir');
-  return outside(posix.resolve(base, noNul(path, '/path')), '/path');
-}
-
-type DeviceStat = { mode: number; size: number; mtime: Date };
-const isDir = (mode: number) => (mode & S_IFMT) === S_IFDIR;
-const deviceInfo = (st: DeviceStat): Info => [isDir(st.mode) ? 'd' : 'f', st.mode, st.size, st.mtime.getTime()];
-
-async function deviceStat(android: AndroidBox, path: string): Promise<DeviceStat | undefined> {
-  const st = await android.stat(path);
-  return st && st.mode !== 0 ? st : undefined;
-}
-
-/** A device shell line that prints nothing on success; its output is the device's complaint. */
-async function deviceQuiet(android: AndroidBox, line: string, path: string, what: string): Promise<void> {
-  const out = (await android.shell(line)).trim();
-  if (!out) return;
-  const said = out.split('\n').slice(0, 2).join(' | ').slice(0, 300);
-  if (/permission denied|read-only file system/i.test(out)) throw new BoxflowError('FORBIDDEN', `cannot ${what} ${path} on the device: ${said}`);
-  throw new BoxflowError('UNPROCESSABLE', `cannot ${what} ${path} on the device: ${said}`);
-}
-
-const androidFs = {
-  async info(android: AndroidBox, q: FsPathQuery): Promise<FsEntry> {
-    const path = androidPath(android, q.path, q.workingDir);
-    const st = await deviceStat(android, path);
-    if (!st) throw new BoxflowError('FILE_NOT_FOUND', `${path} does not exist on the device`);
-    return entryOf(path, deviceInfo(st));
-  },
-  async exists(android: AndroidBox, q: FsPathBody): Promise<FsExistsResult> {
-    const st = await deviceStat(android, androidPath(android, q.path, q.workingDir));
-    return st ? { exists: true, type: isDir(st.mode) ? 'dir' : 'file' } : { exists: false };
-  },
-  async list(android: AndroidBox, q: FsListQuery): Promise<FsListResult> {
-    const path = androidPath(android, q.path, q.workingDir);
-    const st = await deviceStat(android, path);
-    if (!st) throw new BoxflowError('FILE_NOT_FOUND', `${path} does not exist on the device`);
-    if (!isDir(st.mode)) throw new BoxflowError('UNPROCESSABLE', `cannot list ${path}: it is not a directory`);
-    const data: FsEntry[] = [];
-    let truncated = false;
-    const walk = async (dir: string, depth: number): Promise<void> => {
-      const entries = (await android.listDir(dir)).sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-      for (const e of entries) {
-        if (data.length >= kFsLimits.listEntries) {
-          truncated = true;
-          return;
-        }
-        const full = posix.join(dir, e.name);
-        data.push(entryOf(full, deviceInfo(e)));
-        if (isDir(e.mode) && depth < (q.depth ?? 1)) await walk(full, depth + 1);
-      }
-    };
-    await walk(path, 1);
-    return { data, ...(truncated ? { truncated: true } : {}) };
-  },
-  async read(android: AndroidBox, q: FsPathQuery): Promise<string> {
-    const path = androidPath(android, q.path, q.workingDir);
-    const st = await deviceStat(android, path);
-    if (!st) throw new BoxflowError('FILE_NOT_FOUND', `${path} does not exist on the device`);
-    if (isDir(st.mode)) throw new BoxflowError('UNPROCESSABLE', `cannot read ${path}: it is a directory`);
-    if (st.size > kFsLimits.readBytes) throw tooLargeToRead(path, st.size);
-    // The pull counts what comes, not what STAT said (a link to /dev/zero is 9 bytes to STAT).
-    return (await android.pull(path, kFsLimits.readBytes, () => tooLargeToRead(path))).toString('utf8');
-  },
-  async write(android: AndroidBox, req: WriteRequest): Promise<FsEntry> {
-    const path = androidPath(android, req.path, req.workingDir);
-    if (path === android.workDir) throw new BoxflowError('UNPROCESSABLE', `/path: ${path} is the box's working directory`);
-    const existing = await deviceStat(android, path);
-    if (existing && isDir(existing.mode)) throw new BoxflowError('UNPROCESSABLE', `cannot write ${path}: it is a directory`);
-    await deviceQuiet(android, sh`mkdir -p ${posix.dirname(path)}`, path, 'write');
-    await android.writeStream(req.file ? createReadStream(req.file) : Readable.from([req.text ?? Buffer.alloc(0)], { objectMode: false }), path);
-    const st = await deviceStat(android, path);
-    if (!st) throw new BoxflowError('DEVICE_ERROR', `the device took ${path} but has no such file afterwards`);
-    return entryOf(path, deviceInfo(st));
-  },
-  async remove(android: AndroidBox, q: FsPathBody): Promise<string> {
-    const path = androidPath(android, q.path, q.workingDir);
-    if (path === android.workDir) throw new BoxflowError('FORBIDDEN', `/path: the box's working directory ${path} cannot be removed`);
-    const st = await deviceStat(android, path);
-    if (!st) throw new BoxflowError('FILE_NOT_FOUND', `${path} does not exist on the device`);
-    await deviceQuiet(android, sh`rm -rf ${path}`, path, 'remove');
-    return `removed ${isDir(st.mode) ? 'the directory ' : ''}${path}`;
-  },
-};
-
-// ---------------------------------------------------------------- fs/write's multipart body
-
-interface WriteRequest {
-  path: string;
-  workingDir?: string;
-  /** A text part's content. */
-  text?: Buffer;
-  /** A file part's content, spooled to the server's disk. */
-  file?: string;
-}
-
-const tooLargeToWrite = (text: boolean) =>
-  new BoxflowError('FILE_TOO_LARGE', `/content is over the ${(text ? kFsLimits.writeTextBytes : kFsLimits.writeFileBytes) / 2 ** 20} MiB limit${text ? ' of a text part; send it as a file part (up to 512 MiB)' : ''}`);
-
-/** A broken multipart body in this API's terms (4xx), never a server fault: this endpoint's limits, else the shared reading (multipartError). */
-function partsError(err: unknown): BoxflowError {
-  return multipartError(err, {
-    tooLarge: () => tooLargeToWrite(false),
-    files: 'the multipart body has more than one file part; send one `content`',
-    parts: 'the multipart body has too many parts; send `path`, `content` and optionally `workingDir`',
-  });
-}
-
-/**
- * Reads fs/write's parts in any order: `path` and `workingDir` as text, `content` as a text part or
- * a file part (spooled into `spoolDir()`, counting, never more than the limit on disk).
- */
-async function readWriteParts(parts: AsyncIterable<MultipartPart>, spoolDir: () => Promise<string>): Promise<WriteRequest> {
-  const fields: Record<string, string> = {};
-  let text: Buffer | undefined;
-  let file: string | undefined;
-  for await (const part of checkedParts(parts, partsError)) {
-    if (part.fieldname === 'content' && (text !== undefined || file !== undefined)) throw new BoxflowError('INVALID_REQUEST', 'the multipart body has `content` twice');
-    if (part.type === 'file') {
-      if (part.fieldname !== 'content') {
-        part.file.resume();
-        continue;
-      }
-      file = join(await spoolDir(), 'content');
-      await spool(part.file, file);
-    } else if (part.fieldname === 'content') {
-      if ((part as { valueTruncated?: boolean }).valueTruncated) throw tooLargeToWrite(true);
-      text = Buffer.from(String(part.value), 'utf8');
-    } else if (part.fieldname === 'path' || part.fieldname === 'workingDir') {
-      if ((part as { valueTruncated?: boolean }).valueTruncated || String(part.value).length > 4096) throw new BoxflowError('INVALID_REQUEST', `/${part.fieldname} is over 4096 characters`);
-      fields[part.fieldname] = String(part.value);
-    }
-  }
-  if (!fields.path) throw new BoxflowError('INVALID_REQUEST', '/path is required: a text part naming the file to write');
-  if (text === undefined && file === undefined) throw new BoxflowError('INVALID_REQUEST', '/content is required: a text part, or a file part');
-  return { path: fields.path, ...(fields.workingDir !== undefined ? { workingDir: fields.workingDir } : {}), ...(text !== undefined ? { text } : {}), ...(file !== undefined ? { file } : {}) };
-}
-
-async function spool(from: Readable & { truncated?: boolean }, to: string): Promise<void> {
-  let total = 0;
-  const count = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      total += chunk.length;
-      done(total > kFsLimits.writeFileBytes ? tooLargeToWrite(false) : null, chunk);
-    },
-  });
-  try {
-    await pipeline(from, count, createWriteStream(to, { mode: 0o600 }));
-  } catch (err) {
-    throw partsError(err);
-  }
-  if (from.truncated) throw tooLargeToWrite(false);
-}
 
 // ---------------------------------------------------------------- run-code
 
@@ -572,12 +395,8 @@ async function runCodeAndroid(entry: BoxEntry, android: AndroidBox, body: RunCod
   if (!kAndroidLanguages.includes(language)) throw new BoxflowError('UNPROCESSABLE', `/language: an Android box cannot run ${language}; it runs ${kAndroidLanguages.join(', ')} (both with the device's sh)`);
   const timeoutMs = parseDuration(body.timeout ?? '30s', '/timeout');
   const command = `${body.argv?.length ? `set -- ${body.argv.map(shQuote).join(' ')}; ` : ''}${body.code}`;
-  const workingDir = posix.resolve(android.workDir, noNul(body.workingDir ?? '.', '/workingDir'));
-  const line = androidCommandLine({ command, ...(body.envs ? { envs: body.envs } : {}), workingDir });
-  if (Buffer.byteLength(`shell:${line}`) > kAndroidLineBytes) {
-    throw new BoxflowError('INVALID_REQUEST', `/code: with its quoting, argv and envs the device's command line is ${Buffer.byteLength(line)} bytes; adb takes at most ${kAndroidLineBytes}. Write the code to a file with fs/write and run it with a command`);
-  }
-  return runAndroidLine(entry, android, line, timeoutMs, 'code', signal, output);
+  const script = androidScript(android, { command, ...(body.envs ? { envs: body.envs } : {}), ...(body.workingDir !== undefined ? { workingDir: body.workingDir } : {}) });
+  return runAndroidScript(entry, android, script, timeoutMs, 'code', '/code', signal, output);
 }
 
 // ---------------------------------------------------------------- the handlers

@@ -23,7 +23,7 @@ import { boxEnv, checkBoxEnvs, isolatedLaunch, type IsolatedLaunch } from '../bo
 import type { OutputSink } from '../call.js';
 import { killLedGroup, type ProcessIdentity } from '../reaper.js';
 import { sealedStdio } from '../inheritedFds.js';
-import { Backpressure, Output } from './commandOutput.js';
+import { Backpressure, commandResult, Output } from './commandOutput.js';
 
 /** Commands (and run-code) one box runs at the same time; one more is 429 RATE_LIMITED. */
 export const kMaxCommandsPerBox = 4;
@@ -179,9 +179,8 @@ export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: Abo
       child.stderr!.destroy();
       if (signal?.aborted) throw signal.reason;
       if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was terminated while the command ran`);
-      if (timedOut) return { exitCode: 124, stdout: stdout.text(), stderr: stderr.text(`timed out after ${run.timeoutMs} ms; the command's processes were killed`) };
-      const exitCode = code ?? 128 + (sig ? (constants.signals[sig] ?? 0) : 0);
-      return { exitCode, stdout: stdout.text(), stderr: stderr.text() };
+      if (timedOut) return commandResult(124, stdout, stderr, `timed out after ${run.timeoutMs} ms; the command's processes were killed`);
+      return commandResult(code ?? 128 + (sig ? (constants.signals[sig] ?? 0) : 0), stdout, stderr);
     } catch (err) {
       kill();
       const code = (err as NodeJS.ErrnoException).code;
