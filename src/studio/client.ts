@@ -84,8 +84,8 @@ export function studioClient(): void {
       headers: { 'x-studio-token': token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const data = (await res.json()) as T & { error?: { message: string } };
-    if (!res.ok) throw new Error(data.error?.message ?? `${res.status}`);
+    const data = (await res.json()) as T & { message?: string };
+    if (!res.ok) throw new Error(data.message ?? `${res.status}`);
     return data;
   }
   let toastTimer: ReturnType<typeof setTimeout> | undefined;

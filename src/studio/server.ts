@@ -5,15 +5,15 @@
 // is added to the file, in the file's own style, once it passed. Runs of the file, or of one step, go
 // through the same runner and answer each step's record with its images.
 //
-// The server listens on loopback; every API call carries the session's token in a header (a page of
-// another site cannot send that header, nor read the answers), and a Host that is not this server's
-// is refused (DNS rebinding).
+// The server (src/loopback: fastify, errors as `{ code, message }`) listens on loopback; every API call
+// carries the session's token in a header (a page of another site cannot send that header, nor read
+// the answers), a Host that is not this server's is refused (DNS rebinding), and no other site may
+// embed an answer (the step images, which <img> loads without the header).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
-import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { basename, dirname, relative, resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { parseAllDocuments } from 'yaml';
 import type { BoxClient } from '../api/client.js';
 import { decodeDataUri } from '../api/dataUri.js';
@@ -23,6 +23,8 @@ import type { Flow, Step } from '../flow/types.js';
 import { normaliseText } from '../layout/text.js';
 import type { LayoutNode, LayoutTree } from '../layout/types.js';
 import { Masker } from '../mask.js';
+import { listenLoopback, loopbackApp } from '../loopback/app.js';
+import { serveFiles } from '../loopback/files.js';
 import { LayoutSource } from '../runner/layoutSource.js';
 import type { RunOptions } from '../runner/options.js';
 import { runFlows } from '../runner/run.js';
@@ -58,6 +60,8 @@ const kKeptTrees = 6;
 const kTreeFreshMs = 700;
 const kMaxNodes = 6_000;
 const kMaxBody = 256 * 1024;
+/** What the output folder serves: the images of the steps' records. */
+const kImage = /\.(png|jpe?g|webp|gif)$/i;
 
 interface TreeEntry {
   version: number;
@@ -80,11 +84,6 @@ interface StepView {
   images: { name: string; url: string }[];
 }
 
-class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
 
 export async function startStudioServer(opts: StudioServerOptions): Promise<StudioServer> {
   const token = randomBytes(18).toString('base64url');
@@ -157,9 +156,9 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
 
   function nodeOf(v: unknown, i: unknown): { entry: TreeEntry; node: LayoutNode } {
     const entry = trees.find((t) => t.version === v) ?? trees.at(-1);
-    if (!entry) throw new HttpError(409, 'no layout has been read yet');
+    if (!entry) throw new BoxflowError('CONFLICT', 'no layout has been read yet');
     const node = typeof i === 'number' ? entry.tree.nodes[i] : undefined;
-    if (!node || !node.parent) throw new HttpError(400, `no element ${String(i)} in layout ${String(v)}`);
+    if (!node || !node.parent) throw new BoxflowError('INVALID_REQUEST', `no element ${String(i)} in layout ${String(v)}`);
     return { entry, node };
   }
 
@@ -171,12 +170,17 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
   });
 
   // ------------------------------------------------------------ running steps
+  /** Runs done; a visual image's URL carries it, as the next run of its step rewrites the file under its name. */
+  let runs = 0;
+  const resultUrl = (p: string, fresh = false) => `/results/${p.split('/').map(encodeURIComponent).join('/')}${fresh ? `?run=${runs}` : ''}`;
   const view = (r: StepRecord): StepView => {
     const images: StepView['images'] = [];
-    for (const [k, p] of Object.entries(r.screenshots ?? {})) if (p) images.push({ name: k, url: `/results/${p}` });
+    // before, after, trace, failure and attachments are stored by their content's hash (data/…); the
+    // visual images by the assertion's name (visual/<flow>/<name>-expected.png, …).
+    for (const [k, p] of Object.entries(r.screenshots ?? {})) if (p) images.push({ name: k, url: resultUrl(p) });
     const v = r.visual;
-    if (v) for (const k of ['expected', 'actual', 'diff'] as const) if (v[k]) images.push({ name: k, url: k === 'expected' ? `/baseline?path=${encodeURIComponent(v[k])}` : `/results/${v[k]}` });
-    for (const a of r.attachments ?? []) if (a.contentType.startsWith('image/')) images.push({ name: a.name, url: `/results/${a.path}` });
+    if (v) for (const k of ['expected', 'actual', 'diff', 'previous'] as const) if (v[k]) images.push({ name: k, url: resultUrl(v[k], true) });
+    for (const a of r.attachments ?? []) if (a.contentType.startsWith('image/')) images.push({ name: a.name, url: resultUrl(a.path) });
     return {
       id: r.id,
       label: r.label,
@@ -210,6 +214,7 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
     const baselines = { ...opts.options.baselines, update: opts.options.baselines.update === 'default' ? ('missing' as const) : opts.options.baselines.update };
     const options: RunOptions = { ...opts.options, baselines, workers: 1, retries: 0, shard: undefined, grep: undefined, tags: [], boxes: { ids: [opts.box.id], createLinux: 0, createAndroid: 0 } };
     delete options.video;
+    runs++;
     const result = await runFlows([f], options, { client: opts.client, reporter, secrets: opts.secrets ?? [], masker });
     // A run leaves a box it was given as it found it (its resolution and scale put back); in the
     // studio the box stays as the steps left it, as the next step written will find it when the file runs.
@@ -269,7 +274,7 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
   async function runFile(step: number | undefined): Promise<{ status: string; steps: StepView[] }> {
     return serial(async () => {
       const text = await readText();
-      if (text === undefined) throw new HttpError(409, `${relative(process.cwd(), file) || file} does not exist yet: add a step first`);
+      if (text === undefined) throw new BoxflowError('CONFLICT', `${relative(process.cwd(), file) || file} does not exist yet: add a step first`);
       if (step === undefined) {
         const flow = await loadFlowFile(file);
         const { result, records } = await runSteps(flow, undefined);
@@ -286,7 +291,7 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
       const dialect = dialectOf(file, text);
       const flow = parseText(text, dialect);
       const s = flow.steps[step];
-      if (!s) throw new HttpError(400, `the flow has no step ${step + 1}`);
+      if (!s) throw new BoxflowError('INVALID_REQUEST', `the flow has no step ${step + 1}`);
       const { records } = await runSteps(flow, [s]);
       const views = records.map(view);
       if (views[0]) results.set(step, views[0]);
@@ -295,78 +300,47 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
   }
 
   // ------------------------------------------------------------ HTTP
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      // A BoxflowError answers with its code's own status (docs/errors.md: BOX_NOT_FOUND 404, BROWSER_TIMEOUT
-      // 504, ...); a code without one (a flow's or the runner's) is a request that could not be carried out.
-      const status = err instanceof HttpError ? err.status : BoxflowError.is(err) ? (err.status ?? 422) : 500;
-      const message = masker.text(err instanceof Error ? err.message : String(err));
-      const code = BoxflowError.is(err) ? err.code : undefined;
-      if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ error: { message, ...(code ? { code } : {}) } }));
-    });
-  });
+  const app = loopbackApp({ bodyLimit: kMaxBody, text: (m) => masker.text(m) });
   const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(opts.port ?? 0, host, () => ok());
-  });
-  const { port } = server.address() as AddressInfo;
-  const hostName = host.includes(':') ? `[${host}]` : host;
-  const allowedHosts = new Set([`${hostName}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]);
-
-  const tokenOk = (given: string | undefined) => {
-    const a = Buffer.from(given ?? '');
+  // The port is known once listening; the Host check reads it then (no request comes before).
+  const allowedHosts = new Set<string>();
+  const tokenOk = (given: unknown) => {
+    const a = Buffer.from(typeof given === 'string' ? given : '');
     const b = Buffer.from(token);
     return a.length === b.length && timingSafeEqual(a, b);
   };
+  app.addHook('onRequest', async (req, reply) => {
+    if (!allowedHosts.has(String(req.headers.host ?? ''))) throw new BoxflowError('FORBIDDEN', 'this server answers its own host name only');
+    // No other site may embed what this server answers (its images carry no token: <img> sends no header).
+    void reply.headers({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cross-origin-resource-policy': 'same-origin', 'cache-control': 'no-store' });
+  });
+  app.get('/', async (req, reply) => {
+    if (!tokenOk((req.query as Record<string, unknown>).token)) throw new BoxflowError('FORBIDDEN', 'open the URL boxflow studio printed (it carries the session token)');
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+      .send(studioPageHtml());
+  });
+  app.get('/studio.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(studioScript()));
+  // Every image a step's record names (before, after, trace, failure, the visual expected, actual,
+  // diff and previous, attachments) is in the output folder; nothing else of it is served.
+  await serveFiles(app, { root: outputDir, prefix: '/results/', allow: (p) => kImage.test(p), headers: { 'cache-control': 'no-cache' } });
+  await app.register(async (api) => {
+    api.addHook('onRequest', async (req) => {
+      if (!tokenOk(req.headers['x-studio-token'])) throw new BoxflowError('FORBIDDEN', 'the session token is missing or wrong');
+    });
+    apiRoutes(api);
+  }, { prefix: '/api' });
+  const listening = await listenLoopback(app, host, opts.port ?? 0);
+  const { port } = listening;
+  const hostName = listening.host;
+  for (const h of [`${hostName}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]) allowedHosts.add(h);
 
-  async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
-    let size = 0;
-    const chunks: Buffer[] = [];
-    for await (const c of req as AsyncIterable<Buffer>) {
-      size += c.length;
-      if (size > kMaxBody) throw new HttpError(413, 'the request is too large');
-      chunks.push(c);
-    }
-    if (!chunks.length) return {};
-    const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new HttpError(400, 'the body is a JSON object');
-    return v as Record<string, unknown>;
-  }
+  function apiRoutes(api: FastifyInstance): void {
+    const post = (path: string, handler: (b: Record<string, unknown>) => Promise<unknown>) =>
+      api.post(path, { schema: { body: { type: 'object' } } }, async (req) => handler(req.body as Record<string, unknown>));
 
-  const json = (res: ServerResponse, value: unknown, status = 200) => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(JSON.stringify(value));
-  };
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!allowedHosts.has(String(req.headers.host ?? ''))) throw new HttpError(403, 'this server answers its own host name only');
-    const url = new URL(req.url ?? '/', `http://${allowedHosts.values().next().value}`);
-    const path = url.pathname;
-    const security = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' };
-    if (req.method === 'GET' && path === '/') {
-      if (!tokenOk(url.searchParams.get('token') ?? undefined)) throw new HttpError(403, 'open the URL boxflow studio printed (it carries the session token)');
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...security, 'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'" });
-      res.end(studioPageHtml());
-      return;
-    }
-    if (req.method === 'GET' && path === '/studio.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', ...security });
-      res.end(studioScript());
-      return;
-    }
-    // Images are named by their content's hash (unguessable); they need no token, so <img> can load them.
-    if (req.method === 'GET' && path.startsWith('/results/data/')) return sendFile(res, join(outputDir, path.slice('/results/'.length)), outputDir);
-    if (req.method === 'GET' && path === '/baseline') {
-      const p = resolve(opts.options.rootDir, url.searchParams.get('path') ?? '');
-      if (!/\.png$/i.test(p)) throw new HttpError(404, 'not a baseline');
-      return sendFile(res, p, opts.options.rootDir);
-    }
-    if (!path.startsWith('/api/')) throw new HttpError(404, `no page ${path}`);
-    if (!tokenOk(String(req.headers['x-studio-token'] ?? ''))) throw new HttpError(403, 'the session token is missing or wrong');
-
-    if (req.method === 'GET' && path === '/api/state') {
+    api.get('/state', async () => {
       const text = await readText();
       const dialect = dialectOf(file, text);
       live ??= await opts.client.liveViewUrl(opts.box.id).catch(() => ({}));
@@ -378,7 +352,7 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
           problem = masker.text((err as Error).message);
         }
       }
-      return json(res, {
+      return {
         file: basename(file),
         path: file,
         exists: text !== undefined,
@@ -390,78 +364,60 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
         results: Object.fromEntries(results),
         lastRun: lastRun ?? null,
         problem: problem ?? null,
-      });
-    }
-    if (req.method === 'GET' && path === '/api/tree') {
+      };
+    });
+    api.get('/tree', async (req, reply) => {
       const entry = await readTree();
-      if (Number(url.searchParams.get('since')) === entry.version) return json(res, { version: entry.version, unchanged: true });
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(`{"version":${entry.version},${entry.json.slice(1)}`);
-      return;
-    }
-    if (req.method === 'GET' && path === '/api/screen') {
+      if (Number((req.query as Record<string, unknown>).since) === entry.version) return { version: entry.version, unchanged: true };
+      return reply.type('application/json; charset=utf-8').send(`{"version":${entry.version},${entry.json.slice(1)}`);
+    });
+    api.get('/screen', async (_req, reply) => {
       const shot = await opts.client.screenshot(opts.box.id, { outputFormat: 'base64' });
-      const png = decodeDataUri(shot.uri).bytes;
-      res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' });
-      res.end(png);
-      return;
-    }
-    if (req.method !== 'POST') throw new HttpError(405, `${req.method} ${path} is not served`);
-    const b = await body(req);
-    if (path === '/api/at') {
+      return reply.type('image/png').send(decodeDataUri(shot.uri).bytes);
+    });
+    post('/at', async (b) => {
       const entry = await readTree();
       const node = typeof b.x === 'number' && typeof b.y === 'number' ? elementAt(entry.tree, b.x, b.y) : undefined;
-      return json(res, { version: entry.version, node: node ? entry.tree.nodes.indexOf(node) : null });
-    }
-    if (path === '/api/inspect') {
+      return { version: entry.version, node: node ? entry.tree.nodes.indexOf(node) : null };
+    });
+    post('/inspect', async (b) => {
       const { entry, node } = nodeOf(b.version, b.node);
       const dialect = await dialectNow();
-      return json(res, { version: entry.version, node: b.node, text: masker.text(normaliseText(node.text).slice(0, 200)), ...suggestionJson(suggestSelectors(entry.tree, node, dialect), dialect) });
-    }
-    if (path === '/api/act') {
+      return { version: entry.version, node: b.node, text: masker.text(normaliseText(node.text).slice(0, 200)), ...suggestionJson(suggestSelectors(entry.tree, node, dialect), dialect) };
+    });
+    post('/act', async (b) => {
       const action = b.action as ElementAction;
-      if (!(kElementActions as readonly string[]).includes(action)) throw new HttpError(400, `unknown action ${String(action)}`);
+      if (!(kElementActions as readonly string[]).includes(action)) throw new BoxflowError('INVALID_REQUEST', `unknown action ${String(action)}`);
       const dialect = await dialectNow();
       const { entry, node } = nodeOf(b.version, b.node);
       const selector = b.selector !== undefined ? b.selector : suggestSelectors(entry.tree, node, dialect).best.value;
       const masks = Array.isArray(b.masks) ? b.masks.map((m) => (typeof m === 'number' ? suggestSelectors(entry.tree, nodeOf(entry.version, m).node, dialect).best.value : m)) : [];
       const items = elementSteps(dialect, action, selector, { text: normaliseText(node.text), masks, ...(typeof b.name === 'string' ? { name: b.name } : {}) });
-      if (typeof items === 'string') throw new HttpError(422, items);
-      return json(res, await addAndRun(items));
-    }
-    if (path === '/api/type') {
-      if (typeof b.text !== 'string' || !b.text) throw new HttpError(400, 'type needs a text');
-      return json(res, await addAndRun(typeSteps(await dialectNow(), b.text, b.pressEnter === true)));
-    }
-    if (path === '/api/open') {
-      if (typeof b.url !== 'string' || !b.url.trim()) throw new HttpError(400, 'open needs a URL');
+      if (typeof items === 'string') throw new BoxflowError('UNPROCESSABLE', items);
+      return addAndRun(items);
+    });
+    post('/type', async (b) => {
+      if (typeof b.text !== 'string' || !b.text) throw new BoxflowError('INVALID_REQUEST', 'type needs a text');
+      return addAndRun(typeSteps(await dialectNow(), b.text, b.pressEnter === true));
+    });
+    post('/open', async (b) => {
+      if (typeof b.url !== 'string' || !b.url.trim()) throw new BoxflowError('INVALID_REQUEST', 'open needs a URL');
       const text = await readText();
       const dialect = dialectOf(file, text);
       const url = b.url.trim();
       const bases = dialect === 'maestro' && !URL.canParse(url) ? [flowAppUrl(text), opts.options.appBaseUrl, await activeTabUrl()] : [];
       const items = openSteps(dialect, url, bases);
-      if (typeof items === 'string') throw new HttpError(422, items);
-      return json(res, await addAndRun(items));
-    }
-    if (path === '/api/key') {
-      if (!(kKeys as readonly string[]).includes(String(b.key))) throw new HttpError(400, `key is one of ${kKeys.join(', ')}`);
-      return json(res, await addAndRun(keySteps(await dialectNow(), b.key as StudioKey)));
-    }
-    if (path === '/api/run') {
+      if (typeof items === 'string') throw new BoxflowError('UNPROCESSABLE', items);
+      return addAndRun(items);
+    });
+    post('/key', async (b) => {
+      if (!(kKeys as readonly string[]).includes(String(b.key))) throw new BoxflowError('INVALID_REQUEST', `key is one of ${kKeys.join(', ')}`);
+      return addAndRun(keySteps(await dialectNow(), b.key as StudioKey));
+    });
+    post('/run', async (b) => {
       const step = typeof b.step === 'number' && Number.isInteger(b.step) && b.step >= 0 ? b.step : undefined;
-      return json(res, await runFile(step));
-    }
-    throw new HttpError(404, `no API ${path}`);
-  }
-
-  async function sendFile(res: ServerResponse, path: string, root: string): Promise<void> {
-    const full = resolve(path);
-    if (!(full + sep).startsWith(resolve(root) + sep) && full !== resolve(root)) throw new HttpError(404, 'not found');
-    const s = await stat(full).catch(() => undefined);
-    if (!s?.isFile()) throw new HttpError(404, 'not found');
-    const types: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
-    res.writeHead(200, { 'content-type': types[extname(full).toLowerCase()] ?? 'application/octet-stream', 'cache-control': 'private, max-age=3600', 'x-content-type-options': 'nosniff' });
-    createReadStream(full).pipe(res);
+      return runFile(step);
+    });
   }
 
   return {
@@ -469,8 +425,7 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
     async close() {
       await queue.catch(() => {});
       await layout.close();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await app.close();
     },
   };
 }

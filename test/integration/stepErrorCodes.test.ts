@@ -60,8 +60,8 @@ test("boxflow studio answers a BoxflowError with its code's own HTTP status: a b
   try {
     const token = new URL(studio.url).searchParams.get('token')!;
     const res = await fetch(new URL('/api/screen', studio.url), { headers: { 'x-studio-token': token } });
-    const body = (await res.json()) as { error: { code?: string; message: string } };
-    assert.deepEqual({ status: res.status, code: body.error.code }, { status: 404, code: 'NOT_FOUND' });
+    const body = (await res.json()) as { code?: string; message: string };
+    assert.deepEqual({ status: res.status, code: body.code }, { status: 404, code: 'NOT_FOUND' });
   } finally {
     await studio.close();
   }

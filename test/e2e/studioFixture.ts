@@ -1,0 +1,60 @@
+// `boxflow studio FILE` as a user runs it, for the studio's browser specs: the CLI under tsx (its
+// screenshot comparisons run in worker threads, which need the TypeScript loader), on the embedded
+// local box, stopped with Ctrl-C.
+import { expect, type Page } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { repoRoot } from './helpers.js';
+
+export interface Running {
+  url: string;
+  /** The studio's own API (what the page calls). */
+  api<T>(path: string, body?: unknown): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export async function launchStudio(file: string, cwd: string): Promise<Running> {
+  const env = { ...process.env, BOXFLOW_BASE_URL: '', BOXFLOW_API_KEY: '', GBOX_BASE_URL: '', GBOX_API_KEY: '' };
+  const tsx = pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
+  const child = spawn(process.execPath, ['--import', tsx, join(repoRoot, 'src/cli/main.ts'), 'studio', file, '--port', '0', '--no-open'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /boxflow studio: (http\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((code) => reject(new Error(`boxflow studio exited (${code}): ${err}`)));
+  });
+  const token = new URL(url).searchParams.get('token')!;
+  return {
+    url,
+    async api<T>(path: string, body?: unknown): Promise<T> {
+      const res = await fetch(new URL(path, url), { method: body === undefined ? 'GET' : 'POST', headers: { 'x-studio-token': token, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return (await res.json()) as T;
+    },
+    async stop() {
+      child.kill('SIGINT');
+      expect(await exited, err).toBe(0);
+    },
+  };
+}
+
+/** The studio page of `file`, loaded without a page error. */
+export async function openStudio(page: Page, file: string, cwd: string): Promise<Running> {
+  const studio = await launchStudio(file, cwd);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(studio.url);
+  await expect(page.getByTestId('file')).toContainText(file.split('/').pop()!, { timeout: 20_000 });
+  expect(errors).toEqual([]);
+  return studio;
+}
+
+export async function waitIdle(page: Page): Promise<void> {
+  await expect(page.getByTestId('busy')).toBeHidden({ timeout: 60_000 });
+}
