@@ -95,13 +95,13 @@ test('a command whose output is `boxflow-exit:` and 32 MiB of digits: passed on 
   dev.on(/^digits$/, out.reply);
   const s = await streamed({ command: 'digits', timeout: '10s' }, () => reached());
   const wrote = kMarker.length + 32 * 2 ** 20;
-  assert.deepEqual(s.frames.at(-1), { event: 'end', exitCode: 0 });
+  assert.deepEqual(s.frames.at(-1), { event: 'end', exitCode: 0, truncated: { stdout: wrote - kCommandOutputMax } });
   assert.equal(s.stderr, '');
   assert.equal(s.stdout, kMarker + '7'.repeat(kCommandOutputMax - kMarker.length) + cutNote(wrote));
 
   // POST /commands reads the same output to the same answer.
   dev.on(/^digits$/, deviceOutput({ first: kMarker, chunk: Buffer.alloc(kChunk, '7'), count: 512 }).reply);
-  assert.deepEqual(await a().runCommand(box.id, { command: 'digits' }), { exitCode: 0, stdout: kMarker + '7'.repeat(kCommandOutputMax - kMarker.length) + cutNote(wrote), stderr: '' });
+  assert.deepEqual(await a().runCommand(box.id, { command: 'digits' }), { exitCode: 0, stdout: kMarker + '7'.repeat(kCommandOutputMax - kMarker.length) + cutNote(wrote), stderr: '', truncated: { stdout: wrote - kCommandOutputMax } });
 });
 
 test('a device that sends `boxflow-exit:` and digits without end: cut at 1 MiB, 124 at the timeout, its stream closed; the other tenant is answered meanwhile', { timeout: 60_000 }, async () => {
@@ -122,9 +122,9 @@ test('a device that sends `boxflow-exit:` and digits without end: cut at 1 MiB, 
   order.push('a ended');
   await asked;
   assert.deepEqual(order, ['b answered', 'a ended']);
-  assert.deepEqual(s.frames.at(-1), { event: 'end', exitCode: 124 });
   const note = /^\n\[boxflow: output cut at 1048576 bytes; the command wrote (\d+)\]$/.exec(s.stdout.slice(kCommandOutputMax));
   assert.ok(note && Number(note[1]) > kCommandOutputMax, s.stdout.slice(kCommandOutputMax));
+  assert.deepEqual(s.frames.at(-1), { event: 'end', exitCode: 124, truncated: { stdout: Number(note[1]) - kCommandOutputMax } });
   assert.equal(s.stdout.slice(0, kCommandOutputMax), kMarker + '7'.repeat(kCommandOutputMax - kMarker.length));
   assert.match(s.stderr, /^\[boxflow: timed out after 3000 ms; the command's shell stream to the device was closed\]$/);
   await out.stopped;
