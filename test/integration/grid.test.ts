@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { BoxClient, type BoxApiError } from '../../src/api/client.js';
-import type { Box } from '../../src/api/schemas.js';
+import { endpoints, type Box } from '../../src/api/schemas.js';
 import { parseFlowYaml } from '../../src/flow/index.js';
 import { ReporterHost } from '../../src/runner/reporterHost.js';
 import { runFlows } from '../../src/runner/run.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
+import { kGridRefusals, type GridRefused, type Refusal } from '../../src/server/grid/capabilities.js';
 import { decodePng } from '../../src/visual/index.js';
 import { testRunOptions } from '../support/runOptions.js';
 import { gridUnavailable, startGrid, type LocalGrid } from './gridSupport.js';
@@ -29,6 +30,8 @@ const kPatientSessionTimeoutMs = 60_000;
 
 interface Served {
   client: BoxClient;
+  /** A client of another tenant of the same server. */
+  other(): Promise<BoxClient>;
   logs: Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
@@ -40,6 +43,7 @@ async function serve(dir: string, grid: string, extra: { sessionTimeoutMs?: numb
   const client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'grid'), maxRetries: 0 });
   return {
     client,
+    other: async () => new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'grid-other'), maxRetries: 0 }),
     logs,
     async close() {
       await client.close();
@@ -195,24 +199,49 @@ test('a grid that refuses the session: 503 GRID_UNAVAILABLE with the grid\'s own
   }
 });
 
-test('what needs the box\'s own machine is 501 GRID_UNSUPPORTED on a grid box', { skip }, async () => {
+/** A request of each endpoint a grid box refuses (a refusal of some requests: one of those), on `box`. */
+const kRefused: { [E in GridRefused]: Array<(c: BoxClient, box: Box, tabId: string) => Promise<unknown>> } = {
+  createLinuxBox: [(c) => c.createLinuxBox({ wait: true, config: { envs: { A: 'b' } } }), (c) => c.createLinuxBox({ wait: true, config: { workingDir: '/work' } })],
+  runCommand: [(c, box) => c.runCommand(box.id, { command: 'id' })],
+  runCode: [(c, box) => c.runCode(box.id, 'print(1)')],
+  websocketUrl: [(c, box) => c.websocketUrl(box.id)],
+  webTerminalUrl: [(c, box) => c.webTerminalUrl(box.id, {})],
+  listFiles: [(c, box) => c.listFiles(box.id, '/')],
+  readFile: [(c, box) => c.readFile(box.id, '/etc/passwd')],
+  writeFile: [(c, box) => c.writeFile(box.id, { path: 'a.txt', content: 'a' })],
+  fileExists: [(c, box) => c.fileExists(box.id, 'a.txt')],
+  fileInfo: [(c, box) => c.fileInfo(box.id, 'a.txt')],
+  removeFile: [(c, box) => c.removeFile(box.id, 'a.txt')],
+  renameFile: [(c, box) => c.renameFile(box.id, { oldPath: '/work/a', newPath: '/work/b' })],
+  openTab: [(c, box) => c.openTab(box.id, { url: 'file:///etc/passwd' })],
+  updateTab: [(c, box, tabId) => c.updateTab(box.id, tabId, { url: 'file:///etc/passwd' })],
+};
+
+test('every endpoint a grid box refuses is 501 GRID_UNSUPPORTED naming it and what the box lacks; another tenant\'s box is still 404', { skip }, async () => {
   const { client } = served!;
-  const envs = await failure(client.createLinuxBox({ wait: true, config: { envs: { A: 'b' } } }));
-  assert.equal(envs.httpStatus, 501);
-  assert.equal(envs.serverCode, 'GRID_UNSUPPORTED');
-  assert.match(envs.message, /\/config\/envs/);
+  assert.deepEqual(Object.keys(kRefused).sort(), Object.keys(kGridRefusals).sort(), 'a request here for each endpoint of the table');
   const box = await client.createLinuxBox({ wait: true });
+  const other = await served!.other();
   try {
-    for (const work of [client.webTerminalUrl(box.id, {}), client.renameFile(box.id, { oldPath: '/work/a', newPath: '/work/b' }), client.openTab(box.id, { url: 'file:///etc/passwd' })]) {
-      const err = await failure(work);
-      assert.equal(err.httpStatus, 501, err.message);
-      assert.equal(err.serverCode, 'GRID_UNSUPPORTED');
-      assert.match(err.message, /runs on a Selenium Grid node/);
+    const { id: tabId } = await client.openTab(box.id, { url: 'about:blank' });
+    for (const [name, requests] of Object.entries(kRefused) as Array<[GridRefused, (typeof kRefused)['runCommand']]>) {
+      const { method, path } = endpoints[name];
+      for (const request of requests) {
+        const err = await failure(request(client, box, tabId));
+        assert.equal(err.httpStatus, 501, `${name}: ${err.message}`);
+        assert.equal(err.serverCode, 'GRID_UNSUPPORTED', name);
+        assert.ok(err.message.endsWith(`: ${method} ${path}: a grid box's browser runs on a Selenium Grid node, so it has no ${(kGridRefusals[name] as Refusal).lacks} on this server; create a box on a server without --grid for that`), err.message);
+        if (path.includes('{boxId}')) assert.equal((await failure(request(other, box, tabId))).serverCode, 'BOX_NOT_FOUND', `${name}: tenancy comes first`);
+      }
     }
-    const other = new BoxClient({ baseUrl: client.baseUrl, apiKey: 'not-a-key', maxRetries: 0 });
-    assert.equal((await failure(other.webTerminalUrl(box.id, {}))).httpStatus, 401, 'auth comes first');
-    await other.close();
+    // What only some requests need: a tab opens and goes to an http(s) URL as on a local box.
+    const site = 'data:text/html,<title>grid</title>';
+    assert.equal((await client.updateTab(box.id, tabId, { url: site })).title, 'grid');
+    const nobody = new BoxClient({ baseUrl: client.baseUrl, apiKey: 'not-a-key', maxRetries: 0 });
+    assert.equal((await failure(nobody.webTerminalUrl(box.id, {}))).httpStatus, 401, 'auth comes first');
+    await nobody.close();
   } finally {
+    await other.close();
     await client.terminateBox(box.id);
   }
 });
