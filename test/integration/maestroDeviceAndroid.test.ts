@@ -92,10 +92,11 @@ function hook(): void {
 function commandsSince(mark: number, end?: number): string[] {
   return device()
     .shellCommands.slice(mark, end)
-    .filter((line) => !/^(?:getprop|mkdir -p '\/data\/local\/tmp\/boxflow\/[\w-]+'|rm -rf '\/data\/local\/tmp\/boxflow\/[\w-]+')$/.test(line))
+    .filter((line) => !/^(?:getprop|mkdir -p '\/data\/local\/tmp\/boxflow\/[\w-]+'|rm -rf '\/data\/local\/tmp\/boxflow\/[\w-]+'|rm -f '\/data\/local\/tmp\/boxflow\/[\w-]+\/\.boxflow-stderr-[\d-]+')$/.test(line))
     .map((line) => {
+      // The command, without the `cd` into the box's dir that each one starts with.
       const m = /^sh -c (.+); echo boxflow-exit:\$\?$/s.exec(line);
-      return m ? shellWords(m[1]!)[0]! : line;
+      return m ? shellWords(m[1]!)[0]!.replace(/^cd '\/data\/local\/tmp\/boxflow\/[\w-]+' \|\| exit 1; /, '') : line;
     });
 }
 
