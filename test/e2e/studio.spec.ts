@@ -4,14 +4,13 @@
 // the same on a Maestro file; and the box's live view shows what the box changes by itself.
 // BOXFLOW_WRITE_DOCS=1 also writes the README's screenshot, docs/studio.png.
 import { test, expect, type Page } from '@playwright/test';
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
 import { repoRoot } from './helpers.js';
+import { launchStudio, openStudio, waitIdle } from './studioFixture.js';
 
 let app: Server;
 let base: string;
@@ -45,58 +44,6 @@ test.afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Running {
-  url: string;
-  /** The studio's own API (what the page calls). */
-  api<T>(path: string, body?: unknown): Promise<T>;
-  stop(): Promise<void>;
-}
-
-/**
- * `boxflow studio FILE` as a user runs it (the CLI, under tsx: the screenshot comparisons run in
- * worker threads, which need the TypeScript loader), on the embedded local box; stopped with Ctrl-C.
- */
-async function launchStudio(file: string): Promise<Running> {
-  const env = { ...process.env, BOXFLOW_BASE_URL: '', BOXFLOW_API_KEY: '', GBOX_BASE_URL: '', GBOX_API_KEY: '' };
-  const tsx = pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', tsx, join(repoRoot, 'src/cli/main.ts'), 'studio', file, '--port', '0', '--no-open'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /boxflow studio: (http\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    void exited.then((code) => reject(new Error(`boxflow studio exited (${code}): ${err}`)));
-  });
-  const token = new URL(url).searchParams.get('token')!;
-  return {
-    url,
-    async api<T>(path: string, body?: unknown): Promise<T> {
-      const res = await fetch(new URL(path, url), { method: body === undefined ? 'GET' : 'POST', headers: { 'x-studio-token': token, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-      return (await res.json()) as T;
-    },
-    async stop() {
-      child.kill('SIGINT');
-      expect(await exited, err).toBe(0);
-    },
-  };
-}
-
-/** The studio page of `file`. */
-async function openStudio(page: Page, file: string): Promise<Running> {
-  const studio = await launchStudio(file);
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(studio.url);
-  await expect(page.getByTestId('file')).toContainText(file.split('/').pop()!, { timeout: 20_000 });
-  expect(errors).toEqual([]);
-  return studio;
-}
-
 /** Where an element of the box's layout is on the page (the canvas scales the box's screen). */
 async function pointOf(page: Page, find: { id?: string; text?: string; tag?: string; nth?: number }): Promise<{ x: number; y: number }> {
   await expect.poll(() => page.evaluate((f) => {
@@ -112,15 +59,11 @@ async function pointOf(page: Page, find: { id?: string; text?: string; tag?: str
   }, find);
 }
 
-async function waitIdle(page: Page): Promise<void> {
-  await expect(page.getByTestId('busy')).toBeHidden({ timeout: 60_000 });
-}
-
 test('point, see the selector and its match count; click: the step runs on the box and is added with the comments kept; assert from the menu; run the file green', async ({ page }, testInfo) => {
   test.setTimeout(180_000);
   const file = join(dir, 'orders.flow.yaml');
   writeFileSync(file, `# Orders: written with boxflow studio.\nname: Save an order\nsteps:\n  - setResolution: { width: 720, height: 450 }\n  - openTab: ${base}   # the app\n`);
-  const studio = await openStudio(page, file);
+  const studio = await openStudio(page, file, dir);
   try {
     await expect(page.getByTestId('step')).toHaveCount(2);
     // Run the file: the box opens the app, the step turns green, its images show.
@@ -223,7 +166,7 @@ test('a Maestro file: the studio writes Maestro commands (tapOn, assertVisible) 
   test.setTimeout(120_000);
   const file = join(dir, 'orders.yaml');
   writeFileSync(file, `url: ${base}\nname: Maestro orders\n---\n# open the app\n- launchApp\n`);
-  const studio = await openStudio(page, file);
+  const studio = await openStudio(page, file, dir);
   try {
     await expect(page.getByTestId('dialect')).toContainText('Maestro');
     await page.getByTestId('run-all').click();
@@ -254,7 +197,7 @@ test('a Maestro file: the studio writes Maestro commands (tapOn, assertVisible) 
 
 test('the live view page shows a change the box makes by itself, and a click on it is an action with an actionId', async ({ page }) => {
   test.setTimeout(90_000);
-  const studio = await launchStudio(join(dir, 'live.flow.yaml'));
+  const studio = await launchStudio(join(dir, 'live.flow.yaml'), dir);
   try {
     // The studio's bar opens the app (an openTab step); its state has the box's live view.
     expect((await studio.api<{ ok: boolean }>('/api/open', { url: base })).ok).toBe(true);
