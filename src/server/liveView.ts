@@ -33,7 +33,7 @@ import { BoxflowError, errorCodes } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
 import { endpoints, kKeyNames, type EndpointName, type LiveViewUrlResult } from '../api/schemas.js';
 import type { BoxEntry } from './boxEntry.js';
-import type { RawCdp } from './chromium/rawCdp.js';
+import type { CdpConnection } from '../cdp/connection.js';
 import { newActionId, type Answer, type Call } from './call.js';
 import { presign, refuseUpgrade, verifyPresigned } from './secret.js';
 import { kLiveViewAssetPrefix, kLiveViewCsp, liveViewPageHtml, liveViewScript } from './liveViewPage.js';
@@ -150,7 +150,7 @@ class Feed {
   #follow: NodeJS.Timeout | undefined;
   #page: unknown;
   #size = '';
-  #cdp: RawCdp | undefined;
+  #cdp: CdpConnection | undefined;
   #switching = false;
   #firstTimer: NodeJS.Timeout | undefined;
 
@@ -181,7 +181,7 @@ class Feed {
     this.#page = undefined;
     const cdp = this.#cdp;
     this.#cdp = undefined;
-    if (cdp) void cdp.send('Page.stopScreencast', {}, 2_000).catch(() => {}).finally(() => cdp.close());
+    if (cdp) void cdp.send('Page.stopScreencast', {}, { timeoutMs: 2_000 }).catch(() => {}).finally(() => cdp.close());
   }
 
   /** A frame from the box: sent now, or held until its slot (the newest held one wins; `ack` runs when it is sent or replaced). */
@@ -247,7 +247,7 @@ class Feed {
         this.offer(meta, Buffer.from(data, 'base64'), () => void cdp.send('Page.screencastFrameAck', { sessionId }).catch(() => {}));
       });
       const { width, height } = linux.resolution;
-      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: kJpegQuality, maxWidth: width, maxHeight: height, everyNthFrame: 1 }, 5_000).catch(() => {
+      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: kJpegQuality, maxWidth: width, maxHeight: height, everyNthFrame: 1 }, { timeoutMs: 5_000 }).catch(() => {
         cdp.close();
         if (this.#cdp === cdp) {
           this.#cdp = undefined;
@@ -258,7 +258,7 @@ class Feed {
       this.#firstTimer = setTimeout(() => {
         if (frames || this.#cdp !== cdp || !this.#running) return;
         void cdp
-          .send<{ data: string }>('Page.captureScreenshot', { format: 'jpeg', quality: kJpegQuality }, 5_000)
+          .send<{ data: string }>('Page.captureScreenshot', { format: 'jpeg', quality: kJpegQuality }, { timeoutMs: 5_000 })
           .then((shot) => {
             if (!frames && this.#cdp === cdp) this.offer({ format: 'jpeg', ...linux.resolution }, Buffer.from(shot.data, 'base64'));
           })

@@ -52,7 +52,10 @@ export function loggerOptions(opts: LoggerOptions, secret: string): NonNullable<
       log: (entry) => clean(entry) as Record<string, unknown>,
     },
     serializers: {
-      err: (err: Error) => clean(pino.stdSerializers.err(err)),
+      err: (err: Error) => {
+        const e = pino.stdSerializers.err(err);
+        return { ...e, message: scrub(e.message), stack: scrub(e.stack) };
+      },
       req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: scrub(withoutQueryValues(String(req.url))), remoteAddress: req.ip }),
     },
   };

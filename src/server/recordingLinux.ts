@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { BoxflowError } from '../errors.js';
 import type { LinuxBox } from './chromium/linuxBox.js';
-import type { RawCdp } from './chromium/rawCdp.js';
+import type { CdpConnection } from '../cdp/connection.js';
 import { mkvFrame, mkvHeader, mkvLastFrame } from './recordingMkv.js';
 
 /** How often the recording checks which page is active. */
@@ -133,7 +133,7 @@ class LinuxRecorder implements Recorder {
   #pending: { jpeg: Buffer; ms: number } | undefined;
   #pendingTimer: NodeJS.Timeout | undefined;
   #page: Page | undefined;
-  #cdp: RawCdp | undefined;
+  #cdp: CdpConnection | undefined;
   #switching = false;
   #follow: NodeJS.Timeout | undefined;
   #firstTimer: NodeJS.Timeout | undefined;
@@ -207,7 +207,7 @@ class LinuxRecorder implements Recorder {
       this.#cdp = cdp;
       cdp.on('Page.screencastFrame', (p) => void this.#onFrame(cdp, p as { data: string; sessionId: number; metadata: { timestamp?: number } }));
       const { width, height } = this.#size;
-      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: kJpegQuality, maxWidth: width, maxHeight: height, everyNthFrame: 1 }, 5_000).catch(() => {
+      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: kJpegQuality, maxWidth: width, maxHeight: height, everyNthFrame: 1 }, { timeoutMs: 5_000 }).catch(() => {
         cdp.close();
         if (this.#cdp === cdp) {
           this.#cdp = undefined;
@@ -219,7 +219,7 @@ class LinuxRecorder implements Recorder {
     }
   }
 
-  async #onFrame(cdp: RawCdp, p: { data: string; sessionId: number; metadata: { timestamp?: number } }): Promise<void> {
+  async #onFrame(cdp: CdpConnection, p: { data: string; sessionId: number; metadata: { timestamp?: number } }): Promise<void> {
     const arrived = Date.now();
     if (!this.#ended) {
       const drawn = p.metadata.timestamp !== undefined ? p.metadata.timestamp * 1000 : arrived;
@@ -281,7 +281,7 @@ class LinuxRecorder implements Recorder {
     clearTimeout(this.#pendingTimer);
     const cdp = this.#cdp;
     this.#cdp = undefined;
-    if (cdp) void cdp.send('Page.stopScreencast', {}, 2_000).catch(() => {}).finally(() => cdp.close());
+    if (cdp) void cdp.send('Page.stopScreencast', {}, { timeoutMs: 2_000 }).catch(() => {}).finally(() => cdp.close());
   }
 
   /** Ends the video at now (or at the length bound) with the last frame held till then; ffmpeg then finishes the file. */

@@ -1,12 +1,13 @@
 // The CDP URL's queued mode on a real `boxflow serve` (real Chromium): with `queue=1` every command
 // waits its turn in the box's queue, as an action does, and holds it until it is answered; closing
 // the connection lets the queue go on. The runner's CDP-only steps (selectOption, a date fill,
-// uploadFile) use it (src/runner/queuedCdp.ts), so they never interleave with an action.
+// uploadFile) use it (openQueued in src/runner/steps/web.ts), so they never interleave with an action.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
-import { QueuedCdp } from '../../src/runner/queuedCdp.js';
+import type { CdpConnection } from '../../src/cdp/connection.js';
+import { openQueued } from '../../src/runner/steps/web.js';
 import { useLocalServer } from '../support/localServer.js';
 import type { Box } from '../../src/api/schemas.js';
 import { waitFor } from '../support/waitFor.js';
@@ -52,11 +53,11 @@ async function pageTarget(send: (method: string, params: Record<string, unknown>
   return targetInfos.find((t) => t.type === 'page' && t.url.startsWith('data:'))!.targetId;
 }
 
-async function queued(url: string): Promise<{ conn: QueuedCdp; evaluate: (expr: string) => Promise<unknown> }> {
-  const conn = await QueuedCdp.open(url, new AbortController().signal);
+async function queued(url: string): Promise<{ conn: CdpConnection; evaluate: (expr: string) => Promise<unknown> }> {
+  const conn = await openQueued(url, new AbortController().signal);
   const targetId = await pageTarget((m, p) => conn.send(m, p));
   const { sessionId } = await conn.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-  return { conn, evaluate: async (expression) => (await conn.send<{ result: { value: unknown } }>('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId)).result.value };
+  return { conn, evaluate: async (expression) => (await conn.send<{ result: { value: unknown } }>('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, { sessionId })).result.value };
 }
 
 test('a queued command waits for the action before it; an unqueued one does not', async () => {

@@ -1,6 +1,6 @@
 // Keeps the dependency arrows of the table below (cli → runner, server, reporters; runner → flow,
 // api, layout, visual; reporters → runner result types; server → api, png; flow → api, layout types; visual → png;
-// api, layout, png → nothing internal; everyone → src/errors.ts and src/mask.ts) true, and keeps npm packages
+// server, runner → cdp; api, layout, png, cdp → nothing internal; everyone → src/errors.ts and src/mask.ts) true, and keeps npm packages
 // with the folder that owns them, and keeps modules free of import cycles (type-only imports count: a
 // cycle of types still ties two modules into one). It reads the import lines of every .ts under src/
 // and reporters/.
@@ -12,16 +12,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'png' | 'errors' | 'mask' | 'index' | 'playwright' | 'studio' | 'loopback';
+type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'png' | 'errors' | 'mask' | 'index' | 'playwright' | 'studio' | 'loopback' | 'cdp';
 
 /** What each area may import besides itself and the leaves src/errors.ts and src/mask.ts. `types` = `import type` only. */
 const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
   index: { cli: 'all', runner: 'all', reporters: 'all', server: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all' },
   cli: { runner: 'all', server: 'all', reporters: 'all', flow: 'all', api: 'all', layout: 'all', visual: 'all', studio: 'all' },
-  runner: { flow: 'all', api: 'all', layout: 'all', visual: 'all' },
+  runner: { flow: 'all', api: 'all', layout: 'all', visual: 'all', cdp: 'all' },
   reporters: { runner: 'all', flow: 'all', loopback: 'all' }, // narrowed to result types, events and the code frame below
   // png: the PNG codec the visual comparison and the server's trace drawing share.
-  server: { api: 'all', png: 'all' },
+  server: { api: 'all', png: 'all', cdp: 'all' },
   flow: { api: 'all', layout: 'types' },
   api: {},
   layout: {},
@@ -35,6 +35,8 @@ const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
   studio: { runner: 'all', flow: 'all', api: 'all', layout: 'all', loopback: 'all' },
   // The local HTTP servers' one fastify app and file serving (the studio's, show-report's).
   loopback: {},
+  // The one DevTools protocol client: serve's page connections, the runner's queued CDP-only steps.
+  cdp: {},
 };
 
 /** Leaf modules every area may import; they import nothing internal. */

@@ -19,7 +19,7 @@ import { pollUntil, untilAborted } from '../poll.js';
 import { resolveTarget, findVisible, toAction } from './target.js';
 import { tap } from './actions.js';
 import { at, callOnNode, landingPoint, onElement } from './landing.js';
-import { QueuedCdp } from '../queuedCdp.js';
+import { CdpConnection, CdpError } from '../../cdp/connection.js';
 import { captureOnce } from './visual.js';
 
 function requireLinux(run: StepRun, what: string): void {
@@ -61,7 +61,7 @@ export const hover: StepHandler<'hover'> = handler(['target'], async (step, run)
  * What only CDP can do (`fn` run in the page on the element behind `node`), with what a Box API
  * action would have recorded: before and after screenshots from the screenshot endpoint (as the
  * step's screenshot options ask). It runs over a connection of its own whose commands wait their
- * turn in the box's queue (QueuedCdp), within the step's deadline and cancelled with the flow:
+ * turn in the box's queue (openQueued), within the step's deadline and cancelled with the flow:
  * either closes the connection, which lets the queue go on.
  */
 async function cdpOnly<T>(run: StepRun, step: Parameters<StepHandler>[0], node: LayoutNode, fn: string, ...args: unknown[]): Promise<T> {
@@ -86,13 +86,29 @@ async function inQueue<T>(run: StepRun, node: LayoutNode, signal: AbortSignal, f
   const { cdp, backendNodeId } = run.rt.layout.dom(node);
   const { targetInfo } = await cdp.send('Target.getTargetInfo');
   const url = await run.rt.client.cdpUrl(run.rt.box.id, {}, { signal });
-  const conn = await QueuedCdp.open(url, signal);
+  const conn = await openQueued(url, signal);
   try {
     const { sessionId } = await conn.send<{ sessionId: string }>('Target.attachToTarget', { targetId: targetInfo.targetId, flatten: true });
-    return await callOnNode<T>(run, (method, params) => conn.send(method, params, sessionId), backendNodeId, fn, args);
+    return await callOnNode<T>(run, (method, params) => conn.send(method, params, { sessionId }), backendNodeId, fn, args);
+  } catch (err) {
+    if (err instanceof CdpError) throw new BoxflowError('BROWSER_ERROR', `the box's browser refused: ${err.message}`, { cause: err });
+    throw err;
   } finally {
     conn.close();
   }
+}
+
+/**
+ * A short DevTools connection for one CDP-only step, opened with `&queue=1` on the box's CDP URL:
+ * on boxflow serve each command then waits its turn in the box's queue, as an action does, so the
+ * step never interleaves with an action of this or another client. A service that does not know
+ * the parameter serves the connection unqueued. Closing it (the step's end, its deadline, the
+ * flow's cancel: `signal`) lets the queue go on.
+ */
+export function openQueued(cdpUrl: string, signal: AbortSignal): Promise<CdpConnection> {
+  const url = new URL(cdpUrl);
+  url.searchParams.set('queue', '1');
+  return CdpConnection.open(url, { maxPayload: 256 * 1024 * 1024, signal, closed: () => new BoxflowError('BOX_CRASHED', "the box's browser connection closed") });
 }
 
 async function element(run: StepRun, selector: Selector): Promise<LayoutNode> {

@@ -3,7 +3,7 @@
 // change signal for the page: a capture during which no other frame was drawn shows a still screen,
 // and stays the screen's image until the next frame. That saves the captures (~40 ms each) that
 // only confirmed what was known.
-import type { RawCdp } from './rawCdp.js';
+import type { CdpConnection } from '../../cdp/connection.js';
 
 export class FrameWatch {
   #frames = 0;
@@ -11,7 +11,7 @@ export class FrameWatch {
   readonly #waiters = new Set<() => void>();
 
   /** Watches the page of `cdp`; undefined when Chromium offers no screencast there (within `timeoutMs`). */
-  static async start(cdp: RawCdp, timeoutMs: number): Promise<FrameWatch | undefined> {
+  static async start(cdp: CdpConnection, timeoutMs: number): Promise<FrameWatch | undefined> {
     const watch = new FrameWatch();
     cdp.on('Page.screencastFrame', (p) => {
       watch.#frames++;
@@ -19,7 +19,7 @@ export class FrameWatch {
       cdp.send('Page.screencastFrameAck', { sessionId: p.sessionId }).catch(() => {});
     });
     try {
-      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 10, maxWidth: 16, maxHeight: 16, everyNthFrame: 1 }, timeoutMs);
+      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 10, maxWidth: 16, maxHeight: 16, everyNthFrame: 1 }, { timeoutMs });
       return watch;
     } catch {
       return undefined;

@@ -16,7 +16,8 @@ import type { KeyName, Orientation, Point, Resolution, Tab } from '../../api/sch
 import { launchChromium, type LaunchIdentity } from './process.js';
 import { clearProfile } from './profile.js';
 import { keyDef, keyEvent, type KeyDef } from './keys.js';
-import { RawCdp } from './rawCdp.js';
+import { CdpConnection, type CdpConnectOptions } from '../../cdp/connection.js';
+import { kMaxAnswer } from './cdpPipe.js';
 import { FrameWatch } from './frameWatch.js';
 import { call, kResolveTarget, kSelectFocused, kSerializeDocument, kTabInfo } from './pageScripts.js';
 import { metricsOverride, screenOrientation, turnedResolution } from './viewport.js';
@@ -112,9 +113,9 @@ export class LinuxBox {
   #starting: Promise<void> | undefined;
   #active: Page | undefined;
   readonly #sessions = new WeakMap<Page, Promise<CDPSession>>();
-  readonly #raw = new WeakMap<Page, Promise<RawCdp>>();
+  readonly #raw = new WeakMap<Page, Promise<CdpConnection>>();
   readonly #targetIds = new WeakMap<Page, string>();
-  readonly #watches = new WeakMap<RawCdp, Promise<FrameWatch | undefined>>();
+  readonly #watches = new WeakMap<CdpConnection, Promise<FrameWatch | undefined>>();
   /** The screen each page was last given (viewport.ts), so an unchanged one costs no round trip. */
   readonly #screens = new WeakMap<Page, string>();
   /** Called whenever the browser process goes away (closed or crashed). */
@@ -377,10 +378,15 @@ export class LinuxBox {
     return this.#browser && page && !page.isClosed() ? page : undefined;
   }
 
+  /** A page connection's bounds: a command answered within the box's CDP timeout, an answer within the pipe's frame size. */
+  #pageCdpOptions(): CdpConnectOptions {
+    return { maxPayload: kMaxAnswer, timeoutMs: this.#cdpTimeoutMs, closed: () => new Error('the page closed') };
+  }
+
   /** A new CDP connection of its own to `page` (a recording's screencast runs on it, apart from input); it closes with the page. */
-  async recordingConnection(page: Page): Promise<RawCdp> {
+  async recordingConnection(page: Page): Promise<CdpConnection> {
     const devtools = this.#running().devtools;
-    const cdp = await RawCdp.connect(devtools.pageEndpoint(await this.#targetId(page)), this.#cdpTimeoutMs);
+    const cdp = await CdpConnection.open(devtools.pageEndpoint(await this.#targetId(page)), this.#pageCdpOptions());
     page.once('close', () => cdp.close());
     return cdp;
   }
@@ -396,15 +402,15 @@ export class LinuxBox {
   }
 
   /** The raw CDP connection of the active page. */
-  async #input(): Promise<RawCdp> {
+  async #input(): Promise<CdpConnection> {
     return this.#rawOf(await this.activePage());
   }
 
-  #rawOf(page: Page): Promise<RawCdp> {
+  #rawOf(page: Page): Promise<CdpConnection> {
     let r = this.#raw.get(page);
     if (!r) {
       const devtools = this.#running().devtools;
-      r = this.#targetId(page).then((id) => RawCdp.connect(devtools.pageEndpoint(id), this.#cdpTimeoutMs));
+      r = this.#targetId(page).then((id) => CdpConnection.open(devtools.pageEndpoint(id), this.#pageCdpOptions()));
       this.#raw.set(page, r);
       r.then(
         (cdp) => page.once('close', () => cdp.close()),
@@ -485,7 +491,7 @@ export class LinuxBox {
     // The whole viewport at its size needs no clip, so no round trip for the scroll offset.
     let box: object = {};
     if (clip || scale !== 1) {
-      const { cssVisualViewport: vv } = await s.send<{ cssVisualViewport: { pageX: number; pageY: number } }>('Page.getLayoutMetrics', {}, timeoutMs);
+      const { cssVisualViewport: vv } = await s.send<{ cssVisualViewport: { pageX: number; pageY: number } }>('Page.getLayoutMetrics', {}, { timeoutMs });
       const area = clip ?? { x: 0, y: 0, ...this.#resolution };
       box = { clip: { x: vv.pageX + area.x, y: vv.pageY + area.y, width: area.width, height: area.height, scale } };
     }
@@ -496,14 +502,14 @@ export class LinuxBox {
         captureBeyondViewport: false,
         // zlib's fastest level instead of its default: the PNG is a little larger and takes a fraction of the time.
         optimizeForSpeed: true,
-      }, timeoutMs);
+      }, { timeoutMs });
       return Buffer.from(data, 'base64');
     };
     const watch = clip ? undefined : await this.#watchOf(s);
     return watch ? watch.capture(scale, take) : take();
   }
 
-  #watchOf(cdp: RawCdp): Promise<FrameWatch | undefined> {
+  #watchOf(cdp: CdpConnection): Promise<FrameWatch | undefined> {
     let w = this.#watches.get(cdp);
     if (!w) {
       // Not the CDP bound: a page that cannot start a screencast at once (a renderer swap) is only watched less.
@@ -683,7 +689,7 @@ export class LinuxBox {
   // ---------------------------------------------------------------- the rest of the GBOX vocabulary (src/server/gbox/linux.ts)
 
   /** The raw CDP connection of the active tab (gestures, the clipboard); each command is bounded by the CDP timeout. */
-  pageCdp(): Promise<RawCdp> {
+  pageCdp(): Promise<CdpConnection> {
     return this.#input();
   }
 

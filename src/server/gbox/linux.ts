@@ -8,7 +8,7 @@ import { kLimits, type Display, type Orientation, type Point, type Tab } from '.
 import type { LinuxBox } from '../chromium/linuxBox.js';
 import { keyDef, keyEvent, kModControl, type KeyEvent } from '../chromium/keys.js';
 import { call, kClipboardCatch, kClipboardWrite } from '../chromium/pageScripts.js';
-import type { RawCdp } from '../chromium/rawCdp.js';
+import type { CdpConnection } from '../../cdp/connection.js';
 import { resolveTextTarget } from '../dragPlan.js';
 import type { Finger, Gesture, GestureContext } from './gestures.js';
 
@@ -45,7 +45,7 @@ export async function performOnLinux(box: LinuxBox, g: Gesture, signal?: AbortSi
 }
 
 /** Modifier keys go down in order (each adding its flag), the clicks, then the keys go up in reverse. */
-async function click(cdp: RawCdp, g: Extract<Gesture, { kind: 'click' }>, signal?: AbortSignal): Promise<void> {
+async function click(cdp: CdpConnection, g: Extract<Gesture, { kind: 'click' }>, signal?: AbortSignal): Promise<void> {
   const defs = g.modifierKeys.map((name) => keyDef(name)!);
   const flags = defs.map((_, i) => defs.slice(0, i + 1).reduce((m, d) => m | (d.modifier ?? 0), 0));
   const mods = flags.at(-1) ?? 0;
@@ -67,7 +67,7 @@ async function click(cdp: RawCdp, g: Extract<Gesture, { kind: 'click' }>, signal
 }
 
 /** Wheel events at the point: one for the whole delta, or spread over `durationMs` (one per frame). */
-async function wheel(cdp: RawCdp, g: Extract<Gesture, { kind: 'wheel' }>, signal?: AbortSignal): Promise<void> {
+async function wheel(cdp: CdpConnection, g: Extract<Gesture, { kind: 'wheel' }>, signal?: AbortSignal): Promise<void> {
   await cdp.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: g.at.x, y: g.at.y, button: 'none', buttons: 0 });
   const steps = Math.max(1, Math.round(g.durationMs / kStepMs));
   const started = performance.now();
@@ -102,7 +102,7 @@ function touchTimes(fingers: Finger[]): number[] {
 }
 
 /** Every finger down at once, moved through its keyframes (one touchMove per frame), all up after the last. */
-async function touch(cdp: RawCdp, fingers: Finger[], signal?: AbortSignal): Promise<void> {
+async function touch(cdp: CdpConnection, fingers: Finger[], signal?: AbortSignal): Promise<void> {
   const points = (t: number) => fingers.map((f, id) => ({ ...fingerAt(f, t), id }));
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: points(0) });
   const started = performance.now();
@@ -145,7 +145,7 @@ export async function rotateLinux(box: LinuxBox, orientation: Orientation): Prom
 // ---------------------------------------------------------------- clipboard
 
 /** A world of our own in the tab's main frame: the page's globals (a replaced addEventListener) cannot get in the way. */
-export async function isolatedWorld(cdp: RawCdp, worldName = 'boxflow-clipboard'): Promise<number> {
+export async function isolatedWorld(cdp: CdpConnection, worldName = 'boxflow-clipboard'): Promise<number> {
   const { frameTree } = await cdp.send<{ frameTree: { frame: { id: string } } }>('Page.getFrameTree');
   const { executionContextId } = await cdp.send<{ executionContextId: number }>('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName });
   return executionContextId;
