@@ -342,13 +342,17 @@ test('Android: one `adb shell` line, its output streamed as the device sends it 
   assert.equal(s.stderr, '');
   assert.deepEqual(s.frames.at(-1), { event: 'end', exitCode: 7 });
   assert.ok(s.at.at(-1)! - s.at[0]! > 500, 'the first line came before the rest: streamed');
-  assert.deepEqual(dev.shellCommands.slice(mark), [`sh -c 'export NAME='\\''it'\\''\\'\\'''\\''s $(reboot)'\\''; slow-print; exit 7'; echo boxflow-exit:$?`]);
+  // A device without shell_v2: stderr goes to a file in the box's dir (androidCommands.ts), removed after.
+  const dir = `/data/local/tmp/boxflow/${android.id}`;
+  const file = /2>'([^']+)'/.exec(dev.shellCommands[mark] ?? '')?.[1] ?? 'none';
+  assert.deepEqual(dev.shellCommands.slice(mark), [`sh -c 'cd '\\''${dir}'\\'' || exit 1; export NAME='\\''it'\\''\\'\\'''\\''s $(reboot)'\\''; slow-print; exit 7' 2>'${file}'; echo boxflow-exit:$?`, `rm -f '${file}'`]);
   const code = await run(runCode, { runCode: { code: 'echo hi' } });
   assert.equal(code.stdout, 'hi\n');
   assert.deepEqual(code.frames.at(-1), { event: 'end', exitCode: 0 });
   assertRefused(await run(runCode, { runCode: { code: 'print(1)', language: 'python' } }), 'UNPROCESSABLE', 422, /cannot run python/);
-  // The tenant's command, env values and working dir stay inside the quotes: the only bare characters are the marker's `$?`.
-  for (const line of dev.shellCommands.slice(mark)) assert.deepEqual(splitShellLine(line).unquoted, ['$', '?'], line);
+  // The tenant's command, env values and working dir stay inside the quotes: the only bare characters
+  // are the stderr redirection's `>` and the marker's `$?` (the file's rm has none).
+  for (const line of dev.shellCommands.slice(mark)) assert.deepEqual(splitShellLine(line).unquoted, line.startsWith('sh -c ') ? ['>', '$', '?'] : [], line);
 });
 
 test('Android: 124 at the timeout with what came before it; the box terminated under a running command ends its stream', async () => {
