@@ -1,7 +1,9 @@
 // Video of flow attempts (`video: 'off' | 'on' | 'retain-on-failure'`, Playwright's names and meaning):
 // the box records from the attempt's start to its end (GBOX's recording/start and /stop), the video
 // goes to the artifact store (data/<sha1>.webm or .mp4), and each step is a chapter at its offset from
-// the recording's start, in results.json and as a WebVTT chapters file next to the video. With
+// the video's 0, in results.json and as a WebVTT chapters file next to the video. The video's 0 is the
+// time of its first frame, which the service gives with the video (`startedAt`, boxflow serve's Linux
+// boxes); without it, the moment the start's answer arrived. With
 // `retain-on-failure` a passed attempt's video is not downloaded (the service's copy expires), a failed
 // one's is kept, even when a retry passes. A service that does not record (404 for the route, 405,
 // 501) gets one warning per run, and the run goes on without video; any other failure of the
@@ -63,6 +65,7 @@ export async function startAttemptVideo(box: BoxInfo, deps: VideoDeps, signal?: 
     state.warned.add(key);
     (deps.warn ?? stderrWarn)(message);
   };
+  const asked = Date.now();
   try {
     await deps.client.startRecording(box.id, signal ? { signal } : {});
   } catch (err) {
@@ -74,8 +77,7 @@ export async function startAttemptVideo(box: BoxInfo, deps: VideoDeps, signal?: 
     }
     return undefined;
   }
-  // The video's 0 is when the service answered the start (it starts recording just before it answers).
-  const startedAt = Date.now();
+  const answered = Date.now();
   return {
     async finish(steps, failed, finishSignal) {
       const opts = finishSignal ? { signal: finishSignal } : {};
@@ -92,7 +94,7 @@ export async function startAttemptVideo(box: BoxInfo, deps: VideoDeps, signal?: 
         const ext = contentType === 'video/webm' ? 'webm' : 'mp4';
         const path = await deps.artifacts.putStream(await deps.client.streamObject(result.presignedUrl, opts), ext);
         const durationMs = result.durationMs;
-        const chapters = videoChapters(steps, startedAt, durationMs);
+        const chapters = videoChapters(steps, videoZero(result.startedAt, asked, answered), durationMs);
         const vtt = await deps.artifacts.put(Buffer.from(chaptersVtt(chapters, durationMs)), 'vtt');
         return { path, contentType, chapters, vtt, ...(durationMs !== undefined ? { durationMs } : {}), ...(result.truncated ? { truncated: result.truncated } : {}) };
       } catch (err) {
@@ -101,6 +103,19 @@ export async function startAttemptVideo(box: BoxInfo, deps: VideoDeps, signal?: 
       }
     },
   };
+}
+
+/**
+ * The video's 0 on this process's clock. The service's `startedAt` (its first frame, on the box's
+ * clock) when it sent one: the recording began after the start was asked and its first frame was on
+ * screen by the answer, so a time outside that is the two clocks disagreeing, and is brought back
+ * inside. Without it, the answer's arrival: the service starts recording before it answers, so that
+ * is late by the answer's way back (chapters come early).
+ */
+export function videoZero(startedAt: string | undefined, asked: number, answered: number): number {
+  const t = startedAt === undefined ? NaN : Date.parse(startedAt);
+  if (Number.isNaN(t)) return answered;
+  return Math.min(answered, Math.max(asked, t));
 }
 
 /** A chapter per step that ran (nested ones too, in order), at its start from the recording's start. */

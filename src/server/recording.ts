@@ -1,7 +1,7 @@
 // GBOX's recording endpoints (docs/api.md) on boxflow serve:
 //   POST /boxes/{boxId}/actions/recording/start  → 204; a recording already running is thrown away
 //                                                   ("only one recording can be active at a time")
-//   POST /boxes/{boxId}/actions/recording/stop   → {presignedUrl, storageKey, contentType, durationMs, size, truncated?, limits}
+//   POST /boxes/{boxId}/actions/recording/stop   → {presignedUrl, storageKey, contentType, durationMs, size, truncated?, limits, startedAt?}
 // Linux boxes record the active page's screencast with ffmpeg (recordingLinux.ts), Android boxes with
 // the device's screenrecord (recordingAndroid.ts). A recording ends by itself after 10 minutes and its
 // file at 200 MB (kRecordingLimits; stop still answers it, `truncated` says which). The video is stored
@@ -102,6 +102,8 @@ export function createRecordingHandlers(deps: RecordingDeps) {
             size: video.size,
             ...(video.truncated ? { truncated: video.truncated } : {}),
             limits: { maxDurationMs: limits.maxMs, maxBytes: limits.maxBytes },
+            // The video's 0 on the box's clock: a runner counts its chapters from it.
+            ...(video.startedAt !== undefined ? { startedAt: new Date(video.startedAt).toISOString() } : {}),
           },
         };
       } finally {

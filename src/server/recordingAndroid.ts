@@ -5,7 +5,9 @@
 // chain of 180 s segments (rec.mp4, rec-2.mp4, ...), joined on the server by ffmpeg's concat demuxer
 // without re-encoding, as Appium does. The bit rate is 2 Mbit/s: 10 minutes stay under 150 MB.
 // The video's 0 is when screenrecord began encoding, a few hundred ms after the start request
-// (the device starts its encoder); docs/api.md says so.
+// (the device starts its encoder). The server cannot tell when that was (screenrecord prints nothing
+// of its first frame, and the MP4's times start at 0 there), so stop gives no `startedAt`: a runner
+// counts the chapters from the start's answer (docs/api.md, docs/results.md).
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -6,11 +6,14 @@
 // Timing: a frame is drawn only when the page changes, so frames come at the rate Chromium draws
 // them (a still page sends none, an animation up to 60 a second; more than 30 a second are thinned to
 // the latest of each 1/30 s). Each frame carries `metadata.timestamp`, the time Chromium swapped it
-// in; the video gives it that time from the recording's start and shows it until the next one (ffmpeg
-// keeps these variable frame times: `-fps_mode passthrough`), so the video's clock is the page's
-// clock, with no frame repeated over the pipe. The first frame is at 0 (a white one when no page is
-// there yet); on stop the last frame is written once more, ending exactly at the stop, so the video
-// lasts as long as the recording did. The page followed is always the box's active one: a new tab, or
+// in; the video gives it that time from the video's 0 and shows it until the next one (ffmpeg keeps
+// these variable frame times: `-fps_mode passthrough`), so the video's clock is the page's clock,
+// with no frame repeated over the pipe. The video's 0 is its first frame: the page's first frame when
+// it is drawn within kFirstFrameMs of the start (at the time it was drawn), else a white one at the
+// start. Start answers once that frame is written and stop gives its time (`startedAt`), so a runner
+// puts each step's chapter where the video shows the step, whatever the start's answer took to reach
+// it. On stop the last frame is written once more, ending exactly at the stop, so the video lasts
+// from its first frame to the stop. The page followed is always the box's active one: a new tab, or
 // the next browser after closeBrowser, is picked up within kFollowMs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -26,7 +29,7 @@ import { mkvFrame, mkvHeader, mkvLastFrame } from './recordingMkv.js';
 const kFollowMs = 100;
 /** At most 30 frames a second reach the encoder (the latest of each 1/30 s is kept). */
 const kMinFrameGapMs = 1000 / 30;
-/** A first frame within this of the start is the video's frame 0; a later one follows a white frame 0. */
+/** A first frame drawn within this of the start is the video's frame 0; a later one follows a white frame 0. */
 const kFirstFrameMs = 100;
 /** The video's largest side; a bigger box screen is scaled down (a 1280×800 box records at its size). */
 const kMaxSide = 1280;
@@ -54,6 +57,8 @@ export interface VideoFile {
   size: number;
   /** Why the video ends before the stop, when it does: the length or size bound. */
   truncated?: 'duration' | 'size';
+  /** The time of the video's first frame (its 0), on this server's clock (Date.now()); absent when the box cannot tell. */
+  startedAt?: number;
 }
 
 export interface Recorder {
@@ -123,8 +128,11 @@ class LinuxRecorder implements Recorder {
   #ffmpeg: ChildProcess | undefined;
   #exited: Promise<number | null> | undefined;
   #stderr = '';
-  /** Date.now() at the recording's start: the video's 0. */
-  #start = 0;
+  /** The video's 0 on this server's clock: the start, moved to the first frame's drawing when that comes within kFirstFrameMs. */
+  #zero = 0;
+  /** Resolves once the video's first frame is written (its 0 is then known). */
+  #firstWritten: Promise<void>;
+  #onFirstWritten: () => void = () => {};
   /** Browser clock → this server's (a grid node's clock may differ): the smallest arrival − timestamp seen. */
   #clockOffset: number | undefined;
   #headerDone = false;
@@ -148,6 +156,7 @@ class LinuxRecorder implements Recorder {
     this.#dir = dir;
     this.#file = join(dir, 'video.webm');
     this.#size = videoSize(linux.resolution);
+    this.#firstWritten = new Promise((resolve) => (this.#onFirstWritten = resolve));
   }
 
   async start(): Promise<void> {
@@ -178,13 +187,16 @@ class LinuxRecorder implements Recorder {
         this.#shutDownInput();
       }
     });
-    this.#start = Date.now();
+    this.#zero = Date.now();
     this.#firstTimer = setTimeout(() => {
       if (!this.#headerDone) this.#write(kBlankJpeg, 0);
+      this.#onFirstWritten(); // also when ffmpeg is gone: start then answers, and stop tells why
     }, kFirstFrameMs);
     this.#limitTimer = setTimeout(() => void this.#endInput('duration'), this.#limits.maxMs);
     await this.#followPage();
     this.#follow = setInterval(() => void this.#followPage(), kFollowMs);
+    // The answer comes after the video's 0, so whoever asked can tell it from the time stop gives.
+    await this.#firstWritten;
   }
 
   /** Moves the screencast to the box's active page when that changed. */
@@ -225,8 +237,7 @@ class LinuxRecorder implements Recorder {
       const drawn = p.metadata.timestamp !== undefined ? p.metadata.timestamp * 1000 : arrived;
       // A frame cannot arrive before it was drawn: the offset is the smallest arrival − drawing seen.
       if (this.#clockOffset === undefined || arrived - drawn < this.#clockOffset) this.#clockOffset = arrived - drawn;
-      const ms = Math.round(drawn + this.#clockOffset - this.#start);
-      this.#offer(Buffer.from(p.data, 'base64'), ms);
+      this.#offer(Buffer.from(p.data, 'base64'), drawn + this.#clockOffset);
       const stdin = this.#ffmpeg?.stdin;
       // Back-pressure: Chromium sends the next frame after the ack, so a slow encoder slows the screencast.
       if (stdin && stdin.writableNeedDrain) await new Promise((r) => stdin.once('drain', r).once('close', r));
@@ -234,12 +245,20 @@ class LinuxRecorder implements Recorder {
     cdp.send('Page.screencastFrameAck', { sessionId: p.sessionId }).catch(() => {});
   }
 
-  /** A frame at `ms`: written, or held back while the last write is under 1/30 s old (the latest held one is written then). */
-  #offer(jpeg: Buffer, ms: number): void {
+  /**
+   * A frame drawn at `drawnAt` (this server's clock): written, or held back while the last write is
+   * under 1/30 s old (the latest held one is written then). The first one drawn soon after the start
+   * is the video's 0 (one drawn before the start was on screen at the start).
+   */
+  #offer(jpeg: Buffer, drawnAt: number): void {
     if (!this.#headerDone) {
       clearTimeout(this.#firstTimer);
-      if (ms > kFirstFrameMs) this.#write(kBlankJpeg, 0);
-      this.#write(jpeg, this.#headerDone ? ms : 0);
+      if (drawnAt - this.#zero > kFirstFrameMs) this.#write(kBlankJpeg, 0);
+      else this.#zero = Math.max(this.#zero, Math.round(drawnAt));
+    }
+    const ms = Math.round(drawnAt - this.#zero);
+    if (this.#lastMs < 0) {
+      this.#write(jpeg, 0);
       return;
     }
     if (ms - this.#lastMs >= kMinFrameGapMs) {
@@ -248,7 +267,7 @@ class LinuxRecorder implements Recorder {
       return;
     }
     this.#pending = { jpeg, ms };
-    this.#pendingTimer ??= setTimeout(() => this.#flushPending(), Math.max(1, this.#lastMs + kMinFrameGapMs - (Date.now() - this.#start)));
+    this.#pendingTimer ??= setTimeout(() => this.#flushPending(), Math.max(1, this.#lastMs + kMinFrameGapMs - (Date.now() - this.#zero)));
   }
 
   #flushPending(): void {
@@ -267,6 +286,7 @@ class LinuxRecorder implements Recorder {
       const size = jpegSize(jpeg) ?? { width: 16, height: 16 };
       stdin.write(mkvHeader(size.width, size.height));
       this.#headerDone = true;
+      this.#onFirstWritten();
     }
     stdin.write(mkvFrame(jpeg, at));
     this.#lastMs = at;
@@ -275,6 +295,7 @@ class LinuxRecorder implements Recorder {
 
   #shutDownInput(): void {
     this.#ended = true;
+    this.#onFirstWritten();
     clearInterval(this.#follow);
     clearTimeout(this.#firstTimer);
     clearTimeout(this.#limitTimer);
@@ -288,7 +309,7 @@ class LinuxRecorder implements Recorder {
   async #endInput(why?: 'duration'): Promise<void> {
     if (this.#ended) return;
     this.#flushPending();
-    const endMs = why === 'duration' ? this.#limits.maxMs : Math.min(Date.now() - this.#start, this.#limits.maxMs);
+    const endMs = why === 'duration' ? this.#limits.maxMs : Math.min(Date.now() - this.#zero, this.#limits.maxMs);
     if (why) this.#truncated = why;
     const stdin = this.#ffmpeg?.stdin;
     if (!this.#headerDone) this.#write(kBlankJpeg, 0);
@@ -311,7 +332,16 @@ class LinuxRecorder implements Recorder {
     if (!size || (code !== 0 && this.#truncated !== 'size')) {
       throw new BoxflowError('INTERNAL', `ffmpeg could not write the recording (exit ${code}): ${this.#stderr.trim().split('\n').slice(-3).join(' | ') || 'no output'}`);
     }
-    return { file: this.#file, dir: this.#dir, contentType: 'video/webm', ext: 'webm', durationMs: this.#endedAtMs ?? this.#lastMs, size, ...(this.#truncated ? { truncated: this.#truncated } : {}) };
+    return {
+      file: this.#file,
+      dir: this.#dir,
+      contentType: 'video/webm',
+      ext: 'webm',
+      durationMs: this.#endedAtMs ?? this.#lastMs,
+      size,
+      startedAt: this.#zero,
+      ...(this.#truncated ? { truncated: this.#truncated } : {}),
+    };
   }
 
   async abort(): Promise<void> {

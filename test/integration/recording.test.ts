@@ -1,7 +1,7 @@
 // Recording a Linux box on a real Chromium, over real HTTP: the video decodes (ffprobe/ffmpeg read
 // it), lasts as long as the recording did, and shows each moment of the page at its real time (a page
-// that turns from red to blue 3 s after it loaded is red before and blue after, in the video). The
-// endpoints hold serve's rules: another tenant's box is 404, the video's URL is pre-signed and expires,
+// that turns from red to blue 3 s after it loaded is red before and blue after, in the video), and
+// stop gives the time of its first frame (`startedAt`, its 0). The endpoints hold serve's rules: another tenant's box is 404, the video's URL is pre-signed and expires,
 // a stop without a start is 409, terminating the box ends the recording and leaves no ffmpeg behind.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,7 +57,9 @@ const isBlue = ([r, g, b]: number[]) => b! > 180 && r! < 80 && g! < 80;
 test('a recording of a real Chromium decodes, lasts as long as it ran, and shows the page at its real times', { skip, timeout: 90_000 }, async () => {
   const box = await client.createLinuxBox({ wait: true });
   const page = `data:text/html,<body style="margin:0;background:red"><script>setTimeout(() => document.body.style.background = 'blue', 3000)</script></body>`;
+  const asked = Date.now();
   await client.startRecording(box.id);
+  const startAnswered = Date.now();
   const t0 = performance.now();
   await client.openTab(box.id, { url: page });
   const loaded = (performance.now() - t0) / 1000;
@@ -71,6 +73,10 @@ test('a recording of a real Chromium decodes, lasts as long as it ran, and shows
   assert.match(result.storageKey, new RegExp(`^boxes/${box.id}/recordings/rec_[\\w-]+\\.webm$`));
   assert.deepEqual(result.limits, { maxDurationMs: 600_000, maxBytes: 200 * 1024 * 1024 });
   assert.equal(result.truncated, undefined);
+  // The video's 0 is its first frame, on the box's clock (this process's): the recording began once
+  // the start was asked, and its first frame was written before the start answered.
+  const zero = Date.parse(result.startedAt!);
+  assert.ok(zero >= asked && zero <= startAnswered, `startedAt ${result.startedAt} lies between the start asked (${new Date(asked).toISOString()}) and answered (${new Date(startAnswered).toISOString()})`);
   const res = await fetch(result.presignedUrl);
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-type'), 'video/webm');
