@@ -21,15 +21,21 @@ const kCodeOfStatus: Record<number, ErrorCode> = {
   431: 'HEADERS_TOO_LARGE',
 };
 
+/** Messages for errors whose own says too little. */
+const kMessages: Record<string, string> = {
+  // @fastify/static's refusal of `..` and of paths such as `//etc/passwd`.
+  FST_STATIC_FORBIDDEN_PATH: 'the path leads outside the folder served, or is not a plain path',
+};
+
 export function errorAnswer(err: unknown): ErrorAnswer {
   if (BoxflowError.is(err)) {
     // A code without a status of its own (a flow's or the runner's) is a request that could not be carried out.
     return { status: err.status ?? 422, body: { code: err.code, message: err.message } };
   }
   // fastify's own errors (a bad JSON body, one over the limit) and the file server's (a Range past the end).
-  const e = err as { statusCode?: unknown; status?: unknown; message?: unknown; headers?: Record<string, string> };
+  const e = err as { code?: unknown; statusCode?: unknown; status?: unknown; message?: unknown; headers?: Record<string, string> };
   const status = typeof e.statusCode === 'number' ? e.statusCode : typeof e.status === 'number' ? e.status : 500;
-  const message = typeof e.message === 'string' && e.message ? e.message : String(err);
+  const message = (typeof e.code === 'string' ? kMessages[e.code] : undefined) ?? (typeof e.message === 'string' && e.message ? e.message : String(err));
   if (status >= 400 && status < 500) {
     const code = kCodeOfStatus[status] ?? 'HTTP_ERROR';
     // HTTP_ERROR is "any other status": it keeps the one HTTP gave (416 tells a video player where the file ends).
