@@ -87,8 +87,13 @@ const DeprecatedScreenshotFields = {
 
 const ActionBase = { options: Type.Optional(ActionOptions), ...DeprecatedScreenshotFields };
 
-export const ScreenshotEntry = Type.Object({ uri: Type.String(), presignedUrl: Type.Optional(Type.String()) });
-export const TraceEntry = Type.Object({ uri: Type.String() });
+/**
+ * boxflow's extension, only from an embedded server started for one run (startServer({artifactsDir})):
+ * where in that run's output folder the server already wrote the image (`data/<sha1>.png`).
+ */
+const ArtifactPath = Type.Optional(Type.String({ pattern: '^data/[0-9a-f]{40}\\.png$' }));
+export const ScreenshotEntry = Type.Object({ uri: Type.String(), presignedUrl: Type.Optional(Type.String()), artifact: ArtifactPath });
+export const TraceEntry = Type.Object({ uri: Type.String(), presignedUrl: Type.Optional(Type.String()), artifact: ArtifactPath });
 
 export const ActionResult = Type.Object({
   actionId: Type.String(),

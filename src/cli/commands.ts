@@ -103,7 +103,7 @@ export async function runTest(flags: CliFlags): Promise<number> {
     await prepareOutput(r.options.outputDir);
     // 2. The app under test, then the boxes' server (embedded when no remote one is set).
     if (r.webServer) cleanup.push(await startWebServer(r.webServer));
-    const service = await connectService(r);
+    const service = await connectService(r, { artifactsDir: r.options.outputDir });
     cleanup.push(service.close);
     masker.add(service.secrets);
     withoutMissingTrace(service, r.options.screenshots, (message) => void process.stderr.write(`warning: ${message}\n`));
@@ -117,7 +117,7 @@ export async function runTest(flags: CliFlags): Promise<number> {
     const log = new EventLog(r.options.outputDir);
     cleanup.push(async () => log.close());
     const host = new ReporterHost(reporters, log);
-    const result = await endEvenIfStalled(runFlows(selected, r.options, { client, reporter: host, secrets: [], masker }), log, host);
+    const result = await endEvenIfStalled(runFlows(selected, r.options, { client, reporter: host, secrets: [], masker, serverWritesArtifacts: service.writesArtifactsTo === r.options.outputDir }), log, host);
     result.errors.push(...strays);
     writeResultsJson(r.options.outputDir, result);
     // A reporter that prints (list, github) prints its own summary; with only file reporters, say how it went.

@@ -23,6 +23,8 @@ export interface ServiceAccess {
   secrets: string[];
   /** An embedded server: without @napi-rs/canvas it draws no traces (why, when so). */
   missingTrace?: string;
+  /** The output folder an embedded server writes its action images into (EmbeddedOptions.artifactsDir). */
+  writesArtifactsTo?: string;
   /** Stops an embedded server and removes its data dir; nothing for a remote service. */
   close(): Promise<void>;
 }
@@ -38,6 +40,8 @@ export interface EmbeddedOptions {
    * own browser calls as steps of the running test (embeddedServer.ts).
    */
   childProcess?: boolean;
+  /** The run's output folder: the server writes its action images there itself (startServer's artifactsDir). */
+  artifactsDir?: string;
 }
 
 /** A remote service needs an API key (the embedded server makes its own): CONFIG_INVALID without one. */
@@ -73,7 +77,7 @@ export async function startEmbeddedServer(opts: EmbeddedOptions = {}): Promise<S
   const secret = randomBytes(32).toString('hex');
   let server: Started;
   try {
-    server = opts.childProcess ? await startInChild(dataDir, secret) : await startInProcess(dataDir, secret, opts.adb);
+    server = opts.childProcess ? await startInChild(dataDir, secret) : await startInProcess(dataDir, secret, opts.adb, opts.artifactsDir);
   } catch (err) {
     await rm(dataDir, { recursive: true, force: true });
     throw err;
@@ -85,7 +89,8 @@ export async function startEmbeddedServer(opts: EmbeddedOptions = {}): Promise<S
   try {
     const apiKey = await createApiKey(secret, opts.keyName ?? 'local', opts.keyTtl ?? '1d');
     const { trace } = await missingFeatures();
-    return { baseUrl: server.baseUrl, apiKey, secrets: [apiKey, secret], ...(trace ? { missingTrace: trace } : {}), close };
+    const writes = opts.artifactsDir && !opts.childProcess ? { writesArtifactsTo: opts.artifactsDir } : {};
+    return { baseUrl: server.baseUrl, apiKey, secrets: [apiKey, secret], ...(trace ? { missingTrace: trace } : {}), ...writes, close };
   } catch (err) {
     await close();
     throw err;
@@ -99,9 +104,9 @@ export function withoutMissingTrace(service: ServiceAccess, screenshots: RunOpti
   warn?.(`${service.missingTrace}; running without trace images`);
 }
 
-async function startInProcess(dataDir: string, secret: string, adb: string[] | undefined): Promise<Started> {
+async function startInProcess(dataDir: string, secret: string, adb: string[] | undefined, artifactsDir: string | undefined): Promise<Started> {
   const { startServer } = await import('../server/index.js');
-  const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, secret, log: () => {}, ...(adb?.length ? { adb } : {}) });
+  const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, secret, log: () => {}, ...(adb?.length ? { adb } : {}), ...(artifactsDir ? { artifactsDir } : {}) });
   return { baseUrl: server.baseUrl, close: () => server.close() };
 }
 

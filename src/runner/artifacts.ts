@@ -1,13 +1,14 @@
 // Content-addressed artifact store: every image (or snapshot) is written once, as
 // <output>/data/<sha1>.<ext>, and referred to by that relative path everywhere.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
 import type { BoxClient } from '../api/client.js';
+import { kArtifactDataDir, kArtifactPath, writeArtifact } from '../api/artifactFile.js';
 import { decodeDataUri } from '../api/dataUri.js';
 import type { ActionResult } from '../api/schemas.js';
 import { BoxflowError } from '../errors.js';
@@ -31,7 +32,7 @@ const kMimeExt: Record<string, string> = {
   'text/vtt': 'vtt',
 };
 
-export const kDataDir = 'data';
+export const kDataDir = kArtifactDataDir;
 
 export function extForMime(mime: string): string {
   return kMimeExt[mime.toLowerCase()] ?? 'bin';
@@ -44,8 +45,12 @@ export class ArtifactStore {
   private readonly _known = new Map<string, Promise<string>>();
   private _stats = { puts: 0, written: 0, bytesWritten: 0 };
 
-  constructor(outputDir: string) {
+  /** This run's embedded server writes its images into `outputDir` itself (see adopt). */
+  readonly serverWrites: boolean;
+
+  constructor(outputDir: string, opts: { serverWrites?: boolean } = {}) {
     this.outputDir = outputDir;
+    this.serverWrites = opts.serverWrites === true;
     this.dataDir = join(outputDir, kDataDir);
   }
 
@@ -61,29 +66,30 @@ export class ArtifactStore {
     const key = `${sha}.${ext}`;
     const known = this._known.get(key);
     if (known) return known;
-    const rel = `${kDataDir}/${key}`;
-    const abs = join(this.outputDir, rel);
     const done = (async () => {
-      // Written synchronously: an image is written in well under a millisecond, and fs's thread pool
-      // costs several times that per file. Created exclusively under its content address, so a copy
-      // already there (an earlier run, a parallel shard) is kept; one of another size was torn by a
-      // crash mid-write, and is replaced whole (a temporary name, then a rename).
-      try {
-        this._create(abs, bytes);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        if (this._isWhole(abs, bytes.byteLength)) return rel;
-        const tmp = `${abs}.${randomBytes(4).toString('hex')}.tmp`;
-        writeFileSync(tmp, bytes);
-        renameSync(tmp, abs);
+      const { rel, written } = writeArtifact(this.outputDir, bytes, ext);
+      if (written) {
+        this._stats.written++;
+        this._stats.bytesWritten += bytes.byteLength;
       }
-      this._stats.written++;
-      this._stats.bytesWritten += bytes.byteLength;
       return rel;
     })();
     this._known.set(key, done);
     done.catch(() => this._known.delete(key));
     return done;
+  }
+
+  /**
+   * An image this run's embedded server already wrote into this output folder (its answer's
+   * `artifact`), when this store was told the server does so and the file is there: its path, with
+   * nothing downloaded or written again. Else undefined, and the image is fetched as from any service.
+   */
+  adopt(artifact: string | undefined): string | undefined {
+    if (!this.serverWrites || !artifact || !kArtifactPath.test(artifact)) return undefined;
+    if (!statSync(join(this.outputDir, artifact), { throwIfNoEntry: false })?.isFile()) return undefined;
+    this._stats.puts++;
+    this._known.set(artifact.slice(kDataDir.length + 1), Promise.resolve(artifact));
+    return artifact;
   }
 
   /** Stores a `data:` URI (base64 or percent-encoded); the extension comes from its media type. */
@@ -143,17 +149,6 @@ export class ArtifactStore {
     return statSync(abs, { throwIfNoEntry: false })?.size === size;
   }
 
-  /** Creates the file, never over an existing one; the data folder is made at the first miss. */
-  private _create(abs: string, bytes: Uint8Array): void {
-    try {
-      writeFileSync(abs, bytes, { flag: 'wx' });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      this._ensureDir();
-      writeFileSync(abs, bytes, { flag: 'wx' });
-    }
-  }
-
   private _ensureDir(): void {
     mkdirSync(this.dataDir, { recursive: true });
   }
@@ -179,8 +174,10 @@ export async function storeActionImages(store: ArtifactStore, client: BoxClient,
   const phases = (['before', 'after', 'trace'] as const).filter((p) => shots[p]?.uri);
   const paths = await Promise.all(
     phases.map(async (phase) => {
-      const { uri, presignedUrl } = shots[phase] as { uri: string; presignedUrl?: string };
+      const { uri, presignedUrl, artifact } = shots[phase] as { uri: string; presignedUrl?: string; artifact?: string };
       if (uri.startsWith('data:')) return store.putDataUri(uri);
+      const adopted = store.adopt(artifact);
+      if (adopted) return adopted;
       if (presignedUrl) return store.putStream(await client.streamObject(presignedUrl, signal ? { signal } : {}), 'png');
       return uri;
     }),

@@ -80,7 +80,9 @@ export class Executor {
     const command = step.kind;
     const label = rt.masker.text(step.label ?? defaultLabel(step, rt.masker));
     rt.hooks.stepBegin({ id, label, command });
+    // The start and the duration are taken at one moment: a video chapter starts where the step did.
     const started = performance.now();
+    const startedAt = new Date().toISOString();
     const record: StepRecord = {
       id,
       index,
@@ -90,7 +92,7 @@ export class Executor {
       source: relativeSource(step.source, this.rt.options.rootDir),
       status: 'passed',
       attempts: 1,
-      startedAt: new Date().toISOString(),
+      startedAt,
       durationMs: 0,
     };
     // A step's own timeout, else its flow's stepTimeout, else the config's.

@@ -32,6 +32,8 @@ export interface RunDeps {
   reporter: Required<Pick<Reporter, 'onBegin' | 'onFlowBegin' | 'onStepBegin' | 'onStepEnd' | 'onFlowEnd' | 'onError' | 'onEnd'>>;
   /** Values never to show (the API key). */
   secrets: string[];
+  /** The service is this run's embedded server, writing its action images into the output folder itself. */
+  serverWritesArtifacts?: boolean;
   /**
    * The run's masker, when the caller shares it (the CLI gives it to the reporters for the code
    * frames they read): it starts with `secrets` and learns every flow's secrets as flows run.
@@ -64,7 +66,7 @@ export function selectFlows(flows: Flow[], options: Pick<RunOptions, 'grep' | 't
 export async function runFlows(flows: Flow[], options: RunOptions, deps: RunDeps): Promise<RunResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const artifacts = new ArtifactStore(options.outputDir);
+  const artifacts = new ArtifactStore(options.outputDir, { serverWrites: deps.serverWritesArtifacts === true });
   const infos = new Map(flows.map((f) => [f, flowInfo(f, options.rootDir)]));
   const results: FlowResult[] = [];
   const baselines: RunResult['baselines'] = [];

@@ -47,6 +47,12 @@ export interface ServerOptions {
   log?: LogFn;
   /** The level and stream of fastify's logger when no `log` is given. Default: info, on stderr. */
   logger?: LoggerOptions;
+  /**
+   * The output folder of the one run this server serves (`boxflow test`'s embedded server): stored
+   * action images are written there under their content address and named in the answer
+   * (`artifact`), so the runner writes nothing again. Never for a shared server.
+   */
+  artifactsDir?: string;
   /** Longest wait for one browser command before the action fails with BROWSER_TIMEOUT. Default 30 s. */
   cdpTimeoutMs?: number;
   /**
@@ -206,7 +212,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const android = new AdbBackend({ address: adbAddresses(opts.adb), log });
   const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, android, ...(grid ? { grid } : {}), ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}), ...(opts.maxBoxesPerKey ? { maxBoxesPerKey: opts.maxBoxesPerKey } : {}) });
-  const store = new ObjectStore(join(opts.dataDir, 'objects'), secret);
+  const store = new ObjectStore(join(opts.dataDir, 'objects'), secret, opts.artifactsDir);
   const keys = new KeyVerifier(secret);
   const allHandlers = createHandlers({ registry, store, secret, allowInnerDownloads: opts.allowInnerDownloads });
   const handlers = grid ? guardGridBoxes(allHandlers, (tenant, id) => registry.get(tenant, id)) : allHandlers;
@@ -387,6 +393,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     log,
   });
 
+  // The boxes a previous server left (stopped, docs/server.md) are listed from the first request on.
+  await registry.ready;
   await app.listen({ host, port: opts.port ?? 28080 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (opts.port ?? 28080);

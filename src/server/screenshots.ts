@@ -94,6 +94,7 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
   const encode = async (png: Buffer, phase: Phase) => {
     if (plan.format === 'base64') return { uri: `data:image/png;base64,${png.toString('base64')}` };
     const { key, entry } = stored(phase);
+    if (ctx.store.artifactsDir) return { ...entry, artifact: ctx.store.putArtifact(key, png, expiresAt) };
     await ctx.store.put(key, png, expiresAt);
     return entry;
   };
@@ -106,16 +107,23 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
   traced?.catch(() => {});
   const screenshot: Shots = {};
   if (before) screenshot.before = await before;
+  // A trace the answer carries (as data, or as a file of the run's output folder) is drawn while the
+  // after-shot settles; a stored one is drawn after the answer, under a URL that works at once.
+  let traceEntry: Promise<Shots['trace']> | undefined;
   if (traced) {
-    if (plan.format === 'base64') {
-      screenshot.trace = await encode(await traced, 'trace');
+    if (plan.format === 'base64' || ctx.store.artifactsDir) {
+      traceEntry = traced.then((png) => encode(png, 'trace'));
+      traceEntry.catch(() => {});
     } else {
       const { key, entry } = stored('trace');
       ctx.store.putWhenReady(key, traced, expiresAt);
       screenshot.trace = entry;
     }
   }
-  if (!plan.phases.has('after')) return { value, screenshot };
+  if (!plan.phases.has('after')) {
+    if (traceEntry) screenshot.trace = await traceEntry;
+    return { value, screenshot };
+  }
   let after: Buffer;
   if (plan.settleOnFrames) {
     after = (await ctx.settle?.(plan.delayMs, ctx.signal, undefined)) ?? (await stillFrame(ctx.capture, plan.delayMs, ctx.signal));
@@ -124,6 +132,7 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
     after = await ctx.capture();
   }
   screenshot.after = await encode(after, 'after');
+  if (traceEntry) screenshot.trace = await traceEntry;
   return { value, screenshot };
 }
 

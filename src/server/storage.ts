@@ -2,6 +2,7 @@
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BoxflowError } from '../errors.js';
+import { writeArtifact } from '../api/artifactFile.js';
 import { presign, verifyPresigned } from './secret.js';
 
 export const kStoragePrefix = '/storage/';
@@ -16,10 +17,15 @@ export class ObjectStore {
   readonly #timer: NodeJS.Timeout;
   /** Objects still being made (a trace drawn after its action answered): a GET waits for them. */
   readonly #pending = new Map<string, Promise<void>>();
+  /** The output folder of the one run this (embedded) server serves, when it writes images there. */
+  readonly artifactsDir: string | undefined;
+  /** key → a file of the run's output folder: served as any object, never removed (the run's report holds it). */
+  readonly #artifacts = new Map<string, string>();
 
-  constructor(root: string, secret: string) {
+  constructor(root: string, secret: string, artifactsDir?: string) {
     this.#root = root;
     this.#secret = secret;
+    this.artifactsDir = artifactsDir;
     this.#timer = setInterval(() => void this.sweep(), kSweepEveryMs).unref();
   }
 
@@ -28,6 +34,18 @@ export class ObjectStore {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, data);
     this.#expiry.set(key, Math.max(expiresAt, this.#expiry.get(key) ?? 0));
+  }
+
+  /**
+   * Stores an image in the run's output folder under its content address (artifactFile.ts), where the
+   * runner takes it as it is; `key` serves it as any object. Returns its path there.
+   */
+  putArtifact(key: string, png: Buffer, expiresAt: number): string {
+    this.#file(key);
+    const { rel } = writeArtifact(this.artifactsDir!, png, 'png');
+    this.#artifacts.set(key, join(this.artifactsDir!, rel));
+    this.#expiry.set(key, Math.max(expiresAt, this.#expiry.get(key) ?? 0));
+    return rel;
   }
 
   /** Stores `data` once it is ready; its URL works at once (a GET that comes earlier waits). A failed `data` stores nothing. */
@@ -43,7 +61,7 @@ export class ObjectStore {
   /** Whether `key` is stored (or being stored); if so it is kept at least until `expiresAt`, for a new URL (POST /storage/presigned-url). */
   async keep(key: string, expiresAt: number): Promise<boolean> {
     const file = this.#file(key);
-    if (!this.#pending.has(key) && !(await stat(file).then((s) => s.isFile(), () => false))) return false;
+    if (!this.#pending.has(key) && !this.#artifacts.has(key) && !(await stat(file).then((s) => s.isFile(), () => false))) return false;
     this.#expiry.set(key, Math.max(expiresAt, this.#expiry.get(key) ?? 0));
     return true;
   }
@@ -60,7 +78,7 @@ export class ObjectStore {
     const key = pathname.slice(kStoragePrefix.length);
     await this.#pending.get(key);
     try {
-      return await readFile(this.#file(key));
+      return await readFile(this.#artifacts.get(key) ?? this.#file(key));
     } catch {
       throw new BoxflowError('NOT_FOUND', 'the stored object no longer exists');
     }
@@ -70,6 +88,7 @@ export class ObjectStore {
     for (const [key, until] of this.#expiry) {
       if (until > now) continue;
       this.#expiry.delete(key);
+      if (this.#artifacts.delete(key)) continue;
       await rm(this.#file(key), { force: true }).catch(() => {});
     }
   }

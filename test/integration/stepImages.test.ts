@@ -3,7 +3,8 @@
 // storage keys as base64. Either way each image lands once, as a PNG file under <output>/data.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BoxClient } from '../../src/api/client.js';
 import { parseFlowYaml } from '../../src/flow/index.js';
@@ -14,6 +15,8 @@ import { decodePng } from '../../src/visual/index.js';
 import { screenPng } from '../fixtures/results/fixture.js';
 import { sendJson, startFakeService } from './clientFakeService.js';
 import { useLocalServer } from '../support/localServer.js';
+import { tempDir } from '../support/tmp.js';
+import { createApiKey, startServer } from '../../src/server/index.js';
 import { testRunOptions } from '../support/runOptions.js';
 
 const local = useLocalServer('stepimages');
@@ -116,4 +119,43 @@ test('a service without storage keys: the runner asks base64 and stores the deco
     await client.close();
     await fake.close();
   }
+});
+
+test("the run's embedded server writes each step image into the output folder once: the runner downloads nothing and writes nothing again", async () => {
+  const dir = tempDir('images-once');
+  const out = join(dir, 'once');
+  const secret = randomBytes(16).toString('hex');
+  const server = await startServer({ port: 0, dataDir: join(dir, 'srv'), secret, log: () => {}, artifactsDir: out });
+  let actions: StepRecord[] = [];
+  const client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'once') });
+  try {
+    const spy = spyOn(client);
+    const flow = parseFlowYaml(`name: once\nsteps:\n  - openTab: '${page}'\n  - type: ab\n  - pressKey: backspace\n  - type: cd\n`, join(dir, 'once.flow.yaml'));
+    const result = await runFlows([flow], testRunOptions(dir, { outputDir: out, screenshots: allPhases }), { client, reporter: new ReporterHost([]), secrets: [], serverWritesArtifacts: true });
+    assert.equal(result.flows[0]!.status, 'passed', JSON.stringify(result.flows[0]!.error));
+    actions = result.flows[0]!.attempts[0]!.steps.slice(1);
+    assert.equal(actions.length, 3);
+    // The first action teaches the client that this is boxflow serve (its images come inline).
+    for (const [i, step] of actions.entries()) {
+      if (i === 0) continue;
+      const answer = JSON.parse(spy.answers[i]!) as { screenshot: Record<string, { artifact?: string; presignedUrl: string }> };
+      for (const phase of ['before', 'after', 'trace'] as const) {
+        const rel = step.screenshots?.[phase];
+        assert.equal(rel, answer.screenshot[phase]!.artifact, `${step.label}: ${phase} is the file the server wrote`);
+        assert.deepEqual([decodePng(readFileSync(join(out, rel!))).width], [1280]);
+        // The pre-signed URL serves the same file, for any other client.
+        assert.deepEqual(Buffer.from(await (await fetch(answer.screenshot[phase]!.presignedUrl)).arrayBuffer()), readFileSync(join(out, rel!)));
+      }
+    }
+    assert.equal(spy.streamed, 0, 'no image was downloaded');
+    const objects = join(dir, 'srv', 'objects');
+    const copies = existsSync(objects) ? readdirSync(objects, { recursive: true }).filter((f) => String(f).endsWith('.png')) : [];
+    assert.deepEqual(copies, [], 'the server kept no second copy');
+  } finally {
+    await client.close();
+    await server.close();
+  }
+  // The images outlive the server: they are the run's.
+  const kept = readdirSync(join(out, 'data'));
+  for (const step of actions) for (const rel of Object.values(step.screenshots ?? {})) assert.ok(kept.includes(rel.slice('data/'.length)), rel);
 });
