@@ -5,8 +5,8 @@
 //
 // - CNXN: the host's CNXN is answered with our own right away (no AUTH: adbd on a device with
 //   `ro.adb.secure=0` does the same), protocol version A_VERSION 0x01000001, maxdata 256 KiB, banner
-//   `device::ro.product.name=…;ro.product.model=…;ro.product.device=…;features=cmd`. No shell_v2:
-//   the adb client then uses the legacy `shell:` service, which is what adbkit sends anyway.
+//   `device::ro.product.name=…;ro.product.model=…;ro.product.device=…;features=cmd`. No shell_v2
+//   unless a test adds it to `features`: then `shell,v2,raw:<cmd>` is served too (fakeDevice.ts).
 // - OPEN(host-id, 0, "service\0"): `shell:<cmd>`, `exec:<cmd>` (stdin of the streamed installs
 //   included), `sync:` and the interactive `shell:`; answered OKAY(our-id, host-id), then the
 //   output as WRTEs of at most maxdata bytes, each sent only after the host's OKAY for the one
@@ -27,7 +27,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FakeDevice, isFail, serveInteractiveShell, serveSync, writeReply, type ServiceIO } from './fakeDevice.js';
+import { FakeDevice, isFail, serveInteractiveShell, serveShellV2, serveSync, writeReply, type ServiceIO } from './fakeDevice.js';
 
 const A_SYNC = 0x434e5953;
 const A_CNXN = 0x4e584e43;
@@ -208,7 +208,7 @@ class Transport {
     if (command === A_OPEN) {
       const service = data.toString('utf8').replace(/\0$/, '');
       dev.services.push(service);
-      if (!/^(?:shell|exec|sync):/.test(service)) {
+      if (!/^(?:shell|exec|sync):/.test(service) && !(service.startsWith('shell,v2,raw:') && this.owner.features.includes('shell_v2'))) {
         // A failed OPEN: CLSE with local-id 0.
         this.owner.failures.push(`${service}: unknown service`);
         this.send(A_CLSE, 0, arg0);
@@ -284,6 +284,10 @@ export class FakeAdbDevice {
   async serve(service: string, io: ServiceIO): Promise<void> {
     const dev = this.device;
     if (service === 'sync:') return serveSync(io, dev);
+    if (service.startsWith('shell,v2,raw:')) {
+      await serveShellV2(dev, service.slice('shell,v2,raw:'.length), (chunk) => io.write(chunk), () => false);
+      return io.end();
+    }
     if (service === 'shell:') {
       // Typed lines are not checked for unquoted metacharacters (a person types them, not the backend).
       return serveInteractiveShell(io, dev, (line) => dev.run(`shell:${line}`, Buffer.alloc(0), false));

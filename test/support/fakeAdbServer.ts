@@ -14,7 +14,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeDevice, isFail, isSplit, isStreamReply, joined, replyBytes, writeReply, type DeviceState, type Reply } from './fakeDevice.js';
+import { FakeDevice, isStreamReply, joined, replyBytes, serveShellV2, writeReply, type DeviceState } from './fakeDevice.js';
 
 // The device model moved to fakeDevice.ts (shared with the transport fake, fakeAdbDevice.ts); its
 // names stay importable from here.
@@ -81,8 +81,6 @@ export class FakeAdbServer {
   readonly #server: Server;
   readonly #devices = new Map<string, FakeDevice>();
   readonly #trackers = new Set<Socket>();
-  /** Lines a `shell,v2,raw:` request carried that the device model does not know. */
-  readonly shellV2Failures: string[] = [];
   /** Every host request in order (`host:version`, `host:transport:SERIAL`, ...). */
   readonly hostRequests: string[] = [];
   port = 0;
@@ -186,7 +184,8 @@ export class FakeAdbServer {
       if (service.startsWith('shell,v2,raw:')) {
         if (!dev.features.includes('shell_v2')) return fail('fake adb server: this device has no shell_v2');
         socket.write('OKAY');
-        return await this.#shellV2(socket, dev, service.slice('shell,v2,raw:'.length));
+        await serveShellV2(dev, service.slice('shell,v2,raw:'.length), (chunk) => socket.write(chunk) || writable(socket), () => socket.destroyed);
+        return void socket.end();
       }
       if (!service.startsWith('shell:') && !service.startsWith('exec:')) return fail(`fake adb server: unknown device service: ${service}`);
       if (dev.stdinBytes(service)) {
@@ -209,40 +208,6 @@ export class FakeAdbServer {
     } catch {
       socket.destroy();
     }
-  }
-
-  /**
-   * `shell,v2,raw:<line>` (adb's shell protocol v2): the line's stdout and stderr as packets of their
-   * own (id 1, 2; a u32 little-endian length; the bytes), then its exit status (id 3, one byte), then
-   * the end. A command the fake does not know is sh's message on stderr and status 127.
-   */
-  async #shellV2(socket: Socket, dev: FakeDevice, line: string): Promise<void> {
-    const packet = (id: number, data: Buffer | string) => {
-      const bytes = Buffer.from(data);
-      const head = Buffer.alloc(5);
-      head[0] = id;
-      head.writeUInt32LE(bytes.length, 1);
-      return socket.write(Buffer.concat([head, bytes])) || writable(socket);
-    };
-    dev.lastExit = 0;
-    const reply: Reply = await dev.run(`shell:${line}`, Buffer.alloc(0));
-    if (isFail(reply)) {
-      this.shellV2Failures.push(reply.fail);
-      await packet(2, `/system/bin/sh: ${reply.fail}\n`);
-      dev.lastExit = 127;
-    } else if (isStreamReply(reply)) {
-      for await (const chunk of reply.stream) {
-        if (socket.destroyed) return;
-        await packet(1, chunk);
-      }
-    } else if (isSplit(reply)) {
-      if (reply.out.length) await packet(1, reply.out);
-      if (reply.err.length) await packet(2, reply.err);
-    } else if (reply.length) {
-      await packet(1, reply);
-    }
-    await packet(3, Buffer.from([dev.lastExit & 0xff]));
-    socket.end();
   }
 
   /** `shell:` with no command: a prompt, then each line run like a `shell:<line>` request (recorded as `pty:<line>`). */

@@ -786,3 +786,36 @@ export async function serveInteractiveShell(io: ServiceIO, dev: FakeDevice, run:
     await io.write(`${out.replaceAll('\n', '\r\n')}${prompt}`);
   }
 }
+
+/**
+ * `shell,v2,raw:<line>` (adb's shell protocol v2, a device with the `shell_v2` feature): the line's
+ * stdout and stderr as packets of their own (id 1, 2; a u32 little-endian length; the bytes), then
+ * its exit status (id 3, one byte); the caller then closes the stream. A line the model does not know
+ * is sh's message on stderr and status 127.
+ */
+export async function serveShellV2(dev: FakeDevice, line: string, write: (chunk: Buffer) => unknown, closed: () => boolean): Promise<void> {
+  const packet = async (id: number, data: Buffer | string) => {
+    const bytes = Buffer.from(data);
+    const head = Buffer.alloc(5);
+    head[0] = id;
+    head.writeUInt32LE(bytes.length, 1);
+    await write(Buffer.concat([head, bytes]));
+  };
+  dev.lastExit = 0;
+  const reply = await dev.run(`shell:${line}`, Buffer.alloc(0));
+  if (isFail(reply)) {
+    await packet(2, `/system/bin/sh: ${reply.fail}\n`);
+    dev.lastExit = 127;
+  } else if (isStreamReply(reply)) {
+    for await (const chunk of reply.stream) {
+      if (closed()) return;
+      await packet(1, chunk);
+    }
+  } else if (isSplit(reply)) {
+    if (reply.out.length) await packet(1, reply.out);
+    if (reply.err.length) await packet(2, reply.err);
+  } else if (reply.length) {
+    await packet(1, reply);
+  }
+  if (!closed()) await packet(3, Buffer.from([dev.lastExit & 0xff]));
+}

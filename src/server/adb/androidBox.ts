@@ -11,6 +11,7 @@ import type { AndroidPackage, FsEntry, InstallResult, LauncherApp, Point, Resolu
 import { OverBound, pullTransfer, readBounded, type DeviceClient } from './adbkit.js';
 import { readApk, type ApkSet } from './apk.js';
 import { keyCodes } from './keys.js';
+import { textArgs, utf8Chunks } from './textPieces.js';
 import { loadCanvas } from '../optionalPackages.js';
 import { extractHierarchy, resolveTargetInLayout, withKeyboard } from './layout.js';
 import type { TargetResolution } from '../chromium/linuxBox.js';
@@ -67,8 +68,6 @@ const kInstallTimeoutMs = 10 * 60_000;
  * prefix included. Several `input` commands share a line, joined by `; `.
  */
 const kLineBytes = 3_800;
-/** Characters of one `input text` argument (quoted: a `'` takes 4, a space 2). */
-const kTextArgChars = 1_500;
 /** UTF-8 bytes per ADBKeyBoard broadcast: their base64 (4/3 of it) must fit one line. */
 const kBroadcastBytes = 2_700;
 /** The most device time one `type` request may take; the rest of its text is then not sent (504 DEVICE_TIMEOUT). */
@@ -859,44 +858,6 @@ export class AndroidBox {
   async #scan(path: string): Promise<void> {
     await this.shell(sh`am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d ${`file://${path}`}`);
   }
-}
-
-/** `line` cut into `input text` arguments of at most kTextArgChars characters once quoted. */
-function textArgs(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let cost = 0;
-  for (const c of line) {
-    const n = c === "'" ? 4 : c === ' ' ? 2 : 1;
-    if (cost + n > kTextArgChars) {
-      out.push(cur);
-      cur = '';
-      cost = 0;
-    }
-    cur += c;
-    cost += n;
-  }
-  if (cur) out.push(cur);
-  return out;
-}
-
-/** `text` cut at code points into pieces of at most `bytes` UTF-8 bytes. */
-function utf8Chunks(text: string, bytes: number): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let size = 0;
-  for (const c of text) {
-    const n = Buffer.byteLength(c);
-    if (size + n > bytes) {
-      out.push(cur);
-      cur = '';
-      size = 0;
-    }
-    cur += c;
-    size += n;
-  }
-  if (cur) out.push(cur);
-  return out;
 }
 
 function installError(out: string): BoxflowError {
