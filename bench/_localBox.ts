@@ -7,14 +7,17 @@ import { randomBytes } from 'node:crypto';
 import { BoxClient } from '../src/api/client.js';
 import { createApiKey, startServer } from '../src/server/index.js';
 
-export async function localBox(prefix: string) {
+/** `artifactsDir`: as boxflow test's embedded server, write action images into that run output folder. */
+export async function localBox(prefix: string, opts: { artifactsDir?: (dataDir: string) => string } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), prefix));
   const secret = randomBytes(16).toString('hex');
-  const server = await startServer({ port: 0, dataDir, secret, log: () => {} });
+  const artifactsDir = opts.artifactsDir?.(dataDir);
+  const server = await startServer({ port: 0, dataDir, secret, log: () => {}, ...(artifactsDir ? { artifactsDir } : {}) });
   const client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, 'bench') });
   const box = await client.createLinuxBox({ wait: true });
   return {
     dataDir,
+    artifactsDir,
     client,
     box,
     async close(): Promise<void> {

@@ -1,8 +1,13 @@
 // `npm run bench -- step-latency`: the time of one action step through the runner with the default
-// screenshots (before, after, trace; config default delay) on the embedded Linux box, against the
-// same steps with screenshots off. Both flows run on the same box, alternating rounds; the p50 of
-// every action step's durationMs (images stored in the run's artifact store included).
+// screenshots (before, after, trace; config default delay) on the embedded Linux box (as boxflow
+// test starts it: writing the images into the run's output folder), against its peer: the same
+// actions in Playwright on the same Chromium, each with a screenshot before and after, written to
+// disk. The same steps through the runner with screenshots off are reported beside them. All run
+// in the same process, alternating rounds; the p50 of every action step's time (images stored
+// included).
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { parseFlowYaml } from '../src/flow/index.js';
 import { EventLog } from '../src/runner/events.js';
 import { ReporterHost } from '../src/runner/reporterHost.js';
@@ -18,7 +23,7 @@ const kRounds = benchSize('BENCH_ROUNDS', 5, 1);
 const kWarmupSteps = 3;
 const page = 'data:text/html,<input id=i autofocus style="font-size:40px"><p>step latency</p><script>document.getElementById("i").focus()</script>';
 
-const local = await localBox('bench-step-');
+const local = await localBox('bench-step-', { artifactsDir: (dir) => join(dir, 'out-shots') });
 const { dataDir, client, box } = local;
 
 const actions = ['type: ab', 'pressKey: backspace', 'tap: "50%,70%"', 'pressKey: tab'];
@@ -28,11 +33,12 @@ const flow = parseFlowYaml(`name: steps\nsteps:\n  - openTab: '${page}'\n${steps
 const defaults = resolveConfig({}, {}, undefined, dataDir, {}).options.screenshots;
 
 async function stepTimes(round: number, screenshots: RunOptions['screenshots']): Promise<number[]> {
-  const out = join(dataDir, `out-${round}-${screenshots.phases.length}`);
+  // With screenshots, the folder the server writes into (one for every round, as one run's).
+  const out = screenshots.phases.length ? local.artifactsDir! : join(dataDir, `out-${round}-off`);
   const log = new EventLog(out);
   const host = new ReporterHost([], log);
   const options = testRunOptions(dataDir, { outputDir: out, flowTimeout: 600_000, stepTimeout: 10_000, screenshots, boxes: { ids: [box.id], createLinux: 0, createAndroid: 0 } });
-  const result = await runFlows([flow], options, { client, reporter: host, secrets: [] });
+  const result = await runFlows([flow], options, { client, reporter: host, secrets: [], serverWritesArtifacts: out === local.artifactsDir });
   log.close();
   const flowResult = result.flows[0]!;
   const records = flowResult.attempts.at(-1)!.steps;
@@ -42,20 +48,46 @@ async function stepTimes(round: number, screenshots: RunOptions['screenshots']):
   return actionSteps.map((s) => s.durationMs);
 }
 
-const ours: number[] = [];
-const base: number[] = [];
-const off: RunOptions['screenshots'] = { phases: [], delay: defaults.delay };
-await stepTimes(-1, defaults);
-for (let r = 0; r < kRounds; r++) {
-  // Alternate which side goes first, so drift does not favour one.
-  if (r % 2) {
-    ours.push(...(await stepTimes(r, defaults)));
-    base.push(...(await stepTimes(r, off)));
-  } else {
-    base.push(...(await stepTimes(r, off)));
-    ours.push(...(await stepTimes(r, defaults)));
+// The peer: Playwright on the same Chromium, the same page and actions, a PNG before and after each
+// written to disk (what a Playwright test that keeps both images does).
+const browser = await chromium.launch({
+  executablePath: process.env.BOXFLOW_CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const pwPage = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+await pwPage.goto(page);
+const pwOut = join(dataDir, 'out-playwright');
+mkdirSync(pwOut, { recursive: true });
+let shot = 0;
+async function playwrightTimes(): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < kSteps; i++) {
+    const started = performance.now();
+    writeFileSync(join(pwOut, `${shot++}.png`), await pwPage.screenshot());
+    const action = actions[i % actions.length]!;
+    if (action.startsWith('type')) await pwPage.keyboard.type('ab');
+    else if (action.includes('backspace')) await pwPage.keyboard.press('Backspace');
+    else if (action.startsWith('tap')) await pwPage.mouse.click(640, 560);
+    else await pwPage.keyboard.press('Tab');
+    writeFileSync(join(pwOut, `${shot++}.png`), await pwPage.screenshot());
+    if (i >= kWarmupSteps) times.push(performance.now() - started);
   }
+  return times;
 }
+
+const ours: number[] = [];
+const peer: number[] = [];
+const off: number[] = [];
+const offShots: RunOptions['screenshots'] = { phases: [], delay: defaults.delay };
+await stepTimes(-1, defaults);
+await playwrightTimes();
+for (let r = 0; r < kRounds; r++) {
+  // Rotate which side goes first, so drift does not favour one.
+  const sides = [async () => ours.push(...(await stepTimes(r, defaults))), async () => peer.push(...(await playwrightTimes())), async () => off.push(...(await stepTimes(r, offShots)))];
+  for (let k = 0; k < sides.length; k++) await sides[(r + k) % sides.length]!();
+}
+await browser.close();
 await local.close();
-process.stderr.write(`step with screenshots (${defaults.phases.join('/')}, delay ${defaults.delay}): p50 ${percentile(ours, 50)} ms p90 ${percentile(ours, 90)} ms; without: p50 ${percentile(base, 50)} ms p90 ${percentile(base, 90)} ms\n`);
-printResult('step-latency', 'action-step', 'ms p50', percentile(ours, 50), percentile(base, 50));
+const ms = (v: number[], p: number) => Math.round(percentile(v, p));
+process.stderr.write(`step with screenshots (${defaults.phases.join('/')}, delay ${defaults.delay}): p50 ${ms(ours, 50)} ms p90 ${ms(ours, 90)} ms; Playwright with a screenshot before and after: p50 ${ms(peer, 50)} ms p90 ${ms(peer, 90)} ms; the runner without screenshots: p50 ${ms(off, 50)} ms\n`);
+printResult('step-latency', 'action-step', 'ms p50', percentile(ours, 50), percentile(peer, 50));
