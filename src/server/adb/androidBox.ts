@@ -181,7 +181,7 @@ export class AndroidBox {
 
   /** Whether commands can have their stdout, stderr and exit status apart (adb's `shell_v2` feature). */
   hasShellV2(): Promise<boolean> {
-    this.#shellV2 ??= this.#call('features', () => transportFeatures(this.#device)).then((f) => f.has(kShellV2Feature));
+    this.#shellV2 ??= this.#call('features', () => this.#timed('features', kCommandTimeoutMs, () => transportFeatures(this.#device))).then((f) => f.has(kShellV2Feature));
     this.#shellV2.catch(() => (this.#shellV2 = undefined));
     return this.#shellV2;
   }
