@@ -1,30 +1,6 @@
-// Selectors over a LayoutTree: every key of the flow language, combined with AND.
-//
-// Rules the flow language leaves open, decided here (docs: DEVELOPERS/flow docs quote these):
-// - text / textContains / bare string look at three fields, like Maestro: the node's text, its
-//   desc (content-desc / aria-label, alt, title) and its hint (Android `hint`, HTML `placeholder`);
-//   any one matching is enough. Both sides are whitespace-normalised; `/re/flags` is a regex search.
-// - Plain `text` also matches a run of text an HTML element holds beside its element children (the
-//   text nodes between two of them, `clicked` in `<body><button>Go</button>clicked</body>`), as
-//   Playwright's text engine does: the element holding the run matches. A `/regex/` searches the whole text.
-// - On HTML trees a node's text includes its descendants' text, so a text key (traits text and
-//   long-text too) keeps only the innermost matches: a node is dropped when one of its descendants matches the whole selector.
-// - id: Android resource-id whole, or the part after the last `/` (`button_once`); HTML id.
-//   class: Android class whole or its simple name (`Button`); HTML tag (case-insensitive).
-//   id, desc and class also take `/re/flags`.
-// - below / above / leftOf / rightOf: the node lies wholly on that side of an anchor (below:
-//   node.top >= anchor.bottom), for any match of the anchor selector. Matches are then ordered
-//   nearest first, nodes overlapping the anchor on the other axis ahead of those that do not (by the
-//   first positional key written in the selector); `index` counts in that order. They need geometry (GEOMETRY_UNAVAILABLE on plain HTML).
-// - childOf: a descendant (any depth) of a match of the anchor selector. containsChild: a direct
-//   child matches; containsDescendants: each selector matches some descendant (not the node itself).
-//   These look at every match of the inner selector (HTML: not only the innermost).
-// - traits: text (non-empty text), long-text (more than 200 characters of normalised text), square
-//   (|1 - width/height| < 3%); size: bounds width/height within ± tolerance. square and size need
-//   geometry, as the positional keys do.
-// - Otherwise matches come top-to-bottom, then left-to-right, then in document order (document
-//   order alone without geometry). `index` is 0-based, negative from the end; past either end, no match.
-// - Anchors are resolved with the same options (visibleOnly). The root is never a match.
+// Selectors over a LayoutTree: every key of the flow language, combined with AND. The rules a
+// user relies on (which fields text keys look at, the innermost HTML match, runs of text, positions,
+// order and `index`) are in docs/flows.md, "Selectors"; the code below follows them one by one.
 import { distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../errors.js';
 import {

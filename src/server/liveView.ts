@@ -1,30 +1,8 @@
-// The live view (GBOX `POST /boxes/{boxId}/live-view-url`): a pre-signed,
-// expiring page that shows a box's screen as it changes and passes clicks, drags, wheel turns and
-// typing on to the box as Box API actions.
-//
-//   GET /live-view/<boxId>?exp&sig        the viewer, with the box's details (`url`)
-//   GET /live-view/<boxId>/raw?exp&sig    the screen alone, for embedding (`rawUrl`)
-//   the same URLs upgraded to a websocket  the frames, and the input (`websocketUrl`)
-//
-// As the web terminal: the signature and expiry are checked before a page or an upgrade is served
-// (403 PRESIGN_INVALID / PRESIGN_EXPIRED), the signature covers the path, so the box id, and only
-// the box's own tenant can have a URL made (another tenant's box is 404 BOX_NOT_FOUND there).
-//
-// Pixels: Linux boxes stream the active page's CDP screencast (JPEG, on a CDP connection of the live
-// view's own; frames come only when Chromium draws, a still page sends none and the viewer keeps its
-// last frame). Android boxes repeat `screencap -p` one after another, as fast as the device answers,
-// and send a capture only when it differs from the one before. One feed per box, shared by its viewers,
-// running only while one watches; a new viewer gets the last frame at once. At most kMaxFps frames a
-// second go out (a Chromium frame is acknowledged only when it is sent, so Chromium draws no faster for
-// us than that), and a viewer that reads slower than that gets the newest frame when it has caught up,
-// never a backlog. At most kMaxClientsPerBox viewers per box, kMaxClientsPerTenant across one tenant's
-// boxes (a share, so that one tenant cannot take every slot of the server) and kMaxClients in all
-// (more: 429 RATE_LIMITED). A viewer takes its slots only once its handshake succeeded: an upgrade ws
-// refuses (a bad Sec-WebSocket-Key, a client gone before the answer) holds none.
-//
-// Input runs through the same handlers, per-box queue and validation as the HTTP API (routes.ts), so
-// every click, drag, wheel turn, text and key is an action with its actionId, logged like any other.
-// The coordinates a viewer sends are the screen's pixels; they are turned into the box's action scale.
+// The live view (POST /boxes/{boxId}/live-view-url): a pre-signed page that shows a box's screen as
+// it changes and passes clicks, drags, wheel turns, typing and keys on to the box as Box API actions,
+// through the same handlers, validation and per-box queue as the HTTP API. One screen feed per box,
+// shared by its viewers and running only while one watches. The URLs, frames, rates, viewer slots and
+// the checks made before a page or an upgrade: docs/server.md, "Live view" and "Security model".
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -381,7 +359,7 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
     const entry = deps.lookup(id);
     if (!entry) throw new BoxflowError('BOX_NOT_FOUND', 'the box no longer exists');
     const status = entry.record.status;
-    if (status === 'terminated' || status === 'error') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is ${status}`);
+    if (status === 'terminated' || status === 'error' || status === 'stopped') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is ${status}`);
     return entry;
   }
 
@@ -438,7 +416,7 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
     feed.viewers.add(viewer);
     ws.on('error', () => ws.terminate());
     const onBoxGone = () => {
-      if (entry.record.status === 'terminated') ws.close(1001, 'the box was terminated');
+      if (entry.record.status === 'terminated' || entry.record.status === 'stopped') ws.close(1001, `the box was ${entry.record.status}`);
     };
     entry.onBrowserGone.add(onBoxGone);
     // A viewer that had fallen behind gets the newest frame once it has read what it had.
