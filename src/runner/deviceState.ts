@@ -8,6 +8,9 @@ import type { BoxClient } from '../api/client.js';
 import type { CommandResult } from '../api/schemas.js';
 import { BoxflowError } from '../errors.js';
 import { shQuote } from '../api/shellQuote.js';
+import { rotationBack, type RotationSettings } from '../api/androidSettings.js';
+
+export { settingValue } from '../api/androidSettings.js';
 
 /** What flows changed on an Android device since the box was last put back, each as it was before. */
 export interface AndroidChanges {
@@ -21,7 +24,7 @@ export interface AndroidChanges {
   /** Each permission a flow changed (the first change only), and whether it was granted before. */
   permissions: Array<{ app: string; permission: string; granted: boolean }>;
   /** `settings get system accelerometer_rotation` / `user_rotation` before (`null`: not set). */
-  rotation?: { accelerometer: string; user: string };
+  rotation?: RotationSettings;
   /** `cmd uimode night` before: yes, no, auto, custom, custom_schedule or custom_bedtime. */
   night?: string;
 }
@@ -58,12 +61,6 @@ const kAppopsModes = ['allow', 'ignore', 'deny', 'default', 'foreground'];
 export function locationEnabled(out: string): boolean | undefined {
   const t = out.trim();
   return t === 'true' ? true : t === 'false' ? false : undefined;
-}
-
-/** `settings get system KEY`: a whole number, or `null` (not set); undefined for anything else. */
-export function settingValue(out: string): string | undefined {
-  const t = out.trim();
-  return /^(?:-?\d+|null)$/.test(t) ? t : undefined;
 }
 
 /** The night mode `cmd uimode night` prints (`Night mode: yes`), as `cmd uimode night <mode>` takes it back; undefined when it says none of those. */
@@ -116,12 +113,7 @@ export function restoreCommands(c: AndroidChanges): Array<{ what: string; comman
       out.push({ what: 'airplane mode', command: `am broadcast -a android.intent.action.AIRPLANE_MODE --ez state ${on}` });
     } else out.push({ what: 'airplane mode', command: `cmd connectivity airplane-mode ${on ? 'enable' : 'disable'}` });
   }
-  if (c.rotation) {
-    // user_rotation first: with auto-rotate back on, the sensor takes over from it.
-    for (const [key, value] of [['user_rotation', c.rotation.user], ['accelerometer_rotation', c.rotation.accelerometer]] as const) {
-      out.push({ what: 'orientation', command: value === 'null' ? `settings delete system ${key}` : `settings put system ${key} ${value}` });
-    }
-  }
+  if (c.rotation) for (const command of rotationBack(c.rotation)) out.push({ what: 'orientation', command });
   if (c.night !== undefined) out.push({ what: 'dark mode', command: `cmd uimode night ${c.night}` });
   return out;
 }

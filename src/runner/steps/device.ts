@@ -20,6 +20,7 @@ import { handler, type StepHandler, type StepRun } from './types.js';
 import { applyWeb, keepWebState, webPermissions, webState } from './deviceWeb.js';
 import type { CommandResult } from '../../api/schemas.js';
 import { appopsMode, commandFailure, locationEnabled, nightMode, runtimePermissions, settingValue, shWord, type AndroidChanges } from '../deviceState.js';
+import { kRotationReads, rotationCommands } from '../../api/androidSettings.js';
 
 const isLinux = (run: StepRun) => run.rt.box.type === 'linux';
 
@@ -336,11 +337,10 @@ async function setOrientation(run: StepRun, value: string, written: string, step
   if (!isLinux(run)) {
     const c = changes(run);
     c.rotation ??= {
-      accelerometer: await before(run, 'settings get system accelerometer_rotation', 'orientation', settingValue),
-      user: await before(run, 'settings get system user_rotation', 'orientation', settingValue),
+      accelerometer: await before(run, kRotationReads.accelerometer, 'orientation', settingValue),
+      user: await before(run, kRotationReads.user, 'orientation', settingValue),
     };
-    await device(run, 'settings put system accelerometer_rotation 0', 'orientation');
-    await device(run, `settings put system user_rotation ${kUserRotation[o]}`, 'orientation');
+    for (const line of rotationCommands(kUserRotation[o])) await device(run, line, 'orientation');
     run.rt.layout.reset();
     return `orientation ${o}`;
   }

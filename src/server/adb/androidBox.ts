@@ -1,6 +1,7 @@
 // One Android box: a claimed device, driven with stock shell commands over adbkit. Every command
 // line sent here is listed in docs/server.md ("Android backend"); each is a stock Android
 // shell command (am, pm, input, settings, screencap, uiautomator).
+import { kRotationReads, rotationBack, rotationCommands, settingValue, type RotationSettings } from '../../api/androidSettings.js';
 import { accessSync, constants, createWriteStream, statSync } from 'node:fs';
 import { delimiter, join, posix } from 'node:path';
 import { Readable, Transform, type Duplex } from 'node:stream';
@@ -109,7 +110,7 @@ export class AndroidBox {
   #savedIme: string | undefined;
   #resized = false;
   /** The two rotation settings before the box first turned the screen (`null`: unset); put back on release. */
-  #rotationBefore: { accelerometer: string; user: string } | undefined;
+  #rotationBefore: RotationSettings | undefined;
   /** The box's directory on the server (install uploads) with its ledger, for reaping after a crash. */
   #scratch: AndroidScratch | undefined;
   /** The bound of one `type` request's device time (kTypeBudgetMs). */
@@ -277,7 +278,7 @@ export class AndroidBox {
       if (this.goneReason) return;
       const steps: string[] = [...this.#opened].map((p) => sh`am force-stop ${p}`);
       if (this.#resized) steps.push('wm size reset');
-      if (this.#rotationBefore) steps.push(settingBack('user_rotation', this.#rotationBefore.user), settingBack('accelerometer_rotation', this.#rotationBefore.accelerometer));
+      if (this.#rotationBefore) steps.push(...rotationBack(this.#rotationBefore));
       if (this.#savedIme) steps.push(sh`ime set ${this.#savedIme}`);
       steps.push(sh`rm -rf ${this.workDir}`);
       for (const cmd of steps) await this.shell(cmd).catch(() => {});
@@ -365,15 +366,15 @@ export class AndroidBox {
    */
   async rotate(rotation: 0 | 1 | 2 | 3): Promise<void> {
     if (!this.#rotationBefore) {
-      const read = async (key: string) => {
-        const v = (await this.shell(`settings get system ${key}`)).trim();
-        if (!/^(?:\d+|null)$/.test(v)) throw new BoxflowError('DEVICE_ERROR', `\`settings get system ${key}\` on ${this.info.serial} gave ${JSON.stringify(v.slice(0, 200))}, not a number or null: the rotation could not be put back, so it is not changed`);
+      const read = async (key: keyof RotationSettings) => {
+        const out = await this.shell(kRotationReads[key]);
+        const v = settingValue(out);
+        if (v === undefined) throw new BoxflowError('DEVICE_ERROR', `\`${kRotationReads[key]}\` on ${this.info.serial} gave ${JSON.stringify(out.trim().slice(0, 200))}, not a number or null: the rotation could not be put back, so it is not changed`);
         return v;
       };
-      this.#rotationBefore = { accelerometer: await read('accelerometer_rotation'), user: await read('user_rotation') };
+      this.#rotationBefore = { accelerometer: await read('accelerometer'), user: await read('user') };
     }
-    await this.#quiet('settings put system accelerometer_rotation 0');
-    await this.#quiet(sh`settings put system user_rotation ${rotation}`);
+    for (const line of rotationCommands(rotation)) await this.#quiet(line);
   }
 
   // ---------------------------------------------------------------- input
@@ -863,9 +864,4 @@ export class AndroidBox {
 function installError(out: string): BoxflowError {
   const reason = /Failure \[(.*?)\]/.exec(out)?.[1] ?? out.split('\n')[0] ?? 'no output';
   return new BoxflowError('INSTALL_FAILED', `the device refused the install: ${reason}`);
-}
-
-/** The line that puts a system setting back as it was read: `null` (unset) is a delete. */
-function settingBack(key: 'user_rotation' | 'accelerometer_rotation', value: string): string {
-  return value === 'null' ? `settings delete system ${key}` : `settings put system ${key} ${sh`${Number(value)}`}`;
 }
