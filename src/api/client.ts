@@ -255,6 +255,10 @@ export class BoxClient {
   startBox(boxId: string, body: Body<'startBox'> = {}, opts?: RequestOptions) {
     return this.#t.call('startBox', { pathParams: { boxId }, json: body }, opts);
   }
+  /** Stops the box: it keeps its record, files and settings and holds nothing until startBox (docs/server.md). */
+  stopBox(boxId: string, body: Body<'stopBox'> = {}, opts?: RequestOptions) {
+    return this.#t.call('stopBox', { pathParams: { boxId }, json: body }, opts);
+  }
   /** `{orientation, resolution}` of the box's screen. */
   getDisplay(boxId: string, opts?: RequestOptions) {
     return this.#t.call('getDisplay', { pathParams: { boxId } }, opts);

@@ -423,7 +423,8 @@ export type FsEntry = Static<typeof FsEntry>;
 
 export const BoxType = Type.Union([Type.Literal('linux'), Type.Literal('android')]);
 export type BoxType = Static<typeof BoxType>;
-export const BoxStatus = Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('error'), Type.Literal('terminated')]);
+/** `stopped`: kept (record, files, settings) but holding nothing: POST /boxes/{boxId}/start brings it back (docs/server.md). */
+export const BoxStatus = Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('stopped'), Type.Literal('error'), Type.Literal('terminated')]);
 export type BoxStatus = Static<typeof BoxStatus>;
 const StringMap = Type.Record(Type.String(), Type.String({ maxLength: kLimits.mapValue }), { maxProperties: kLimits.mapEntries, propertyNames: { maxLength: kLimits.mapKey } });
 
@@ -721,6 +722,7 @@ export const endpoints = {
   switchTab: ep({ method: 'POST', path: '/boxes/{boxId}/browser/tabs/{tabId}/switch', response: Tab, status: 200, spec: false }),
   closeTab: ep({ method: 'DELETE', path: '/boxes/{boxId}/browser/tabs/{tabId}', response: CloseTabResult, status: 200, spec: false }),
   startBox: ep({ method: 'POST', path: '/boxes/{boxId}/start', body: StartBoxBody, response: Box, status: 200, spec: false }),
+  stopBox: ep({ method: 'POST', path: '/boxes/{boxId}/stop', body: StartBoxBody, response: Box, status: 200, spec: false }),
   getDisplay: ep({ method: 'GET', path: '/boxes/{boxId}/display', response: Display, status: 200, spec: false }),
   // extra: recording (src/server/recording.ts)
   startRecording: ep({ method: 'POST', path: '/boxes/{boxId}/actions/recording/start', status: 204, spec: false }),

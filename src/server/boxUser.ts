@@ -64,6 +64,21 @@ async function claimUid(boxId: string): Promise<number> {
   throw new BoxflowError('INTERNAL', 'could not claim a free uid for the box');
 }
 
+/**
+ * Claims the uids of a box that outlived its server (its files are theirs) for this process again;
+ * throws when another live box holds one of them (the claim of a dead server is freed first).
+ */
+export async function reclaimBoxUser(user: BoxUser, boxId: string): Promise<void> {
+  await mkdir(kClaimDir, { recursive: true, mode: 0o700 });
+  for (const uid of new Set([user.uid, user.browserUid])) {
+    const file = join(kClaimDir, String(uid));
+    const held = await readFile(file, 'utf8').then((t) => JSON.parse(t) as Claim, () => undefined);
+    if (held && held.boxId !== boxId && (await isAlive(held.owner))) throw new BoxflowError('INTERNAL', `uid ${uid} of box ${boxId} is claimed by box ${held.boxId}`);
+    if (held) await releaseUid(uid);
+    await writeFile(file, JSON.stringify({ owner: selfIdentity(), boxId } satisfies Claim), { flag: 'wx', mode: 0o600 });
+  }
+}
+
 /** Kills whatever still runs as the box's users and frees their uids. */
 export async function releaseBoxUser(user: BoxUser): Promise<void> {
   await Promise.all([releaseUid(user.uid), releaseUid(user.browserUid)]);

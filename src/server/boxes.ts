@@ -9,13 +9,14 @@ import { parseDuration } from '../api/duration.js';
 import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '../api/schemas.js';
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
 import { checkBoxEnvs, claimBoxUser, isolationAvailable, kLaunchDir, reapUidClaims, releaseBoxUser, releaseUid, type BoxUser } from './boxUser.js';
-import { LinuxBox } from './chromium/linuxBox.js';
 import type { BoxEntry } from './boxEntry.js';
 import type { AdbBackend } from './adb/backend.js';
 import type { GridClient } from './grid/client.js';
-import { gridChromium } from './grid/source.js';
 import { createAndroidEntry } from './adb/entry.js';
 import { BoxLedger, claimDataDir, kOutsideBoxesPrefix, reapDataDir } from './reaper.js';
+import { BoxRecords } from './boxRecords.js';
+import { bootLinux, gridLinux, localLinux, savedOf, startBox, stopBox, stopped, wireLinux, type LifecycleDeps } from './boxLifecycle.js';
+import { restoreBoxes } from './boxRestore.js';
 
 /** Published when a box's work joins its queue: `{boxId, what}` (BoxRegistry.run). */
 const kQueued = channel('boxflow:box:queued');
@@ -40,8 +41,6 @@ export class BoxRegistry {
   readonly #dataDir: string;
   /** <dataDir>/boxes, or a passable directory under $TMPDIR when that is out of box users' reach. */
   #boxesDir: string;
-  readonly #executablePath: string;
-  readonly #cdpTimeoutMs: number | undefined;
   readonly #entries = new Map<string, BoxEntry>();
   readonly #isolate: boolean;
   /** Data dir prepared, and what a dead server's boxes left reaped: awaited before the first box. */
@@ -55,17 +54,28 @@ export class BoxRegistry {
   readonly #maxBoxesPerKey: number;
   /** Boxes being created, per tenant: they count against the cap before they are registered. */
   readonly #creating = new Map<string, number>();
+  readonly #records: BoxRecords;
+  readonly #lifecycle: LifecycleDeps;
 
   constructor(opts: { dataDir: string; executablePath: string; log?: (entry: Record<string, unknown>) => void; isolate?: boolean; cdpTimeoutMs?: number; android?: AdbBackend; grid?: GridClient; maxBoxesPerKey?: number }) {
     this.#android = opts.android;
     this.#grid = opts.grid;
     this.#maxBoxesPerKey = opts.maxBoxesPerKey ?? kDefaultMaxBoxesPerKey;
-    this.#cdpTimeoutMs = opts.cdpTimeoutMs;
     this.#dataDir = opts.dataDir;
     this.#boxesDir = join(opts.dataDir, 'boxes');
-    this.#executablePath = opts.executablePath;
     this.#isolate = opts.isolate ?? isolationAvailable();
     const log = (this.#log = opts.log ?? (() => {}));
+    this.#records = new BoxRecords(opts.dataDir);
+    this.#lifecycle = {
+      executablePath: opts.executablePath,
+      cdpTimeoutMs: opts.cdpTimeoutMs,
+      android: opts.android,
+      grid: opts.grid,
+      log,
+      records: this.#records,
+      setStatus: (entry, status, reason) => this.#setStatus(entry, status, reason),
+      run: (entry, fn, what) => this.run(entry, fn, what),
+    };
     if (!this.#isolate && !this.#grid) log({ level: 'warn', msg: 'boxes run as the server\'s own user: they are not isolated from the server or from each other (a box\'s browser or terminal can read the data dir, the secret included); run boxflow serve as root to give each box its own user' });
     this.#ready = this.#prepare();
   }
@@ -91,11 +101,27 @@ export class BoxRegistry {
     }
     try {
       await claimDataDir(this.#dataDir);
-      await reapDataDir(this.#dataDir, releaseUid);
+      const saved = await this.#records.load((name, why) => this.#log({ level: 'error', msg: `box record ${name} is unreadable (${why}); it is left in place`, }));
+      const kept = new Set(saved.filter((b) => b.record.status !== 'terminated').map((b) => b.record.id));
+      // Processes of a dead server's boxes are killed and their uids freed; the directories of its boxes that have a record stay.
+      await reapDataDir(this.#dataDir, releaseUid, (id) => kept.has(id));
       if (this.#isolate) await reapUidClaims();
+      const restored = await restoreBoxes(this.#lifecycle, saved, { dataDir: this.#dataDir, isolated: this.#isolate, dispose: (dir, user, ledger) => this.#dispose(dir, user, ledger) });
+      for (const entry of restored) {
+        this.#entries.set(entry.record.id, entry);
+        this.#expireAt(entry);
+        await this.#save(entry);
+      }
     } catch (err) {
       this.#log({ level: 'error', msg: "reaping a dead server's boxes failed", error: (err as Error)?.stack ?? String(err) });
     }
+  }
+
+  /** Terminates the box at its `expiresAt` (a stopped box too: its lifetime runs on). */
+  #expireAt(entry: BoxEntry): void {
+    if (!entry.record.expiresAt) return;
+    const ms = Math.max(0, Date.parse(entry.record.expiresAt) - Date.now());
+    entry.expiryTimer = setTimeout(() => void this.terminate(entry, 'expired'), Math.min(ms, 2 ** 31 - 1)).unref();
   }
 
   /** The data dir is passable so a box user reaches boxes/<id>; all else in it is root-only. */
@@ -162,14 +188,10 @@ export class BoxRegistry {
     const id = randomUUID();
     // The node is the grid's choice, made per session: its size is unknown here (0, as for Android devices).
     const { record, expiresMs } = pendingRecord(id, type, cfg, { cpu: 0, memory: 0, storage: 0, envs: {}, labels: { ...(cfg.labels ?? {}), 'boxflow/grid': grid.where }, os: { version: 'linux' }, deviceType: cfg.deviceType ?? 'container' });
-    const linux = new LinuxBox({
-      source: gridChromium(grid, { name: `boxflow box ${id}`, log: this.#log }),
-      resolution: cfg.resolution ?? kDefaultResolution,
-      ...(this.#cdpTimeoutMs ? { cdpTimeoutMs: this.#cdpTimeoutMs } : {}),
-    });
+    const linux = gridLinux(this.#lifecycle, id, cfg.resolution ?? kDefaultResolution);
     // No directory and no processes here: the ledger is never written (the grid ends an abandoned session at its own timeout).
     const ledger = new BoxLedger(this.#dataDir, { boxId: id, uid: null, dir: '' });
-    const entry: BoxEntry = { record, tenant, dir: '', workDir: '', user: undefined, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
+    const entry: BoxEntry = { record, tenant, kind: 'grid', dir: '', workDir: '', user: undefined, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
     return this.#startLinux(entry, body, expiresMs);
   }
 
@@ -203,41 +225,18 @@ export class BoxRegistry {
       await this.#dispose(dir, user, ledger);
       throw err;
     }
-    const linux = new LinuxBox({
-      executablePath: this.#executablePath,
-      userDataDir: join(dir, 'profile'),
-      cwd: workDir,
-      resolution: cfg.resolution ?? kDefaultResolution,
-      identity: { ...(user ? { user: { uid: user.browserUid, gid: user.gid } } : {}), onSpawn: (pid) => void ledger.add(pid) },
-      ...(this.#cdpTimeoutMs ? { cdpTimeoutMs: this.#cdpTimeoutMs } : {}),
-    });
-    const entry: BoxEntry = { record, tenant, dir, workDir, user, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
+    const linux = localLinux(this.#lifecycle, { dir, workDir, user, ledger, resolution: cfg.resolution ?? kDefaultResolution });
+    const entry: BoxEntry = { record, tenant, kind: 'local', dir, workDir, user, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
     return this.#startLinux(entry, body, expiresMs);
   }
 
   /** Registers a Linux box and starts its browser (waits for it unless `wait: false`). */
   async #startLinux(entry: BoxEntry, body: CreateBoxBody, expiresMs: number | undefined): Promise<BoxEntry> {
-    const { linux, record } = entry;
-    const id = record.id;
-    linux.onCrash = (reason) => {
-      if (entry.record.status === 'running' || entry.record.status === 'pending') this.#setStatus(entry, 'error', reason);
-    };
-    linux.onBrowserGone = () => {
-      for (const fn of [...entry.onBrowserGone]) fn();
-    };
-    this.#entries.set(id, entry);
+    wireLinux(this.#lifecycle, entry);
+    this.#entries.set(entry.record.id, entry);
+    await this.#save(entry);
     if (expiresMs !== undefined) entry.expiryTimer = setTimeout(() => void this.terminate(entry, 'expired'), Math.min(expiresMs, 2 ** 31 - 1)).unref();
-    const started = this.run(entry, async () => {
-      try {
-        await linux.ensureBrowser();
-        if (record.status === 'pending') this.#setStatus(entry, 'running');
-      } catch (err) {
-        this.#setStatus(entry, 'error', (err as Error).message);
-        throw err;
-      }
-    });
-    if (body.wait === false) started.catch(() => {});
-    else await started;
+    await bootLinux(this.#lifecycle, entry, body.wait !== false);
     return entry;
   }
 
@@ -253,6 +252,7 @@ export class BoxRegistry {
       if (e.record.status === 'running') this.#setStatus(e, 'error', reason);
     });
     this.#entries.set(entry.record.id, entry);
+    await this.#save(entry);
     const expiresMs = body.config?.expiresIn ? parseDuration(body.config.expiresIn, '/config/expiresIn') : undefined;
     if (expiresMs !== undefined) entry.expiryTimer = setTimeout(() => void this.terminate(entry, 'expired'), Math.min(expiresMs, 2 ** 31 - 1)).unref();
     return entry;
@@ -291,9 +291,31 @@ export class BoxRegistry {
    */
   run<T>(entry: BoxEntry, fn: () => Promise<T>, what = 'work'): Promise<T> {
     if (kQueued.hasSubscribers) kQueued.publish({ boxId: entry.record.id, what });
-    const result = entry.tail.then(fn, fn);
+    // What the work changed (the scale, the screen size, the status) is on disk before it answers.
+    const result = entry.tail.then(fn, fn).finally(() => this.#save(entry));
     entry.tail = result.catch(() => {});
     return result;
+  }
+
+  /** Writes the box's record file when it changed (boxRecords.ts); never rejects. */
+  #save(entry: BoxEntry): Promise<void> {
+    return entry.record.status === 'terminated' ? Promise.resolve() : this.#records.save(savedOf(entry));
+  }
+
+  /** Stops the box (boxLifecycle.ts); a stopped box answers as it is. */
+  async stop(entry: BoxEntry): Promise<Box> {
+    await stopBox(this.#lifecycle, entry);
+    return entry.record;
+  }
+
+  /** Starts a stopped box (waits until it runs unless `wait: false`); a running one answers as it is. */
+  async start(entry: BoxEntry, wait = true): Promise<Box> {
+    if (entry.record.status !== 'stopped') {
+      this.requireUsable(entry);
+      return entry.record;
+    }
+    await startBox(this.#lifecycle, entry, wait);
+    return entry.record;
   }
 
   /**
@@ -308,6 +330,7 @@ export class BoxRegistry {
   requireRunning(entry: BoxEntry): void {
     if (entry.record.status === 'error' && entry.android?.goneReason) throw new BoxflowError('DEVICE_OFFLINE', `box ${entry.record.id}: ${entry.record.reason}`);
     if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is terminated`);
+    if (entry.record.status === 'stopped') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is stopped; POST /boxes/${entry.record.id}/start brings it back`);
     if (entry.record.status === 'error') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} failed to start: ${entry.record.reason ?? 'unknown reason'}`);
   }
 
@@ -315,16 +338,23 @@ export class BoxRegistry {
     if (entry.record.status === 'terminated') return;
     this.#setStatus(entry, 'terminated', reason);
     clearTimeout(entry.expiryTimer);
-    if (entry.android) {
-      await this.#android!.release(entry.android);
+    await stopped(entry);
+    try {
+      if (entry.kind === 'android') {
+        const device = entry.android;
+        entry.android = undefined;
+        if (device) await this.#android!.release(device);
+        for (const fn of [...entry.onBrowserGone]) fn();
+        return;
+      }
+      await entry.linux.closeBrowser({ final: true });
       for (const fn of [...entry.onBrowserGone]) fn();
-      return;
+      // A grid box's closeBrowser ended its session; it has nothing on this machine to remove.
+      if (entry.kind === 'grid') return;
+      await this.#dispose(entry.dir, entry.user, entry.ledger);
+    } finally {
+      await this.#records.remove(entry.record.id);
     }
-    await entry.linux.closeBrowser({ final: true });
-    for (const fn of [...entry.onBrowserGone]) fn();
-    // A grid box's closeBrowser ended its session; it has nothing on this machine to remove.
-    if (entry.linux.sourceKind === 'grid') return;
-    await this.#dispose(entry.dir, entry.user, entry.ledger);
   }
 
   /**
@@ -388,6 +418,7 @@ export class BoxRegistry {
     entry.record.status = status;
     entry.record.reason = reason;
     entry.record.updatedAt = new Date().toISOString();
+    void this.#save(entry);
   }
 
   async #hostInfo(): Promise<HostInfo> {

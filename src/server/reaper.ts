@@ -225,6 +225,18 @@ export class BoxLedger {
     }
   }
 
+  /**
+   * Ends what the box runs (the box is stopped): the groups it started and, on an isolating server,
+   * every process of its uids (see killUid); its uids stay claimed and its directory stays. Throws
+   * when that cannot be shown.
+   */
+  async endAll(): Promise<void> {
+    for (const p of this.#data.procs) await killLedGroup(p);
+    for (const uid of [this.#data.uid, this.#data.browserUid]) if (typeof uid === 'number') await killUid(uid);
+    this.#data.procs = [];
+    await this.#write().catch(() => {});
+  }
+
   /** The box has ended cleanly: nothing to reap. */
   async remove(): Promise<void> {
     this.#removed = true;
@@ -253,12 +265,16 @@ export class BoxLedger {
  * install uploads are removed, and their device dirs through adb when it answers. Returns the
  * number of the data dir's (Linux) boxes reaped.
  */
-export async function reapDataDir(dataDir: string, release?: (uid: number) => Promise<void>): Promise<number> {
-  const [reaped] = await Promise.all([reapLedgers(dataDir, release), reapAndroidLeftovers(isAlive).catch(() => [])]);
+export async function reapDataDir(dataDir: string, release?: (uid: number) => Promise<void>, keep?: (boxId: string) => boolean): Promise<number> {
+  const [reaped] = await Promise.all([reapLedgers(dataDir, release, keep), reapAndroidLeftovers(isAlive).catch(() => [])]);
   return reaped;
 }
 
-async function reapLedgers(dataDir: string, release?: (uid: number) => Promise<void>): Promise<number> {
+/**
+ * `keep`: the boxes that outlive their server (boxRecords.ts): their processes are killed and their
+ * uids freed as any other's, but their directory stays, for the box to start again.
+ */
+async function reapLedgers(dataDir: string, release?: (uid: number) => Promise<void>, keep?: (boxId: string) => boolean): Promise<number> {
   const dir = join(dataDir, kProcsDir);
   let names: string[];
   try {
@@ -293,6 +309,10 @@ async function reapLedgers(dataDir: string, release?: (uid: number) => Promise<v
       // Its Chromium was killed with its server: nothing removed the singleton folder it keeps in /tmp.
       const browserUid = typeof ledger.browserUid === 'number' ? ledger.browserUid : ledger.uid;
       await removeSingletonDir(join(ledger.dir, 'profile'), '/tmp', typeof browserUid === 'number' ? browserUid : process.getuid?.());
+      if (keep?.(ledger.boxId)) {
+        await unlink(file).catch(() => {});
+        continue;
+      }
       await rm(ledger.dir, { recursive: true, force: true, maxRetries: 3 });
       if (dirname(ledger.dir) !== join(dataDir, 'boxes')) await rmdir(dirname(ledger.dir)).catch(() => {});
     }
@@ -303,7 +323,7 @@ async function reapLedgers(dataDir: string, release?: (uid: number) => Promise<v
 }
 
 /** A ledger names only directories of boxes: <dataDir>/boxes/<id> or $TMPDIR/boxflow-boxes-…/<id>. */
-function isBoxDir(dataDir: string, dir: string): boolean {
+export function isBoxDir(dataDir: string, dir: string): boolean {
   const parent = dirname(dir);
   return parent === join(dataDir, 'boxes') || (dirname(parent) === tmpdir() && basename(parent).startsWith(kOutsideBoxesPrefix));
 }

@@ -95,7 +95,7 @@ export function createHandlers(deps: RouteDeps) {
       try {
         return entry.android && !kOwnAndroid.has(name) ? ((await onAndroid(name, entry, call)) as T) : await work(entry);
       } catch (err) {
-        if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was terminated during the request`, { cause: err });
+        if (entry.record.status === 'terminated' || entry.record.status === 'stopped') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was ${entry.record.status === 'stopped' ? 'stopped' : 'terminated'} during the request`, { cause: err });
         if (call.signal?.aborted) throw call.signal.reason;
         if (!entry.android && entry.linux?.crashed) registry.requireUsable(entry); // the browser died under it: BOX_CRASHED
         if (BoxflowError.is(err)) throw err;
@@ -173,6 +173,17 @@ export function createHandlers(deps: RouteDeps) {
       const body = validated(endpoints.createAndroidBox.body, call.body) as CreateBoxBody;
       const entry = await registry.createAndroid(call.tenant, body);
       return { status: 201, body: entry.record };
+    },
+    // A stopped box is not usable, so stop and start do not go through boxCall (docs/server.md, "Stopping and starting a box").
+    stopBox: async (call) => {
+      const entry = registry.get(call.tenant, call.params.boxId!);
+      validated(endpoints.stopBox.body, call.body);
+      return { status: 200, body: await registry.stop(entry) };
+    },
+    startBox: async (call) => {
+      const entry = registry.get(call.tenant, call.params.boxId!);
+      const body = validated(endpoints.startBox.body, call.body) as { wait?: boolean };
+      return { status: 200, body: await registry.start(entry, body.wait !== false) };
     },
     terminateBox: async (call) => {
       const entry = registry.get(call.tenant, call.params.boxId!);

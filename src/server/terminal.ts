@@ -203,7 +203,8 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
 
     const onBoxGone = () => {
       // onBrowserGone also fires when only the browser closes; the shell lives on until the box ends.
-      if (entry.record.status === 'terminated') end(1001, 'the box was terminated');
+      // A stopped box's shells are ended with its processes (an Android box's adb shell here).
+      if (entry.record.status === 'terminated' || entry.record.status === 'stopped') end(1001, `the box was ${entry.record.status}`);
     };
     entry.onBrowserGone.add(onBoxGone);
 
@@ -299,7 +300,7 @@ function ptyQueued(pty: IPty): number {
 
 function requireUsable(entry: BoxEntry): void {
   const status = entry.record.status;
-  if (status === 'terminated' || status === 'error') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is ${status}`);
+  if (status === 'terminated' || status === 'error' || status === 'stopped') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is ${status}`);
 }
 
 /** $SHELL of the box's envs, else /bin/bash, else /bin/sh. */

@@ -182,6 +182,7 @@ const cases: Record<Exclude<EndpointName, (typeof kOwnTests)[number]>, Case> = {
   switchTab: { call: (c) => c.switchTab('b1', 't1'), method: 'POST', path: '/boxes/b1/browser/tabs/t1/switch', status: 200, response: tab },
   closeTab: { call: (c) => c.closeTab('b1', 't1'), method: 'DELETE', path: '/boxes/b1/browser/tabs/t1', status: 200, response: { message: 'closed' } },
   startBox: { call: (c) => c.startBox('box-1'), method: 'POST', path: '/boxes/box-1/start', body: {}, status: 200, response: box },
+  stopBox: { call: (c) => c.stopBox('box-1'), method: 'POST', path: '/boxes/box-1/stop', body: {}, status: 200, response: { ...box, status: 'stopped' } },
   getDisplay: { call: (c) => c.getDisplay('b1'), method: 'GET', path: '/boxes/b1/display', status: 200, response: { orientation: 'portrait', resolution: { width: 1080, height: 2400 } } },
   startRecording: { call: (c) => c.startRecording('b1'), method: 'POST', path: '/boxes/b1/actions/recording/start', status: 204, result: undefined },
   stopRecording: {

@@ -113,7 +113,6 @@ test('start answers the running box (a local box runs until terminated); display
 });
 
 const kNotOffered: Array<[string, string]> = [
-  ['POST', '/boxes/{box}/stop'],
   ['POST', '/boxes/{box}/actions/extract'],
   ['GET', '/boxes/{box}/proxy'],
   ['POST', '/boxes/{box}/proxy'],
@@ -134,7 +133,7 @@ const kNotOffered: Array<[string, string]> = [
   ['POST', '/model'],
 ];
 
-test('cloud-account features, stop, the browser proxy and the rewind: 501 NOT_OFFERED_LOCALLY, after the key and the box', async () => {
+test('cloud-account features, the browser proxy and the rewind: 501 NOT_OFFERED_LOCALLY, after the key and the box', async () => {
   for (const [method, path] of kNotOffered) {
     const json = method === 'POST' ? (path.endsWith('/model') ? { action: { type: 'click', target: 'x' }, screenshot: 'data:image/png;base64,' } : { name: 'snap', force: true }) : undefined;
     const mine = await srv.raw('a', method, path.replace('{box}', box.id), json);

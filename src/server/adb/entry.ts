@@ -1,7 +1,7 @@
 // A registry entry for an Android box: a claimed device and the box record (docs/api.md).
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
-import type { Box, CreateBoxBody } from '../../api/schemas.js';
+import type { Box, CreateBoxBody, Resolution } from '../../api/schemas.js';
 import type { BoxEntry } from '../boxEntry.js';
 import type { AndroidBox } from './androidBox.js';
 import type { AdbBackend, DeviceFilter } from './backend.js';
@@ -71,7 +71,13 @@ export async function createAndroidEntry(backend: AdbBackend, id: string, tenant
       workingDir: android.workDir,
     },
   };
-  entry = { record, tenant, android, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() } as unknown as BoxEntry;
+  entry = androidEntry(record, tenant, android.info.serial, cfg.resolution);
+  entry.android = android;
   if (goneEarly) onGone(entry, goneEarly);
   return entry;
+}
+
+/** The entry of an Android box, without its device (a stopped box: boxLifecycle.ts claims it at start). */
+export function androidEntry(record: Box, tenant: string, serial: string, resolution: Resolution | undefined, scale = 1): BoxEntry {
+  return { record, tenant, kind: 'android', serial, ...(resolution ? { deviceResolution: resolution } : {}), scale, tail: Promise.resolve(), onBrowserGone: new Set() } as unknown as BoxEntry;
 }

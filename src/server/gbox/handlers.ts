@@ -31,7 +31,7 @@ export interface GboxDeps {
 }
 
 /** Endpoints whose handler here serves Android boxes too (the others are Linux-only: the browser's). */
-export const kGboxAndroid: ReadonlySet<EndpointName> = new Set(['click', 'tap', 'longPress', 'move', 'scroll', 'swipe', 'touch', 'screenRotation', 'getClipboard', 'setClipboard', 'startBox', 'getDisplay']);
+export const kGboxAndroid: ReadonlySet<EndpointName> = new Set(['click', 'tap', 'longPress', 'move', 'scroll', 'swipe', 'touch', 'screenRotation', 'getClipboard', 'setClipboard', 'getDisplay']);
 
 interface Backend {
   context: GestureContext;
@@ -117,13 +117,7 @@ export function createGboxHandlers(deps: GboxDeps) {
     switchTab: (call: Call) => boxCall('switchTab', call, async (entry): Promise<Answer> => ({ status: 200, body: await switchTab(entry.linux, call.params.tabId!) })),
     closeTab: (call: Call) => boxCall('closeTab', call, async (entry): Promise<Answer> => ({ status: 200, body: await closeTab(entry.linux, call.params.tabId!) })),
 
-    // ------------------------------------------------------------ the box
-    // A box of boxflow serve runs from its creation to its termination: start finds it running.
-    startBox: (call: Call) =>
-      boxCall('startBox', call, async (entry): Promise<Answer> => {
-        validated(endpoints.startBox.body, call.body);
-        return { status: 200, body: entry.record };
-      }),
+    // ------------------------------------------------------------ the box (stop and start: routes.ts)
     getDisplay: (call: Call) => boxCall('getDisplay', call, async (entry): Promise<Answer> => ({ status: 200, body: entry.android ? await androidDisplay(entry.android) : linuxDisplay(entry.linux) })),
   } satisfies Partial<Record<EndpointName, (call: Call) => Promise<Answer>>>;
 }

@@ -1,6 +1,6 @@
 // Endpoints of the GBOX API that a local server has no use for: features of the cloud account
 // (snapshots, its device fleet, the box and browser proxies, the hosted model) and what needs a
-// model, a background recorder or could only be pretended (stopping a box, app backups, an Appium
+// model, a background recorder or could only be pretended (app backups, an Appium
 // server, the recording rewind). Each answers 501
 // NOT_OFFERED_LOCALLY, after the key and, for a box's route, the box (another tenant's box is 404
 // as everywhere), so a client learns at once that asking again will not help.
@@ -31,7 +31,6 @@ const rewind = 'the recording rewind (it needs a recorder running all the time i
 const appBackups = 'app backups (GBOX does not document their format, and adb backup leaves out the data of apps that target Android 12 or later, so a restore would not give the app back as it was)';
 
 export const kNotOffered: readonly NotOffered[] = [
-  { name: 'stopBox', method: 'POST', path: '/boxes/{boxId}/stop', what: 'stopping a box (a local box runs until it is terminated; POST /boxes/{boxId}/terminate ends it)' },
   { name: 'extract', method: 'POST', path: '/boxes/{boxId}/actions/extract', what: 'extracting data with a model (it needs an LLM, which this server does not have)' },
   { name: 'backupApp', method: 'POST', path: '/boxes/{boxId}/android/packages/{packageName}/backup', what: appBackups },
   { name: 'backupAllApps', method: 'POST', path: '/boxes/{boxId}/android/packages/backup-all', what: appBackups },
