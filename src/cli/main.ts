@@ -159,7 +159,7 @@ async function serve(opts: ServeOptions): Promise<number> {
   if (!opts.grid && (opts.gridChromium || opts.gridSessionTimeout !== '30s')) throw new BoxflowError('CONFIG_INVALID', '--grid-chromium and --grid-session-timeout go with --grid <url>');
   const grid = opts.grid ? { url: opts.grid, sessionTimeoutMs: parseDuration(opts.gridSessionTimeout, '--grid-session-timeout'), ...(opts.gridChromium ? { chromiumBinary: opts.gridChromium } : {}) } : undefined;
   const { startServer, resolveSecret, missingFeatures } = await import('../server/index.js');
-  const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir), ...(opts.adb.length ? { adb: opts.adb } : {}), allowInnerDownloads: opts.allowInnerDownloads === true, maxBoxesPerKey, ...(grid ? { grid } : {}) });
+  const server = await startServer({ host: opts.host, port, dataDir: opts.dataDir, secret: await resolveSecret(opts.dataDir), ...(opts.adb.length ? { adb: opts.adb } : {}), allowInnerDownloads: opts.allowInnerDownloads === true, maxBoxesPerKey, ...(grid ? { grid } : {}), keepBoxes: true });
   process.stdout.write(`${JSON.stringify({ event: 'listening', baseUrl: server.baseUrl })}\n`);
   for (const why of Object.values(await missingFeatures())) process.stderr.write(`warning: ${why}\n`);
   return new Promise<number>((resolve) => {

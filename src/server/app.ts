@@ -68,6 +68,11 @@ export interface ServerOptions {
   /** Live boxes one API key may hold at once; more is 429 TOO_MANY_BOXES. Default 32. */
   maxBoxesPerKey?: number;
   /**
+   * close() stops the boxes instead of terminating them, so the next server on the data dir lists
+   * them stopped (docs/server.md, "Stopping and starting a box"). Default false: close() ends them.
+   */
+  keepBoxes?: boolean;
+  /**
    * A Selenium Grid 4 (its URL, or GridOptions): every Linux box is then a session of it, driven over
    * the session's DevTools (`se:cdp`), and this server starts no Chromium of its own (docs/scaling.md).
    */
@@ -405,7 +410,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     baseUrl,
     close: () =>
       (closing ??= (async () => {
-        await registry.closeAll();
+        await registry.closeAll({ keep: opts.keepBoxes === true });
         await grid?.close();
         await terminal.close();
         await commandSockets.close();

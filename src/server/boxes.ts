@@ -407,7 +407,17 @@ export class BoxRegistry {
     await ledger.remove();
   }
 
-  async closeAll(): Promise<void> {
+  /**
+   * Ends every box and removes the box directories; with `keep` (an upgrade, a restart of `boxflow
+   * serve`) stops them instead, so the next server on the data dir lists them stopped.
+   */
+  async closeAll(opts: { keep?: boolean } = {}): Promise<void> {
+    if (opts.keep) {
+      const live = [...this.#entries.values()].filter((e) => e.record.status !== 'terminated');
+      await Promise.all(live.map((e) => stopBox(this.#lifecycle, e, 'boxflow serve stopped').catch(() => {})));
+      this.#android?.close();
+      return;
+    }
     await Promise.all([...this.#entries.values()].map((e) => this.terminate(e, 'server stopped')));
     this.#android?.close();
     await rm(this.#boxesDir, { recursive: true, force: true, maxRetries: 3 });

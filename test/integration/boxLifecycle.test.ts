@@ -127,7 +127,7 @@ async function serve(dataDir: string): Promise<{ child: ChildProcess; baseUrl: s
   return { child, baseUrl: (JSON.parse(out.split('\n')[0]!) as { baseUrl: string }).baseUrl };
 }
 
-test('a serve killed with SIGKILL and started again on its data dir lists its boxes as stopped; start brings them back with their files; a box whose expiry passed meanwhile is terminated', async () => {
+test('a serve killed with SIGKILL (or stopped with SIGTERM) and started again on its data dir lists its boxes as stopped; start brings them back with their files; a box whose expiry passed meanwhile is terminated', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'boxflow-lifecycle-serve-'));
   chmodSync(dir, 0o755); // box users pass through it to their directories
   const dataDir = join(dir, 'data');
@@ -169,8 +169,20 @@ test('a serve killed with SIGKILL and started again on its data dir lists its bo
     const phoneBack = await second.startBox(phone.id);
     assert.deepEqual([phoneBack.status, phoneBack.config.labels['boxflow/serial']], ['running', 'emulator-5556']);
     await second.pressKey(phone.id, { keys: ['enter'] });
-    await second.terminateBox(kept.id);
     await second.terminateBox(phone.id);
+
+    // An upgrade: serve stopped with SIGTERM stops its boxes rather than ending them.
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    assert.deepEqual(chromiumsOf(kept.id), [], 'a stopped server leaves no Chromium');
+    ({ child, baseUrl } = await serve(dataDir));
+    const third = new BoxClient({ baseUrl, apiKey, maxRetries: 0 });
+    clients.push(third);
+    assert.deepEqual((await third.listBoxes({ status: ['stopped'] })).data.map((x) => x.id), [kept.id]);
+    await third.startBox(kept.id);
+    assert.deepEqual(await third.readFile(kept.id, 'kept.txt'), { content: 'survives' });
+    await third.terminateBox(kept.id);
+    assert.equal(existsSync(join(dataDir, 'boxes', kept.id)), false, 'terminating removes its files');
   } finally {
     for (const c of clients) await c.close();
     child.kill('SIGTERM');
