@@ -2,7 +2,8 @@
 // Each box keeps a small ledger, <dataDir>/procs/<boxId>.json, naming its server and the processes
 // it started (pid + start time from /proc/<pid>/stat, so a recycled pid is never taken for ours).
 // The next server on that data dir, and the next `boxflow test` (for the temporary data dirs of
-// earlier runs), kill what a dead server's boxes left and remove their directories.
+// earlier runs), kill what a dead server's boxes left and remove their directories, but for those of
+// boxes that outlive their server (a record in boxRecords.ts: they come back stopped).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
