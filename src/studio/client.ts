@@ -1,7 +1,11 @@
 // boxflow studio's page script (served as /studio.js by src/studio/server.ts). It runs in the browser
-// and may use nothing from outside its own body.
+// and may use nothing from outside its own body but its parts, given as arguments by src/studio/page.ts:
+// the screen (screen.ts), the recorder of what the hand does (record.ts) and the list of steps (stepList.ts).
+import type { studioRecorder } from './record.js';
+import type { studioScreen } from './screen.js';
+import type { studioStepList } from './stepList.js';
 
-interface TreeNode {
+export interface TreeNode {
   i: number;
   p: number;
   tag: string;
@@ -25,7 +29,7 @@ interface Inspection {
   best: Candidate;
   candidates: Candidate[];
 }
-interface StepView {
+export interface StepView {
   id: string;
   label: string;
   command: string;
@@ -36,7 +40,7 @@ interface StepView {
   error?: { code: string; message: string };
   images: { name: string; url: string }[];
 }
-interface State {
+export interface State {
   file: string;
   path: string;
   exists: boolean;
@@ -46,15 +50,16 @@ interface State {
   text: string;
   steps: { index: number; line: number; text: string }[];
   results: Record<string, StepView>;
+  /** The step that ran last: new steps go after it (-1: before the first; null: at the end). */
+  cursor: number | null;
   lastRun: { status: string; steps: StepView[] } | null;
   problem: string | null;
 }
 
-export function studioClient(): void {
+export function studioClient(parts: { screen: typeof studioScreen; record: typeof studioRecorder; stepList: typeof studioStepList }): void {
   const token = new URLSearchParams(location.search).get('token') ?? '';
   const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
   const canvas = $<HTMLCanvasElement>('screen');
-  const ctx = canvas.getContext('2d')!;
   const hl = $('hl');
   const hlLabel = $('hl-label');
   const masksEl = $('masks');
@@ -74,6 +79,8 @@ export function studioClient(): void {
     masks: [] as { value: unknown; b: [number, number, number, number] | null; label: string }[],
     busy: false,
     state: undefined as State | undefined,
+    /** The step selected in the list: new steps go after it. */
+    selected: undefined as number | undefined,
   };
   (window as unknown as { studio: typeof studio }).studio = studio;
 
@@ -115,74 +122,7 @@ export function studioClient(): void {
   };
 
   // ------------------------------------------------------------ the screen
-  const fit = () => {
-    const stage = canvas.parentElement!;
-    const { width, height } = studio.screen;
-    if (!width || !height) return;
-    const k = Math.min(stage.clientWidth / width, stage.clientHeight / height);
-    canvas.style.width = `${Math.floor(width * k)}px`;
-    canvas.style.height = `${Math.floor(height * k)}px`;
-    placeHighlight();
-  };
-  window.addEventListener('resize', fit);
-  const setScreen = (width: number, height: number) => {
-    if (width === studio.screen.width && height === studio.screen.height) return;
-    studio.screen = { width, height };
-    fit();
-  };
-  let drawing = false;
-  let waiting: { blob: Blob; width: number; height: number } | undefined;
-  const frameTimes: number[] = [];
-  async function draw(blob: Blob, width: number, height: number): Promise<void> {
-    if (drawing) {
-      waiting = { blob, width, height };
-      return;
-    }
-    drawing = true;
-    try {
-      const bitmap = await createImageBitmap(blob);
-      if (canvas.width !== bitmap.width || canvas.height !== bitmap.height) {
-        canvas.width = bitmap.width;
-        canvas.height = bitmap.height;
-      }
-      ctx.drawImage(bitmap, 0, 0);
-      bitmap.close();
-      setScreen(width || bitmap.width, height || bitmap.height);
-      studio.frames++;
-      const now = performance.now();
-      frameTimes.push(now);
-      while (frameTimes.length && frameTimes[0]! < now - 3000) frameTimes.shift();
-      $('fps').textContent = `${studio.screen.width}×${studio.screen.height} · ${(frameTimes.length / 3).toFixed(1)} fps`;
-    } catch {
-      // a frame that does not decode: the next one will
-    } finally {
-      drawing = false;
-      const next = waiting;
-      waiting = undefined;
-      if (next) void draw(next.blob, next.width, next.height);
-    }
-  }
-  function watchLive(url: string): void {
-    const ws = new WebSocket(url);
-    ws.binaryType = 'arraybuffer';
-    ws.onmessage = (e) => {
-      if (typeof e.data === 'string') return;
-      const data = e.data as ArrayBuffer;
-      const n = new DataView(data).getUint32(0);
-      const meta = JSON.parse(new TextDecoder().decode(new Uint8Array(data, 4, n))) as { format: string; width: number; height: number };
-      void draw(new Blob([new Uint8Array(data, 4 + n)], { type: `image/${meta.format}` }), meta.width, meta.height);
-    };
-    ws.onclose = () => setTimeout(() => watchLive(url), 1500);
-  }
-  async function pollScreen(): Promise<void> {
-    try {
-      const res = await fetch('/api/screen', { headers: { 'x-studio-token': token } });
-      if (res.ok) await draw(await res.blob(), treeScreen?.width ?? 0, treeScreen?.height ?? 0);
-    } catch {
-      // try again
-    }
-    setTimeout(() => void pollScreen(), 1000);
-  }
+  const screen = parts.screen({ canvas, studio, token, fpsEl: $('fps'), placed: () => placeHighlight(), treeScreen: () => treeScreen });
 
   // ------------------------------------------------------------ the layout
   let treeScreen: { width: number; height: number } | undefined;
@@ -192,7 +132,7 @@ export function studioClient(): void {
       if (!t.unchanged) {
         studio.tree = { version: t.version, format: t.format, nodes: t.nodes, byIndex: new Map(t.nodes.map((n) => [n.i, n])) };
         treeScreen = t.screen ?? undefined;
-        if (t.screen && !studio.screen.width) setScreen(t.screen.width, t.screen.height);
+        if (t.screen && !studio.screen.width) screen.setScreen(t.screen.width, t.screen.height);
         renderTree();
         if (studio.pinned !== undefined || studio.hovered !== undefined) placeHighlight();
       }
@@ -348,12 +288,6 @@ export function studioClient(): void {
   canvas.addEventListener('mouseleave', () => {
     if (!menuOpen()) hover(undefined);
   });
-  canvas.addEventListener('click', (e) => {
-    if (studio.busy || menuOpen()) return;
-    const p = toScreen(e);
-    const n = elementAt(p.x, p.y);
-    if (n) void act('tap', n.i);
-  });
   canvas.addEventListener('contextmenu', (e) => {
     e.preventDefault();
     const p = toScreen(e);
@@ -424,16 +358,21 @@ export function studioClient(): void {
   }
 
   // ------------------------------------------------------------ actions, runs, results
+  const idleWaiters: (() => void)[] = [];
+  const idle = () => new Promise<void>((r) => (studio.busy ? idleWaiters.push(r) : r()));
   function setBusy(text: string | undefined): void {
     studio.busy = !!text;
     busyEl.textContent = text ?? '';
     busyEl.style.display = text ? 'block' : 'none';
+    if (!text) for (const r of idleWaiters.splice(0)) r();
   }
+  /** Runs an action that adds steps (after the selected step, if any); the selection follows the steps added. */
   async function perform(what: string, path: string, body: unknown): Promise<boolean> {
     if (studio.busy) return false;
     setBusy(what);
     try {
-      const r = await api<{ ok: boolean; steps: StepView[] }>(path, body);
+      const r = await api<{ ok: boolean; steps: StepView[]; added: number[] }>(path, { ...(body as object), ...(studio.selected !== undefined ? { after: studio.selected } : {}) });
+      if (r.ok && studio.selected !== undefined) studio.selected = r.added.at(-1) ?? studio.selected;
       showResults(r.steps, r.ok ? `${what}: added to the file` : `${what}: failed, not added`);
       if (!r.ok) toast(`${what} failed: ${r.steps.find((s) => s.error)?.error?.message ?? 'see the result'}`, true);
       return r.ok;
@@ -505,24 +444,15 @@ export function studioClient(): void {
     const problem = $('problem');
     problem.textContent = s.problem ?? '';
     problem.style.display = s.problem ? 'block' : 'none';
-    $('steps').replaceChildren(
-      ...s.steps.map((st) => {
-        const r = s.results[String(st.index)];
-        const play = el('button', { title: 'run this step on the box', 'data-testid': 'run-step', text: '▶' });
-        play.addEventListener('click', () => void run(st.index));
-        const li = el('li', { 'data-testid': 'step', 'data-status': r?.status ?? '' }, el('span', { class: 'ln', text: String(st.line) }), el('code', { text: st.text }), el('span', { class: `st ${r?.status ?? ''}`, 'data-testid': 'step-status', text: r ? mark(r.status) : '' }), play);
-        li.addEventListener('click', (e) => {
-          if (e.target !== play && r) showResults([r], `step ${st.index + 1}`);
-        });
-        return li;
-      }),
-    );
+    stepList.render(s);
     if (first) {
-      if (s.live) watchLive(s.live.websocketUrl);
-      else void pollScreen();
+      if (s.live) screen.watchLive(s.live.websocketUrl);
+      else void screen.pollScreen();
       if (s.lastRun) showResults(s.lastRun.steps, `last run: ${s.lastRun.status}`);
     }
   }
+
+  const stepList = parts.stepList({ list: $('steps'), studio, el, mark, api, run, showResults, toast, refresh: refreshState });
 
   // ------------------------------------------------------------ the bar
   $('run-all').addEventListener('click', () => void run());
@@ -540,6 +470,8 @@ export function studioClient(): void {
   });
   $('key-enter').addEventListener('click', () => void perform('press Enter', '/api/key', { key: 'enter' }));
   $('key-back').addEventListener('click', () => void perform('back', '/api/key', { key: 'back' }));
+
+  parts.record({ canvas, studio, toScreen, elementAt, menuOpen, act, perform, toast, idle });
 
   void refreshState().then(() => refreshTree());
   setInterval(() => void refreshState(), 2500);

@@ -1,10 +1,11 @@
 // The flow file boxflow studio writes to: a boxflow YAML flow (its `steps:` list) or a Maestro flow
-// (the command list after `---`). A step is added in the file's own style, everything else kept as it
-// was, comments included: the yaml package's Document API finds the list and renders the new item
-// (maps in flow `{ }` or block style, the padding inside braces, quoting and indentation taken from the
-// items already there), and the item goes in right after the last one. Should the result not read back
-// as the same document plus that item (an unusual layout), the whole document is written by the
-// Document API instead (parseDocument, add to the list, toString), which also keeps comments.
+// (the command list after `---`). Steps are added at a place in the list, moved and deleted with
+// everything else kept as it was, comments included. A new item is rendered in the file's own style:
+// the yaml package's Document API renders it (maps in flow `{ }` or block style, the padding inside
+// braces, quoting and indentation taken from the items already there). Edits are made on the text,
+// a step's lines with the comment lines right above it; should the result not read back as the same
+// document with the steps expected (an unusual layout), the whole document is written by the Document
+// API instead (parse, change the list, toString), which also keeps comments.
 import { Document, isMap, isScalar, isSeq, parseAllDocuments, parseDocument, stringify, visit, type Node, type Scalar, type YAMLSeq } from 'yaml';
 import { isMaestroFlow } from '../flow/maestro.js';
 import type { Dialect } from './selectors.js';
@@ -187,66 +188,150 @@ function renderItem(value: unknown, style: Style): string {
 
 /** `text` with `value` (a step as YAML would hold it: `{tap: {id: x}}`, `'back'`) added as the last step. */
 export function appendStep(text: string, dialect: Dialect, value: unknown): string {
-  const at = locate(text, dialect);
-  const style = styleOf(text, dialect, at);
+  return insertStep(text, dialect, value, Infinity);
+}
+
+/**
+ * `text` with `value` added as step `at` (0 first; past the end, or Infinity, last): before the
+ * step now at `at` and the comment lines right above it, or after the last step.
+ */
+export function insertStep(text: string, dialect: Dialect, value: unknown, at: number): string {
+  const located = locate(text, dialect);
+  const style = styleOf(text, dialect, located);
   const pad = ' '.repeat(style.column);
   const itemText = renderItem(value, style)
     .replace(/\n$/, '')
     .split('\n')
     .map((l) => pad + l)
     .join('\n');
+  const old = stepsOf(text, dialect);
+  const index = Math.max(0, Math.min(at, old.length));
+  const expected = [...old.slice(0, index), value, ...old.slice(index)];
+  const seq = located.seq;
   let offset: number | undefined;
-  if (at.seq && !at.seq.flow && at.seq.items.length) {
-    const last = at.seq.items.at(-1) as Node;
+  if (seq && !seq.flow && index < seq.items.length) offset = spanOf(text, seq, index).start;
+  else if (seq && !seq.flow && seq.items.length) {
+    const last = seq.items.at(-1) as Node;
     const end = last.range ? last.range[2] : undefined;
     if (end !== undefined) {
       const nl = text[end - 1] === '\n' ? end - 1 : text.indexOf('\n', end);
       offset = nl < 0 ? text.length : nl + 1;
     }
-  } else if (at.emptyAt) offset = at.emptyAt.offset;
-  else if (!at.seq && dialect === 'boxflow' && isMap(at.doc.contents)) offset = text.length;
+  } else if (located.emptyAt) offset = located.emptyAt.offset;
+  else if (!seq && dialect === 'boxflow' && isMap(located.doc.contents)) offset = text.length;
   if (offset !== undefined) {
     const before = text.slice(0, offset);
     const sep = before && !before.endsWith('\n') ? '\n' : '';
-    const head = !at.seq && !at.emptyAt ? 'steps:\n' : '';
+    const head = !seq && !located.emptyAt ? 'steps:\n' : '';
     const out = `${before}${sep}${head}${head ? itemText.replace(/^/gm, '  ') : itemText}\n${text.slice(offset)}`;
-    if (readsAsAppended(text, out, dialect, value)) return out;
+    if (readsAs(text, out, dialect, expected)) return out;
   }
-  return appendWithDocument(text, dialect, value, style);
+  return editWithDocument(text, dialect, style, (doc, items) => items.splice(index, 0, doc.createNode(value)));
 }
 
-/** Parse, add to the list, toString: the fallback for layouts the text insertion does not know. */
-function appendWithDocument(text: string, dialect: Dialect, value: unknown, style: Style): string {
+/** `text` with step `from` moved to be step `to` (its comment lines above it travel with it). */
+export function moveStep(text: string, dialect: Dialect, from: number, to: number): string {
+  const old = stepsOf(text, dialect);
+  if (!(from >= 0 && from < old.length)) throw new RangeError(`the flow has no step ${from + 1}`);
+  const dest = Math.max(0, Math.min(to, old.length - 1));
+  if (dest === from) return text;
+  const expected = [...old];
+  expected.splice(dest, 0, ...expected.splice(from, 1));
+  const { seq } = locate(text, dialect);
+  if (seq && !seq.flow) {
+    const { start, end } = spanOf(text, seq, from);
+    let block = text.slice(start, end);
+    if (!block.endsWith('\n')) block += '\n';
+    const rest = text.slice(0, start) + text.slice(end);
+    const restSeq = locate(rest, dialect).seq;
+    if (restSeq && !restSeq.flow && restSeq.items.length) {
+      const offset = dest < restSeq.items.length ? spanOf(rest, restSeq, dest).start : spanOf(rest, restSeq, restSeq.items.length - 1).end;
+      const head = rest.slice(0, offset);
+      const out = `${head}${head && !head.endsWith('\n') ? '\n' : ''}${block}${rest.slice(offset)}`;
+      if (readsAs(text, out, dialect, expected)) return out;
+    }
+  }
+  const style = styleOf(text, dialect, locate(text, dialect));
+  return editWithDocument(text, dialect, style, (_doc, items) => items.splice(dest, 0, ...items.splice(from, 1)));
+}
+
+/** `text` without step `index` (nor the comment lines right above it). */
+export function deleteStep(text: string, dialect: Dialect, index: number): string {
+  const old = stepsOf(text, dialect);
+  if (!(index >= 0 && index < old.length)) throw new RangeError(`the flow has no step ${index + 1}`);
+  const expected = old.filter((_, k) => k !== index);
+  const { seq } = locate(text, dialect);
+  if (seq && !seq.flow) {
+    const { start, end } = spanOf(text, seq, index);
+    const out = text.slice(0, start) + text.slice(end);
+    if (readsAs(text, out, dialect, expected)) return out;
+  }
+  const style = styleOf(text, dialect, locate(text, dialect));
+  return editWithDocument(text, dialect, style, (_doc, items) => items.splice(index, 1));
+}
+
+/**
+ * The lines of step `i`: from the comment lines right above its dash (a blank line ends them) to the
+ * end of its own last line. yaml's node end would also take the comments and blank lines that
+ * follow, which are the next step's.
+ */
+function spanOf(text: string, seq: YAMLSeq, i: number): { start: number; end: number } {
+  const item = seq.items[i] as Node;
+  const [from, valueEnd] = item.range ?? [0, 0];
+  const prevEnd = i > 0 ? spanEnd(text, (seq.items[i - 1] as Node).range?.[1] ?? 0) : 0;
+  let start = lineStart(text, text.lastIndexOf('-', from));
+  while (start > prevEnd) {
+    const above = lineStart(text, start - 1);
+    if (!/^[ \t]*#/.test(text.slice(above, start))) break;
+    start = above;
+  }
+  return { start: Math.max(start, prevEnd), end: spanEnd(text, valueEnd) };
+}
+
+const spanEnd = (text: string, valueEnd: number) => {
+  if (text[valueEnd - 1] === '\n') return valueEnd;
+  const nl = text.indexOf('\n', valueEnd);
+  return nl < 0 ? text.length : nl + 1;
+};
+
+/** Parse, change the list's items, toString: for layouts the text edits do not know. It keeps comments too. */
+function editWithDocument(text: string, dialect: Dialect, style: Style, change: (doc: Document, items: unknown[]) => void): string {
   const opts = { lineWidth: 0, indent: style.indent, flowCollectionPadding: style.padding };
   if (dialect === 'maestro') {
     const docs = parseAllDocuments(text) as Document[];
     const doc = docs[1]!;
-    const node = doc.createNode(value);
-    if (isSeq(doc.contents)) doc.contents.add(node);
-    else doc.contents = doc.createNode([value]) as never;
+    if (!isSeq(doc.contents)) doc.contents = doc.createNode([]) as never;
+    change(doc, (doc.contents as unknown as YAMLSeq).items);
     return docs.map((d) => d.toString(opts)).join('');
   }
   const doc = parseDocument(text);
-  const steps = doc.get('steps', true);
-  if (isSeq(steps)) steps.add(doc.createNode(value));
-  else doc.set('steps', doc.createNode([value]));
+  let steps = doc.get('steps', true);
+  if (!isSeq(steps)) {
+    doc.set('steps', doc.createNode([]));
+    steps = doc.get('steps', true);
+  }
+  change(doc, (steps as YAMLSeq).items);
   return doc.toString(opts);
 }
 
-/** True when `after` is `before`'s document with `value` added as the last step, and nothing else changed. */
-function readsAsAppended(before: string, after: string, dialect: Dialect, value: unknown): boolean {
+/** The steps (as plain values) of a flow's text. */
+function stepsOf(text: string, dialect: Dialect): unknown[] {
+  const docs = dialect === 'maestro' ? (parseAllDocuments(text) as Document[]).map((d) => d.toJS() as unknown) : [parseDocument(text).toJS() as unknown];
+  const steps = dialect === 'maestro' ? docs[1] : ((docs[0] ?? {}) as Record<string, unknown> | null)?.steps;
+  return Array.isArray(steps) ? steps : [];
+}
+
+/** True when `after` reads as `before` with the steps `expected`, and nothing else changed. */
+function readsAs(before: string, after: string, dialect: Dialect, expected: unknown[]): boolean {
   try {
-    const read = (t: string) => (dialect === 'maestro' ? (parseAllDocuments(t) as Document[]).map((d) => d.toJS() as unknown) : [parseDocument(t).toJS() as unknown]);
-    const a = read(before);
-    const b = read(after);
-    if ((dialect === 'maestro' ? parseAllDocuments(after) as Document[] : [parseDocument(after)]).some((d) => d.errors.length)) return false;
-    const stepsOf = (docs: unknown[]) => (dialect === 'maestro' ? (docs[1] as unknown[] | null) ?? [] : (((docs[0] ?? {}) as Record<string, unknown>).steps as unknown[] | null) ?? []);
-    const sa = stepsOf(a);
-    const sb = stepsOf(b);
-    if (!Array.isArray(sa) || !Array.isArray(sb) || sb.length !== sa.length + 1) return false;
-    if (JSON.stringify(sb.at(-1)) !== JSON.stringify(value)) return false;
-    const rest = (docs: unknown[]) => JSON.stringify(dialect === 'maestro' ? docs[0] : { ...((docs[0] ?? {}) as Record<string, unknown>), steps: undefined });
-    return rest(a) === rest(b) && JSON.stringify(sa) === JSON.stringify(sb.slice(0, -1));
+    const docs = (t: string) => (dialect === 'maestro' ? (parseAllDocuments(t) as Document[]) : [parseDocument(t)]);
+    if (docs(after).some((d) => d.errors.length)) return false;
+    if (JSON.stringify(stepsOf(after, dialect)) !== JSON.stringify(expected)) return false;
+    const rest = (t: string) => {
+      const js = docs(t).map((d) => d.toJS() as unknown);
+      return JSON.stringify(dialect === 'maestro' ? js[0] : { ...((js[0] ?? {}) as Record<string, unknown>), steps: undefined });
+    };
+    return rest(before) === rest(after);
   } catch {
     return false;
   }

@@ -1,6 +1,9 @@
 // boxflow studio's page: the box's screen, the layout tree beside it, the flow file and its results.
-// The script is src/studio/client.ts, served as /studio.js.
+// The script is src/studio/client.ts with its parts (screen.ts, record.ts, stepList.ts), served as /studio.js.
 import { studioClient } from './client.js';
+import { studioRecorder } from './record.js';
+import { studioScreen } from './screen.js';
+import { studioStepList } from './stepList.js';
 
 export function studioPageHtml(): string {
   return `<!doctype html>
@@ -30,7 +33,8 @@ main { flex: 1; display: grid; grid-template-columns: minmax(380px, 1.35fr) minm
 .pane h2 { margin: 0; padding: 7px 10px; font-size: 12px; text-transform: uppercase; letter-spacing: .6px; color: var(--dim); border-bottom: 1px solid var(--line); display: flex; align-items: center; gap: 8px; }
 .pane h2 .grow { flex: 1; }
 #stage { flex: 1; position: relative; min-height: 200px; background: #e9ebef; }
-#screen { position: absolute; inset: 0; margin: auto; max-width: 100%; max-height: 100%; background: #fff; box-shadow: 0 1px 6px rgba(0,0,0,.18); cursor: crosshair; }
+#screen { position: absolute; inset: 0; margin: auto; max-width: 100%; max-height: 100%; background: #fff; box-shadow: 0 1px 6px rgba(0,0,0,.18); cursor: crosshair; touch-action: none; }
+#screen:focus { outline: 2px solid var(--accent); outline-offset: 1px; }
 #hl { position: absolute; pointer-events: none; border: 2px solid var(--accent); background: rgba(36, 99, 235, .12); border-radius: 2px; display: none; }
 #hl.masked { border-color: #8e24aa; background: rgba(142, 36, 170, .15); }
 .mask { position: absolute; pointer-events: none; background: rgba(142, 36, 170, .35); border: 1px dashed #8e24aa; }
@@ -60,6 +64,9 @@ main { flex: 1; display: grid; grid-template-columns: minmax(380px, 1.35fr) minm
 .steps { list-style: none; margin: 0; padding: 4px 0; overflow: auto; flex: 0 1 auto; max-height: 45%; border-bottom: 1px solid var(--line); }
 .steps li { display: flex; gap: 6px; align-items: center; padding: 2px 8px; }
 .steps li:hover { background: #f6f7f9; }
+.steps li { cursor: pointer; }
+.steps li.selected { background: #eef3ff; box-shadow: inset 3px 0 var(--accent); }
+.steps li.insert { height: 0; padding: 0 8px; border-top: 2px solid var(--accent); margin: 1px 0 1px 34px; cursor: default; }
 .steps .ln { color: var(--dim); width: 28px; text-align: right; flex: none; font-size: 11px; }
 .steps code { flex: 1; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .steps .st { width: 16px; text-align: center; flex: none; }
@@ -107,11 +114,11 @@ pre#source { margin: 0; padding: 6px 10px; max-height: 220px; overflow: auto; ba
 <main>
   <section class="pane">
     <h2><span class="grow">Screen</span><span id="fps" data-testid="fps"></span></h2>
-    <div id="stage"><canvas id="screen" data-testid="screen" width="1" height="1"></canvas><div id="masks"></div><div id="hl" data-testid="highlight"><div id="hl-label"></div></div><div id="busy" data-testid="busy"></div></div>
+    <div id="stage"><canvas id="screen" data-testid="screen" width="1" height="1" tabindex="0"></canvas><div id="masks"></div><div id="hl" data-testid="highlight"><div id="hl-label"></div></div><div id="busy" data-testid="busy"></div></div>
     <div id="inspector" data-testid="inspector">
       <div class="row"><span>selector</span> <code id="selector" data-testid="selector">point at an element</code> <span id="match-count" class="count" data-testid="match-count"></span></div>
       <ul id="candidates" data-testid="candidates"></ul>
-      <div class="hint">Click: tap it and add the step. Right-click: assertions, screenshot masks and more. The selector is the most robust one that matches only this element.</div>
+      <div class="hint">Click: tap it and add the step (inside a large element, at that point). Drag: a drag along the path. Type: the keys go to the box. Right-click: assertions, screenshot masks and more. The selector is the most robust one that matches only this element. New steps go after the selected step (click one), else after the step that ran last.</div>
     </div>
   </section>
   <section class="pane">
@@ -136,5 +143,5 @@ pre#source { margin: 0; padding: 6px 10px; max-height: 220px; overflow: auto; ba
 
 /** The script as the browser gets it; `__name` is what tsx's keepNames adds to functions (a no-op here). */
 export function studioScript(): string {
-  return `'use strict';\nvar __name = (f) => f;\n(${studioClient.toString()})();\n`;
+  return `'use strict';\nvar __name = (f) => f;\n(${studioClient.toString()})({\n  screen: ${studioScreen.toString()},\n  record: ${studioRecorder.toString()},\n  stepList: ${studioStepList.toString()},\n});\n`;
 }

@@ -29,10 +29,10 @@ import { LayoutSource } from '../runner/layoutSource.js';
 import type { RunOptions } from '../runner/options.js';
 import { runFlows } from '../runner/run.js';
 import type { BoxInfo, RunResult, StepRecord } from '../runner/types.js';
-import { appendStep, dialectOf, newFlowText, stepItems } from './flowFile.js';
+import { deleteStep, dialectOf, insertStep, moveStep, newFlowText, stepItems } from './flowFile.js';
 import { studioPageHtml, studioScript } from './page.js';
 import { elementAt, suggestSelectors, type Dialect, type Suggestion } from './selectors.js';
-import { elementSteps, kElementActions, keySteps, kKeys, openSteps, typeSteps, type ElementAction, type StudioKey } from './steps.js';
+import { dragSteps, elementSteps, kElementActions, keySteps, kKeys, openSteps, pointInside, screenTapSteps, typeSteps, type ElementAction, type Point, type StudioKey } from './steps.js';
 
 export interface StudioServerOptions {
   /** The flow file (absolute); it need not exist yet. */
@@ -98,6 +98,15 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
   let reading: Promise<TreeEntry> | undefined;
   /** Results of the last run of each step (by its index in the file), and the last run's. */
   const results = new Map<number, StepView>();
+  /** The step that ran last (-1: none before the first): new steps go after it, as the box is in its state. */
+  let cursor: number | undefined;
+  /** Results and the cursor follow the steps when the list changes: `to(i)` is where step i is now. */
+  const renumber = (to: (i: number) => number | undefined, cursorTo = to) => {
+    const kept = [...results].map(([i, v]) => [to(i), v] as const);
+    results.clear();
+    for (const [i, v] of kept) if (i !== undefined) results.set(i, v);
+    if (cursor !== undefined) cursor = cursorTo(cursor);
+  };
   let lastRun: { status: string; steps: StepView[]; at: string } | undefined;
   let live: { websocketUrl?: string; url?: string } | undefined;
   // Box work (actions, runs) one at a time, in order.
@@ -243,8 +252,11 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
 
   const parseText = (text: string, dialect: Dialect): Flow => (dialect === 'maestro' ? parseMaestroYaml(text, file) : parseFlowYaml(text, file));
 
-  /** Adds `items` to the file's steps, runs them on the box, and keeps the file only when they passed. */
-  async function addAndRun(items: unknown[]): Promise<{ ok: boolean; steps: StepView[]; added: number[] }> {
+  /**
+   * Adds `items` to the file's steps after step `after` (the one selected on the page; else the step
+   * that ran last; else at the end), runs them on the box, and keeps the file only when they passed.
+   */
+  async function addAndRun(items: unknown[], after?: unknown): Promise<{ ok: boolean; steps: StepView[]; added: number[] }> {
     return serial(async () => {
       const before = await readText();
       const dialect = dialectOf(file, before);
@@ -252,12 +264,14 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
       const pkg = web ? undefined : trees.at(-1)?.tree.nodes.find((n) => n.attributes.package && n.attributes.package !== 'com.android.systemui')?.attributes.package;
       const app = web ? opts.options.appBaseUrl : pkg;
       const base = before !== undefined && before.trim() ? before : newFlowText(dialect, { name, web, ...(app ? { app } : {}) });
-      const text = items.reduce<string>((t, item) => appendStep(t, dialect, item), base);
+      const count = stepItems(base, dialect).length;
+      const chosen = typeof after === 'number' && Number.isInteger(after) && after >= -1 ? after : cursor;
+      const first = chosen === undefined ? count : Math.min(chosen + 1, count);
+      const text = items.reduce<string>((t, item, k) => insertStep(t, dialect, item, first + k), base);
       const flow = parseText(text, dialect);
-      const added = flow.steps.slice(flow.steps.length - items.length);
+      const added = flow.steps.slice(first, first + items.length);
       const { records } = await runSteps(flow, added);
       const ok = records.length === items.length && records.every((r) => r.status === 'passed' || r.status === 'warned');
-      const first = flow.steps.length - items.length;
       const views = records.map(view);
       if (ok) {
         // Written only when the file is as it was when the step was made (an edit meanwhile wins).
@@ -265,7 +279,9 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
           await mkdir(dirname(file), { recursive: true });
           await writeFile(file, text);
         }
+        renumber((i) => (i >= first ? i + items.length : i));
         views.forEach((v, k) => results.set(first + k, v));
+        cursor = first + items.length - 1;
       }
       return { ok, steps: views, added: ok ? items.map((_, k) => first + k) : [] };
     });
@@ -282,7 +298,9 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
         results.clear();
         // onStart steps come first in the records; the file's steps are the ones after them.
         const offset = flow.onStart.length;
-        views.slice(offset, offset + flow.steps.length).forEach((v, k) => results.set(k, v));
+        const ran = views.slice(offset, offset + flow.steps.length);
+        ran.forEach((v, k) => results.set(k, v));
+        cursor = ran.length ? ran.length - 1 : undefined;
         const attempt = result.flows[0]?.attempts.at(-1);
         lastRun = { status: result.flows[0]?.status ?? 'failed', steps: views, at: new Date().toISOString() };
         if (!views.length && attempt?.error) lastRun.steps = [{ id: '-', label: 'the flow', command: '', status: 'failed', durationMs: 0, error: { code: attempt.error.code, message: attempt.error.message }, images: [] }];
@@ -295,6 +313,7 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
       const { records } = await runSteps(flow, [s]);
       const views = records.map(view);
       if (views[0]) results.set(step, views[0]);
+      cursor = step;
       return { status: views[0]?.status ?? 'failed', steps: views };
     });
   }
@@ -336,6 +355,11 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
   const hostName = listening.host;
   for (const h of [`${hostName}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]) allowedHosts.add(h);
 
+  const pointOf = (v: unknown): Point | undefined => {
+    const p = v as Partial<Point> | null | undefined;
+    return p && typeof p.x === 'number' && typeof p.y === 'number' && Number.isFinite(p.x) && Number.isFinite(p.y) && Math.abs(p.x) < 1e5 && Math.abs(p.y) < 1e5 ? { x: p.x, y: p.y } : undefined;
+  };
+
   function apiRoutes(api: FastifyInstance): void {
     const post = (path: string, handler: (b: Record<string, unknown>) => Promise<unknown>) =>
       api.post(path, { schema: { body: { type: 'object' } } }, async (req) => handler(req.body as Record<string, unknown>));
@@ -362,6 +386,7 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
         text: text ?? '',
         steps: text ? stepItems(text, dialect) : [],
         results: Object.fromEntries(results),
+        cursor: cursor ?? null,
         lastRun: lastRun ?? null,
         problem: problem ?? null,
       };
@@ -392,13 +417,16 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
       const { entry, node } = nodeOf(b.version, b.node);
       const selector = b.selector !== undefined ? b.selector : suggestSelectors(entry.tree, node, dialect).best.value;
       const masks = Array.isArray(b.masks) ? b.masks.map((m) => (typeof m === 'number' ? suggestSelectors(entry.tree, nodeOf(entry.version, m).node, dialect).best.value : m)) : [];
-      const items = elementSteps(dialect, action, selector, { text: normaliseText(node.text), masks, ...(typeof b.name === 'string' ? { name: b.name } : {}) });
+      // A click inside a large element: where in it (the page says when the element is large).
+      const at = pointOf(b.at);
+      const inside = at && node.bounds ? pointInside([node.bounds.left, node.bounds.top, node.bounds.right, node.bounds.bottom], at) : undefined;
+      const items = elementSteps(dialect, action, selector, { text: normaliseText(node.text), masks, ...(typeof b.name === 'string' ? { name: b.name } : {}), ...(inside ? { at: inside } : {}) });
       if (typeof items === 'string') throw new BoxflowError('UNPROCESSABLE', items);
-      return addAndRun(items);
+      return addAndRun(items, b.after);
     });
     post('/type', async (b) => {
       if (typeof b.text !== 'string' || !b.text) throw new BoxflowError('INVALID_REQUEST', 'type needs a text');
-      return addAndRun(typeSteps(await dialectNow(), b.text, b.pressEnter === true));
+      return addAndRun(typeSteps(await dialectNow(), b.text, b.pressEnter === true), b.after);
     });
     post('/open', async (b) => {
       if (typeof b.url !== 'string' || !b.url.trim()) throw new BoxflowError('INVALID_REQUEST', 'open needs a URL');
@@ -408,11 +436,42 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
       const bases = dialect === 'maestro' && !URL.canParse(url) ? [flowAppUrl(text), opts.options.appBaseUrl, await activeTabUrl()] : [];
       const items = openSteps(dialect, url, bases);
       if (typeof items === 'string') throw new BoxflowError('UNPROCESSABLE', items);
-      return addAndRun(items);
+      return addAndRun(items, b.after);
     });
     post('/key', async (b) => {
       if (!(kKeys as readonly string[]).includes(String(b.key))) throw new BoxflowError('INVALID_REQUEST', `key is one of ${kKeys.join(', ')}`);
-      return addAndRun(keySteps(await dialectNow(), b.key as StudioKey));
+      return addAndRun(keySteps(await dialectNow(), b.key as StudioKey), b.after);
+    });
+    // What the hand did where no element is aimed at: a tap on the screen, or a drag along its path.
+    post('/gesture', async (b) => {
+      const dialect = await dialectNow();
+      const tap = pointOf(b.tap);
+      if (tap) return addAndRun(screenTapSteps(dialect, tap, trees.at(-1)?.tree.screen), b.after);
+      const path = Array.isArray(b.path) ? b.path.map(pointOf) : [];
+      if (path.length < 2 || path.length > 2000 || path.some((p) => !p)) throw new BoxflowError('INVALID_REQUEST', 'a gesture is {tap: {x, y}} or {path: [{x, y}, …] (2 to 2000 points), durationMs}');
+      return addAndRun(dragSteps(dialect, path as Point[], typeof b.durationMs === 'number' ? b.durationMs : 500), b.after);
+    });
+    // Steps moved or deleted on the page: the file keeps its style; results and the cursor follow.
+    post('/edit', async (b) => {
+      const step = b.step;
+      if (!(typeof step === 'number' && Number.isInteger(step))) throw new BoxflowError('INVALID_REQUEST', 'edit needs the step (its index)');
+      return serial(async () => {
+        const text = await readText();
+        const dialect = dialectOf(file, text);
+        const count = text ? stepItems(text, dialect).length : 0;
+        if (text === undefined || step < 0 || step >= count) throw new BoxflowError('INVALID_REQUEST', `the flow has no step ${step + 1}`);
+        if (b.op === 'delete') {
+          await writeFile(file, deleteStep(text, dialect, step));
+          renumber((i) => (i === step ? undefined : i > step ? i - 1 : i), (i) => (i >= step ? i - 1 : i));
+        } else if (b.op === 'move' && typeof b.to === 'number' && Number.isInteger(b.to)) {
+          const to = Math.max(0, Math.min(b.to, count - 1));
+          await writeFile(file, moveStep(text, dialect, step, to));
+          const order = [...Array(count).keys()];
+          order.splice(to, 0, ...order.splice(step, 1));
+          renumber((i) => (i < 0 || i >= count ? i : order.indexOf(i)));
+        } else throw new BoxflowError('INVALID_REQUEST', 'edit is {op: "delete", step} or {op: "move", step, to}');
+        return { ok: true };
+      });
     });
     post('/run', async (b) => {
       const step = typeof b.step === 'number' && Number.isInteger(b.step) && b.step >= 0 ? b.step : undefined;
