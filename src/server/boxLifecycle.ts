@@ -86,6 +86,8 @@ export function wireLinux(deps: LifecycleDeps, entry: BoxEntry): void {
 /** Starts a Linux box's browser in its queue: `running` once it answers, `error` (and the error thrown) when it does not. */
 export async function bootLinux(deps: LifecycleDeps, entry: BoxEntry, wait: boolean): Promise<void> {
   const started = deps.run(entry, async () => {
+    // Stopped (or terminated) while this waited in the queue: no browser is started for it.
+    if (entry.record.status !== 'pending') return;
     try {
       await entry.linux.ensureBrowser();
       if (entry.record.status === 'pending') deps.setStatus(entry, 'running');
@@ -165,7 +167,7 @@ export async function startBox(deps: LifecycleDeps, entry: BoxEntry, wait: boole
     entry.linux = entry.kind === 'grid' ? gridLinux(deps, id, resolution) : localLinux(deps, { dir: entry.dir, workDir: entry.workDir, user: entry.user, ledger: entry.ledger, resolution });
     wireLinux(deps, entry);
   }
-  if (entry.kind === 'local') await entry.ledger.open();
   deps.setStatus(entry, 'pending');
+  if (entry.kind === 'local') await entry.ledger.open();
   await bootLinux(deps, entry, wait);
 }

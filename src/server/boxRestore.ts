@@ -30,6 +30,7 @@ export async function restoreBoxes(deps: LifecycleDeps, saved: readonly SavedBox
       const local = box.kind === 'local';
       // Only a directory where boxes live is ever removed or reused (a record is root's, but be strict).
       if (local && !isBoxDir(host.dataDir, box.dir)) throw new Error(`its directory ${box.dir} is not a box directory`);
+      if (local && !box.workDir.startsWith(`${box.dir}/`) && box.workDir !== box.dir) throw new Error(`its working dir ${box.workDir} is outside its directory`);
       const user = box.user ?? undefined;
       const ledger = new BoxLedger(host.dataDir, { boxId: id, uid: user?.uid ?? null, browserUid: user?.browserUid ?? null, dir: local ? box.dir : '' });
       const expired = box.record.status === 'terminated' || (box.record.expiresAt !== null && Date.parse(box.record.expiresAt) <= Date.now());
