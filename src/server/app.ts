@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
 import { BoxflowError, errorCodes } from '../errors.js';
 import { endpoints, type EndpointName } from '../api/schemas.js';
 import { preview } from '../api/validate.js';
@@ -22,7 +23,8 @@ import { kNotOffered, notOffered } from './gbox/notOffered.js';
 import { attachCommandSockets, kCommandSocketPattern } from './gbox/commandSocket.js';
 import { kFsWriteParts } from './gbox/files.js';
 import { kMediaUploadLimits, kMediaUploads } from './gbox/media.js';
-import { createHandlers, kActionEndpoints, kForeignBody, newActionId, type Answer, type Call } from './routes.js';
+import { createHandlers, kActionEndpoints, newActionId, precheckBox, type Answer, type Call } from './routes.js';
+import { bodyValidator, foreignBodyError, kForeignBody, withBodyChecks } from './requestChecks.js';
 import { storedContentType } from './recording.js';
 import { KeyVerifier, resolveSecret } from './secret.js';
 import { kStoragePrefix, ObjectStore } from './storage.js';
@@ -150,6 +152,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The tenant of the request's API key, set by the API routes' onRequest hook. */
     tenant: string;
+    /** An action's id, set with the tenant (also on an answer refused before the handler). */
+    actionId: string | undefined;
   }
 }
 
@@ -221,6 +225,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const keys = new KeyVerifier(secret);
   const allHandlers = createHandlers({ registry, store, secret, allowInnerDownloads: opts.allowInnerDownloads });
   const handlers = grid ? guardGridBoxes(allHandlers, (tenant, id) => registry.get(tenant, id)) : allHandlers;
+  // For the websockets that call handlers themselves (command sockets, live view input): the same body checks as a route's.
+  const checkedHandlers = withBodyChecks(handlers);
 
   // No message names a path of this server (its data dir, its Chromium): a tenant has no use for them.
   const serverPaths = [...new Set([resolve(opts.dataDir), await realpath(opts.dataDir), executablePath].filter(Boolean))].sort((a, b) => b.length - a.length);
@@ -252,6 +258,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
 
   app.decorateRequest('tenant', '');
+  app.decorateRequest('actionId', undefined);
+  // Each route's body schema (the endpoints table) is checked by fastify, with this API's errors.
+  app.setValidatorCompiler(({ schema }) => bodyValidator(schema as TSchema));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, raw, done) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(String(req.headers['content-type']))?.[1]?.toLowerCase();
@@ -292,9 +301,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       throw noRoute(req);
     }
   });
-  app.setErrorHandler((err, _req, reply) => {
+  app.setErrorHandler((err, req, reply) => {
     const r = scrub(errorReply(err));
     if (r.status >= 500) log({ level: 'error', msg: 'request failed', error: (err as Error)?.stack ?? String(err) });
+    // An action refused before its handler (its box, its body) is logged as an action all the same.
+    if (req.actionId) log({ level: 'info', msg: 'action', actionId: req.actionId, tenant: req.tenant, boxId: (req.params as { boxId?: string }).boxId, route: `${req.method} ${req.routeOptions.url?.slice(kApiPrefix.length).replace(/:(\w+)/g, '{$1}')}`, status: r.status, code: r.body.code });
     void reply.code(r.status).send(r.body);
   });
   app.setNotFoundHandler((req, reply) => {
@@ -311,9 +322,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   ];
   for (const { name, method, path, handler, isAction } of routes) {
     const route = `${method} ${path}`;
+    const bodySchema = (endpoints as Record<string, { body?: TSchema }>)[name]?.body;
     app.route({
       method,
       url: kApiPrefix + path.replace(/\{(\w+)\}/g, ':$1'),
+      ...(bodySchema ? { schema: { body: bodySchema } } : {}),
       // The key is checked before the body is read: a request without a good one is answered at once.
       onRequest: async (req, reply) => {
         try {
@@ -322,11 +335,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           closeUnread(req, reply);
           throw err;
         }
+        if (isAction) {
+          req.actionId = newActionId();
+          void reply.header('x-boxflow-action-id', req.actionId);
+        }
+      },
+      // Before the body's schema: the box (another tenant's is 404) and an endpoint its kind lacks.
+      preValidation: async (req) => {
+        precheckBox(registry, name, req.tenant, (req.params as { boxId?: string }).boxId);
+        if (bodySchema && req.isMultipart()) throw foreignBodyError(String(req.headers['content-type']));
       },
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const started = performance.now();
-        const actionId = isAction ? newActionId() : undefined;
-        if (actionId) void reply.header('x-boxflow-action-id', actionId);
+        const actionId = req.actionId;
         const params = req.params as Record<string, string>;
         // The client closing its connection before the answer cancels the work (queued or running).
         const cancel = new AbortController();
@@ -376,11 +397,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       if (isGridBox(entry)) throw new BoxflowError('GRID_UNSUPPORTED', "this box's browser runs on a Selenium Grid node, so it has no shell on this server; create a box on a server without --grid for that");
       return entry;
     },
-    handlers,
+    handlers: checkedHandlers,
     scrub: scrubText,
     log,
   });
-  const liveView = attachLiveView(app, { secret, lookup: (id) => registry.find(id), handlers, log });
+  const liveView = attachLiveView(app, { secret, lookup: (id) => registry.find(id), handlers: checkedHandlers, log });
   const terminal = attachWebTerminal(app, { secret, lookup: (id) => (isGridBox(registry.find(id)) ? undefined : registry.find(id)), log });
   // The CDP proxy answers every upgrade it sees (404 for unknown paths), so it only sees those the
   // terminal does not take: through a never-listening Server used as a plain event emitter.

@@ -4,7 +4,6 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
 import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type ListBoxesQuery, type OpenTabBody, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
-import { preview, requestProblem } from '../api/validate.js';
 import type { BoxEntry } from './boxEntry.js';
 import type { BoxRegistry } from './boxes.js';
 import { createAndroidHandlers, type AndroidEntry } from './adb/routes.js';
@@ -25,6 +24,7 @@ import type { ObjectStore } from './storage.js';
 import { terminalPath, webTerminalReady } from './terminal.js';
 import { liveViewUrlAnswer } from './liveView.js';
 import { checkOpenUrl } from './urlPolicy.js';
+import { bodyOf, checkQuery } from './requestChecks.js';
 
 export interface RouteDeps {
   registry: BoxRegistry;
@@ -42,34 +42,28 @@ export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pre
 const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot', 'liveViewUrl', 'runCommand', 'websocketUrl', 'detectElements', ...kAndroidAppEndpoints, ...kMediaEndpoints, 'getMediaSupport', 'createPresignedUrl', ...kFileEndpoints]);
 const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum', 'openApp', 'restartApp', 'closeApp', 'clearAppData', ...kAndroidAppEndpoints, ...kMediaEndpoints]);
 
-/** A foreign (non-JSON) body: kept apart so a JSON route can refuse it clearly. */
-export const kForeignBody = Symbol('foreignBody');
-export interface ForeignBody {
-  [kForeignBody]: string;
-}
-
-
-/** Bodies already checked against a schema (boxCall checks before queueing, handlers again). */
-const checkedBodies = new WeakMap<object, TSchema>();
-
-function validated<S extends TSchema>(schema: S | undefined, body: unknown, where = ''): Static<S> {
-  if (typeof body === 'object' && body !== null && kForeignBody in body) {
-    throw new BoxflowError('INVALID_REQUEST', `content-type ${preview((body as ForeignBody)[kForeignBody])} is not accepted here; send application/json`);
-  }
-  const data = body ?? {};
-  if (schema && !(typeof data === 'object' && checkedBodies.get(data) === schema)) {
-    const problem = requestProblem(schema, data, where);
-    if (problem) throw problem;
-    if (typeof data === 'object') checkedBodies.set(data, schema);
-  }
-  return data as Static<S>;
-}
+export { kForeignBody, type ForeignBody } from './requestChecks.js';
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
+/**
+ * What a request on a box is refused for before its body is looked at: an unknown box, or another
+ * tenant's (404 BOX_NOT_FOUND), and an endpoint only Android boxes have. fastify runs it before the
+ * body's schema check (app.ts, preValidation); boxCall again, for callers that are not routes.
+ */
+export function precheckBox(registry: BoxRegistry, name: string, tenant: string, boxId: string | undefined): BoxEntry | undefined {
+  if (boxId === undefined) return undefined;
+  const entry = registry.get(tenant, boxId);
+  if (kAndroidOnly.has(name as EndpointName) && entry.record.type !== 'android') {
+    const { method, path } = endpoints[name as EndpointName];
+    throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${method} ${path} is for Android boxes; box ${entry.record.id} is a ${entry.record.type} box`);
+  }
+  return entry;
+}
+
 export function createHandlers(deps: RouteDeps) {
   const { registry } = deps;
-  const android = createAndroidHandlers({ store: deps.store, secret: deps.secret, validated, allowInnerDownloads: deps.allowInnerDownloads });
+  const android = createAndroidHandlers({ store: deps.store, secret: deps.secret, allowInnerDownloads: deps.allowInnerDownloads });
 
   /** An Android box's request, to src/server/adb/routes.ts; what has no meaning there is refused. */
   function onAndroid(name: EndpointName, entry: BoxEntry, call: Call): Promise<Answer> {
@@ -79,15 +73,9 @@ export function createHandlers(deps: RouteDeps) {
   }
 
   async function boxCall<T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>): Promise<T> {
-    const entry = registry.get(call.tenant, call.params.boxId!);
-    if (kAndroidOnly.has(name) && entry.record.type !== 'android') {
-      throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${endpoints[name].method} ${endpoints[name].path} is for Android boxes; box ${entry.record.id} is a ${entry.record.type} box`);
-    }
+    const entry = precheckBox(registry, name, call.tenant, call.params.boxId!)!;
     const refuse = () => registry.requireUsable(entry);
     refuse();
-    // A malformed request is refused at once, not after the work queued before it.
-    const schema = (endpoints[name] as { body?: TSchema }).body;
-    if (schema) validated(schema, call.body);
     return registry.run(entry, async () => {
       // The client went away while this waited: it never starts.
       call.signal?.throwIfAborted();
@@ -132,7 +120,7 @@ export function createHandlers(deps: RouteDeps) {
    */
   function action<S extends TSchema>(name: EndpointName, call: Call, prepare: (entry: BoxEntry, body: Static<S>) => Promise<Prepared>): Promise<Answer> {
     return boxCall(name, call, async (entry) => {
-      const body = validated((endpoints[name] as { body?: S }).body, call.body);
+      const body = bodyOf((endpoints[name] as { body?: S }).body, call.body);
       const p = await prepare(entry, body);
       const { value, screenshot } = await withScreenshots(shots(entry, call, body as Parameters<typeof screenshotPlan>[0]), async () => ({ value: await p.act(), trace: p.trace }));
       return { status: 200, body: { actionId: call.actionId, message: value ?? p.message, ...(p.actual !== undefined ? { actual: p.actual } : {}), ...(screenshot ? { screenshot } : {}) } };
@@ -160,34 +148,34 @@ export function createHandlers(deps: RouteDeps) {
         else if (k === 'type' || k === 'status') q[k] = text.split(',').filter(Boolean);
         else q[k] = text;
       }
-      const query = validated(endpoints.listBoxes.query, q, 'query ') as ListBoxesQuery;
+      const query = checkQuery(endpoints.listBoxes.query, q) as ListBoxesQuery;
       return { status: 200, body: registry.list(call.tenant, { ...query, labels }) };
     },
     getBox: async (call) => ({ status: 200, body: registry.get(call.tenant, call.params.boxId!).record }),
     createLinuxBox: async (call) => {
-      const body = validated(endpoints.createLinuxBox.body, call.body) as CreateBoxBody;
+      const body = bodyOf(endpoints.createLinuxBox.body, call.body) as CreateBoxBody;
       const entry = await registry.create(call.tenant, 'linux', body);
       return { status: 201, body: entry.record };
     },
     createAndroidBox: async (call) => {
-      const body = validated(endpoints.createAndroidBox.body, call.body) as CreateBoxBody;
+      const body = bodyOf(endpoints.createAndroidBox.body, call.body) as CreateBoxBody;
       const entry = await registry.createAndroid(call.tenant, body);
       return { status: 201, body: entry.record };
     },
     // A stopped box is not usable, so stop and start do not go through boxCall (docs/server.md, "Stopping and starting a box").
     stopBox: async (call) => {
       const entry = registry.get(call.tenant, call.params.boxId!);
-      validated(endpoints.stopBox.body, call.body);
+      bodyOf(endpoints.stopBox.body, call.body);
       return { status: 200, body: await registry.stop(entry) };
     },
     startBox: async (call) => {
       const entry = registry.get(call.tenant, call.params.boxId!);
-      const body = validated(endpoints.startBox.body, call.body) as { wait?: boolean };
+      const body = bodyOf(endpoints.startBox.body, call.body) as { wait?: boolean };
       return { status: 200, body: await registry.start(entry, body.wait !== false) };
     },
     terminateBox: async (call) => {
       const entry = registry.get(call.tenant, call.params.boxId!);
-      validated(endpoints.terminateBox.body, call.body);
+      bodyOf(endpoints.terminateBox.body, call.body);
       await registry.terminate(entry);
       return { status: 204 };
     },
@@ -222,7 +210,7 @@ export function createHandlers(deps: RouteDeps) {
     screenLayout: (call) => boxCall('screenLayout', call, async (entry) => ({ status: 200, body: { content: await entry.linux.layout() } })),
     updateSettings: (call) =>
       boxCall('updateSettings', call, async (entry) => {
-        const body = validated(endpoints.updateSettings.body, call.body) as { scale: number };
+        const body = bodyOf(endpoints.updateSettings.body, call.body) as { scale: number };
         entry.scale = body.scale;
         return { status: 200, body: { scale: entry.scale } };
       }),
@@ -234,7 +222,7 @@ export function createHandlers(deps: RouteDeps) {
       }),
     screenshot: (call) =>
       boxCall('screenshot', call, async (entry) => {
-        const body = validated(endpoints.screenshot.body, call.body) as ScreenshotBody;
+        const body = bodyOf(endpoints.screenshot.body, call.body) as ScreenshotBody;
         if (body.saveToAlbum && !entry.android) throw new BoxflowError('UNPROCESSABLE', `/saveToAlbum: boxflow serve keeps no screenshot album on ${entry.record.type} boxes; store the image with outputFormat: storageKey instead`);
         if (body.scrollCapture && body.clip) throw new BoxflowError('INVALID_REQUEST', '/scrollCapture and /clip cannot be combined: a scroll capture is the page from its top');
         if (entry.android) {
@@ -291,7 +279,7 @@ export function createHandlers(deps: RouteDeps) {
     // ------------------------------------------------------------ browser
     openTab: (call) =>
       boxCall('openTab', call, async (entry) => {
-        const body = validated(endpoints.openTab.body, call.body) as Static<typeof OpenTabBody>;
+        const body = bodyOf(endpoints.openTab.body, call.body) as Static<typeof OpenTabBody>;
         return { status: 200, body: await entry.linux.openTab(await checkOpenUrl(body.url, entry.dir), call.signal) };
       }),
     closeBrowser: (call) =>
@@ -301,41 +289,41 @@ export function createHandlers(deps: RouteDeps) {
       }),
     cdpUrl: (call) =>
       boxCall('cdpUrl', call, async (entry) => {
-        const body = validated(endpoints.cdpUrl.body, call.body) as { expiresIn?: string };
+        const body = bodyOf(endpoints.cdpUrl.body, call.body) as { expiresIn?: string };
         return { status: 200, body: cdpUrl(entry, call.origin, body.expiresIn), jsonString: true };
       }),
 
     // ------------------------------------------------------------ utilities
     setResolution: (call) =>
       boxCall('setResolution', call, async (entry) => {
-        const body = validated(endpoints.setResolution.body, call.body) as Resolution;
+        const body = bodyOf(endpoints.setResolution.body, call.body) as Resolution;
         await entry.linux.setResolution({ width: body.width, height: body.height });
         return { status: 200, body: { width: body.width, height: body.height } };
       }),
     webTerminalUrl: (call) =>
       boxCall('webTerminalUrl', call, async (entry) => {
-        const body = validated(endpoints.webTerminalUrl.body, call.body) as { expiresIn?: string };
+        const body = bodyOf(endpoints.webTerminalUrl.body, call.body) as { expiresIn?: string };
         const expiresAt = Date.now() + parseDuration(body.expiresIn ?? '180m', '/expiresIn');
         await webTerminalReady();
         const path = terminalPath(entry.record.id);
         return { status: 201, body: { url: `${call.origin}${path}?${presign(deps.secret, path, expiresAt)}` } };
       }),
-    liveViewUrl: (call) => boxCall('liveViewUrl', call, async (entry) => liveViewUrlAnswer(deps.secret, entry, { ...call, body: validated(endpoints.liveViewUrl.body, call.body) })),
+    liveViewUrl: (call) => boxCall('liveViewUrl', call, async (entry) => liveViewUrlAnswer(deps.secret, entry, { ...call, body: bodyOf(endpoints.liveViewUrl.body, call.body) })),
     renameFile: (call) =>
       boxCall('renameFile', call, async (entry) => {
-        const body = validated(endpoints.renameFile.body, call.body) as RenameBody;
+        const body = bodyOf(endpoints.renameFile.body, call.body) as RenameBody;
         return { status: 200, body: await renameInBox(entry.dir, entry.record.config.workingDir!, body, entry.user) };
       }),
 
     // ------------------------------------------------------------ the rest of the GBOX vocabulary (src/server/gbox)
-    ...createGboxHandlers({ boxCall, action, validated, cdpUrl }),
+    ...createGboxHandlers({ boxCall, action, cdpUrl }),
     ...createRecordingHandlers({ registry, store: deps.store }),
-    ...createCommandHandlers({ boxCall, validated: (schema, body) => validated(schema as TSchema, body) as never }),
-    ...createFileHandlers({ boxCall, validated }),
-    ...createAndroidAppHandlers({ boxCall, validated: (schema, body, where) => validated(schema as TSchema, body, where) as never }),
+    ...createCommandHandlers({ boxCall }),
+    ...createFileHandlers({ boxCall }),
+    ...createAndroidAppHandlers({ boxCall }),
     ...createMediaHandlers({ boxCall }),
-    ...createStorageUrlHandlers({ boxCall, validated: (schema, body) => validated(schema as TSchema, body) as never, store: deps.store }),
-    ...createDetectHandlers({ boxCall, validated: (schema, body) => validated(schema as TSchema, body) as never, store: deps.store }),
+    ...createStorageUrlHandlers({ boxCall, store: deps.store }),
+    ...createDetectHandlers({ boxCall, store: deps.store }),
   };
   return handlers;
 }

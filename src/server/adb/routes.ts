@@ -1,5 +1,6 @@
 // The endpoints on an Android box. routes.ts does auth, tenancy and per-box serialisation, then
 // hands an Android box's request here; the answers have the same shapes as a Linux box's.
+import { bodyOf, checkQuery } from '../requestChecks.js';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -50,7 +51,6 @@ export interface MultipartBody {
 export interface AndroidDeps {
   store: ObjectStore;
   /** routes.ts's body check (refuses foreign content types, names the JSON path). */
-  validated: <S extends TSchema>(schema: S | undefined, body: unknown, where?: string) => unknown;
   /** The server secret, to pre-sign web terminal URLs. */
   secret: string;
   /** Let installs download from this machine and its private networks (see publicUrl.ts). Default false. */
@@ -60,8 +60,7 @@ export interface AndroidDeps {
 type Handler = (entry: AndroidEntry, call: AndroidCall) => Promise<AndroidAnswer>;
 
 export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<EndpointName, Handler>> {
-  const { validated } = deps;
-
+  
   function shots(entry: AndroidEntry, call: AndroidCall, body: Parameters<typeof screenshotPlan>[0]): ShotContext | null {
     const plan = screenshotPlan(body);
     if (!plan) return null;
@@ -76,7 +75,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
   /** An open/restart request: the package and the body, its activityName checked (names.ts) before any device command. */
   function appCall(call: AndroidCall, schema: TSchema | undefined): { packageName: string; body: { activityName?: string; extras?: Record<string, string> } } {
     const packageName = packageParam(call);
-    const body = validated(schema, call.body) as { activityName?: string; extras?: Record<string, string> };
+    const body = bodyOf(schema, call.body) as { activityName?: string; extras?: Record<string, string> };
     if (body.activityName !== undefined) activityClass(packageName, body.activityName);
     return { packageName, body };
   }
@@ -85,7 +84,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
 
   return {
     drag: async (entry, call) => {
-      const body = validated(endpoints.drag.body, call.body) as DragBody;
+      const body = bodyOf(endpoints.drag.body, call.body) as DragBody;
       const scale = entry.scale;
       const plan = await planDrag(body, (t, field) => resolveTextTarget(t, field, entry.scale, (text) => entry.android.resolveTarget(text)));
       const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
@@ -95,7 +94,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       return { status: 200, body: { actionId: call.actionId, message: plan.message, actual: plan.actual, ...(screenshot ? { screenshot } : {}) } };
     },
     pressKey: async (entry, call) => {
-      const body = validated(endpoints.pressKey.body, call.body) as PressKeyBody;
+      const body = bodyOf(endpoints.pressKey.body, call.body) as PressKeyBody;
       const combination = body.combination ?? false;
       const label = body.keys.join(combination ? '+' : ', ');
       const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
@@ -105,7 +104,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       return { status: 200, body: { actionId: call.actionId, message: `pressed ${label}`, ...(screenshot ? { screenshot } : {}) } };
     },
     type: async (entry, call) => {
-      const body = validated(endpoints.type.body, call.body) as TypeBody;
+      const body = bodyOf(endpoints.type.body, call.body) as TypeBody;
       const replace = body.mode === 'replace';
       const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
         await entry.android.type(body.text, replace, body.pressEnter ?? false);
@@ -115,7 +114,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       return { status: 200, body: { actionId: call.actionId, message, ...(screenshot ? { screenshot } : {}) } };
     },
     updateSettings: async (entry, call) => {
-      const body = validated(endpoints.updateSettings.body, call.body) as { scale: number };
+      const body = bodyOf(endpoints.updateSettings.body, call.body) as { scale: number };
       entry.scale = body.scale;
       return { status: 200, body: { scale: entry.scale } };
     },
@@ -126,7 +125,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
     },
     screenLayout: async (entry) => ({ status: 200, body: { content: await entry.android.layout() } }),
     screenshot: async (entry, call) => {
-      const body = validated(endpoints.screenshot.body, call.body) as ScreenshotBody;
+      const body = bodyOf(endpoints.screenshot.body, call.body) as ScreenshotBody;
       const scale = entry.scale;
       const clip = body.clip && { x: body.clip.x / scale, y: body.clip.y / scale, width: body.clip.width / scale, height: body.clip.height / scale };
       const png = await entry.android.screenshot(scale, clip);
@@ -135,24 +134,24 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       return screenshotAnswer(png, body, { store: deps.store, origin: call.origin, boxId: entry.record.id, actionId: call.actionId });
     },
     setResolution: async (entry, call) => {
-      const body = validated(endpoints.setResolution.body, call.body) as Resolution;
+      const body = bodyOf(endpoints.setResolution.body, call.body) as Resolution;
       await entry.android.setResolution(body);
       return { status: 200, body: { width: body.width, height: body.height } };
     },
     webTerminalUrl: async (entry, call) => {
-      const body = validated(endpoints.webTerminalUrl.body, call.body) as { expiresIn?: string };
+      const body = bodyOf(endpoints.webTerminalUrl.body, call.body) as { expiresIn?: string };
       const expiresAt = Date.now() + parseDuration(body.expiresIn ?? '180m', '/expiresIn');
       await webTerminalReady();
       const path = terminalPath(entry.record.id);
       return { status: 201, body: { url: `${call.origin}${path}?${presign(deps.secret, path, expiresAt)}` } };
     },
     renameFile: async (entry, call) => {
-      const body = validated(endpoints.renameFile.body, call.body) as RenameBody;
+      const body = bodyOf(endpoints.renameFile.body, call.body) as RenameBody;
       return { status: 200, body: await entry.android.rename(body.oldPath, body.newPath, body.workingDir) };
     },
     listPackages: async (entry, call) => {
       const q = { pkgType: list(call.query.pkgType), runningFilter: list(call.query.runningFilter) };
-      const query = validated(endpoints.listPackages.query, Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)), 'query ') as ListPackagesQuery;
+      const query = checkQuery(endpoints.listPackages.query, Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined))) as ListPackagesQuery;
       return { status: 200, body: { data: await entry.android.listPackages(query.pkgType?.length ? query.pkgType : ['thirdParty'], query.runningFilter) } };
     },
     getPackage: async (entry, call) => ({ status: 200, body: await entry.android.getPackage(packageParam(call)) }),
@@ -191,7 +190,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       }
     },
     pressButton: async (entry, call) => {
-      const body = validated(endpoints.pressButton.body, call.body) as PressButtonBody;
+      const body = bodyOf(endpoints.pressButton.body, call.body) as PressButtonBody;
       const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
         await entry.android.pressButtons(body.buttons);
         return { value: undefined, trace: { kind: 'label', text: `buttons: ${body.buttons.join(', ')}` } };
@@ -200,7 +199,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
     },
     openTab: async (entry, call) => {
       // A link on Android is a VIEW intent: the app that claims it (else the browser) opens it.
-      const body = validated(endpoints.openTab.body, call.body) as { url: string };
+      const body = bodyOf(endpoints.openTab.body, call.body) as { url: string };
       const { activity } = await entry.android.openLink(body.url);
       return { status: 200, body: { id: activity ?? '', title: activity ?? '', url: body.url, favicon: '', active: true, loading: false } };
     },

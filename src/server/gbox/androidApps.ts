@@ -7,6 +7,7 @@
 // A package name is checked at the route (names.ts: Android's rule) before any device command, and
 // quoted where it reaches the device's shell (shellQuote.ts). Linux boxes: 400 UNSUPPORTED_BOX_TYPE
 // (routes.ts, kAndroidOnly).
+import { bodyOf, checkQuery } from '../requestChecks.js';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BoxflowError } from '../../errors.js';
-import { endpoints, kInstallMaxBytes, type EndpointName, type LauncherApp, type ListPackagesSimpleQuery, type PackageSimple, type UninstallBody } from '../../api/schemas.js';
+import { endpoints, kInstallMaxBytes, type EndpointName, type LauncherApp, type PackageSimple, type UninstallBody } from '../../api/schemas.js';
 import type { AndroidBox } from '../adb/androidBox.js';
 import { readApk, type Activity } from '../adb/apk.js';
 import { checkPackageName } from '../adb/names.js';
@@ -24,7 +25,6 @@ import type { BoxCall, RouteAnswer as Answer, RouteCall } from './boxRoute.js';
 
 interface AppDeps<Call extends RouteCall> {
   boxCall: BoxCall<Call>;
-  validated: <T>(schema: unknown, body: unknown, where?: string) => T;
 }
 
 /** The endpoints of this file: Android-only, each served by its own handler on an Android box. */
@@ -96,7 +96,7 @@ export function connectAddress(serial: string, adb: { host: string; port: number
 const activityCache = new WeakMap<AndroidBox, Map<string, Activity[]>>();
 
 export function createAndroidAppHandlers<Call extends RouteCall>(deps: AppDeps<Call>) {
-  const { boxCall, validated } = deps;
+  const { boxCall } = deps;
   const packageParam = (call: Call) => checkPackageName(call.params.packageName, 'packageName');
 
   /** The package's activities from its base APK's manifest, pulled over sync into the box's scratch dir (as an install's upload) and removed after. */
@@ -159,7 +159,7 @@ export function createAndroidAppHandlers<Call extends RouteCall>(deps: AppDeps<C
       boxCall('listPackagesSimple', call, async (entry): Promise<Answer> => {
         const raw = call.query.pkgType;
         const q = raw === undefined ? {} : { pkgType: (Array.isArray(raw) ? raw.join(',') : String(raw)).split(',').filter(Boolean) };
-        const query = validated<ListPackagesSimpleQuery>(endpoints.listPackagesSimple.query, q, 'query ');
+        const query = checkQuery(endpoints.listPackagesSimple.query, q);
         const box = androidOf(entry);
         const types = [...new Set(query.pkgType?.length ? query.pkgType : (['thirdParty'] as const))];
         // `-3` third-party packages only, `-s` system ones: one command per type asked for.
@@ -174,7 +174,7 @@ export function createAndroidAppHandlers<Call extends RouteCall>(deps: AppDeps<C
     uninstallPackage: (call: Call) =>
       boxCall('uninstallPackage', call, async (entry): Promise<Answer> => {
         const packageName = packageParam(call);
-        const body = validated<UninstallBody>(endpoints.uninstallPackage.body, call.body);
+        const body = bodyOf(endpoints.uninstallPackage.body, call.body) as UninstallBody;
         const box = androidOf(entry);
         await apkPaths(box, packageName);
         const out = await box.shell(body.keepData ? sh`pm uninstall -k ${packageName}` : sh`pm uninstall ${packageName}`);

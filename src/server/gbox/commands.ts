@@ -5,6 +5,7 @@
 // (default 30s) is cut off and answers exit code 124, as GNU `timeout` and GBOX do.
 // With the call's `output` (the command websocket, commandSocket.ts) the output is streamed there
 // as it comes, under the same bounds, instead of coming back in the answer.
+import { bodyOf } from '../requestChecks.js';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, type CommandBody, type EndpointName } from '../../api/schemas.js';
@@ -16,7 +17,6 @@ import { runLinuxCommand } from './linuxCommands.js';
 
 export interface CommandDeps {
   boxCall: <T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
-  validated: <T>(schema: unknown, body: unknown) => T;
 }
 
 /**
@@ -45,7 +45,7 @@ export function createCommandHandlers(deps: CommandDeps) {
       }),
     runCommand: (call: Call) =>
       inTurn(deps.boxCall, 'runCommand', call, async (entry): Promise<Answer> => {
-        const body = deps.validated<CommandBody>(endpoints.runCommand.body, call.body);
+        const body = bodyOf(endpoints.runCommand.body, call.body) as CommandBody;
         const android = entry.android;
         if (!android) return { status: 200, body: await runLinuxCommand(entry, body, call.signal, call.output) };
         const timeoutMs = parseDuration(body.timeout ?? '30s', '/timeout');

@@ -21,6 +21,7 @@
 // order (`truncated: true` says when there were more). The request runs in the box's queue and has
 // an actionId (the `x-boxflow-action-id` header, and `actionId` in the body as screenshot has); its
 // images are stored under it with `outputFormat: storageKey`.
+import { bodyOf } from '../requestChecks.js';
 import { Parser } from 'htmlparser2';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
@@ -37,7 +38,6 @@ import { isolatedWorld, type Evaluated } from './linux.js';
 
 export interface DetectDeps {
   boxCall: <T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
-  validated: <T>(schema: unknown, body: unknown) => T;
   store: ObjectStore;
 }
 
@@ -256,7 +256,7 @@ export function createDetectHandlers(deps: DetectDeps) {
   return {
     detectElements: (call: Call) =>
       deps.boxCall('detectElements', call, async (entry): Promise<Answer> => {
-        const body = deps.validated<DetectElementsBody>(endpoints.detectElements.body, call.body);
+        const body = bodyOf(endpoints.detectElements.body, call.body) as DetectElementsBody;
         const format = body.screenshot?.outputFormat ?? 'base64';
         const expiresAt = Date.now() + parseDuration(body.screenshot?.presignedExpiresIn ?? '30m', '/screenshot/presignedExpiresIn');
         await loadCanvas(); // the marked image needs it: refused before the box does anything

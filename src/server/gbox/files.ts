@@ -22,12 +22,12 @@
 // and runs it with the language's interpreter, as a command (linuxCommands.ts): the same user,
 // namespace, environment, timeout, output bounds and exit codes. Android boxes run bash and sh code
 // with the device's sh.
+import { bodyOf, checkQuery } from '../requestChecks.js';
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { lstat, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { Readable } from 'node:stream';
-import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, kFsLimits, type CommandResult, type EndpointName, type FsEntry, type FsExistsResult, type FsListQuery, type FsListResult, type FsPathBody, type FsPathQuery, type RunCodeBody, type RunCodeLanguage } from '../../api/schemas.js';
@@ -46,7 +46,6 @@ import { sealedStdio } from '../inheritedFds.js';
 
 export interface FileDeps {
   boxCall: <T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
-  validated: <S extends TSchema>(schema: S | undefined, body: unknown, where?: string) => Static<S>;
 }
 
 /** The endpoints of this file: they serve Android boxes themselves (routes.ts). */
@@ -409,34 +408,34 @@ function queryOf(call: Call): Record<string, unknown> {
 }
 
 export function createFileHandlers(deps: FileDeps) {
-  const { boxCall, validated } = deps;
+  const { boxCall } = deps;
   const fs = <T>(name: EndpointName, call: Call, linux: (entry: BoxEntry) => Promise<T>, android: (box: AndroidBox) => Promise<T>, wrap: (v: T) => unknown = (v) => v) =>
     boxCall(name, call, async (entry): Promise<Answer> => ({ status: 200, body: wrap(entry.android ? await android(entry.android) : await linux(entry)) }));
 
   return {
     runCode: (call: Call) =>
       inTurn(boxCall, 'runCode', call, async (entry): Promise<Answer> => {
-        const body = validated(endpoints.runCode.body, call.body) as RunCodeBody;
+        const body = bodyOf(endpoints.runCode.body, call.body) as RunCodeBody;
         return { status: 200, body: entry.android ? await runCodeAndroid(entry, entry.android, body, call.signal, call.output) : await runCodeLinux(entry, body, call.signal, call.output) };
       }),
     listFiles: (call: Call) => {
-      const q = () => validated(endpoints.listFiles.query, queryOf(call), 'query ') as FsListQuery;
+      const q = () => checkQuery(endpoints.listFiles.query, queryOf(call)) as FsListQuery;
       return fs('listFiles', call, (e) => linuxFs.list(e, q()), (a) => androidFs.list(a, q()));
     },
     readFile: (call: Call) => {
-      const q = () => validated(endpoints.readFile.query, queryOf(call), 'query ') as FsPathQuery;
+      const q = () => checkQuery(endpoints.readFile.query, queryOf(call)) as FsPathQuery;
       return fs('readFile', call, (e) => linuxFs.read(e, q()), (a) => androidFs.read(a, q()), (content) => ({ content }));
     },
     fileInfo: (call: Call) => {
-      const q = () => validated(endpoints.fileInfo.query, queryOf(call), 'query ') as FsPathQuery;
+      const q = () => checkQuery(endpoints.fileInfo.query, queryOf(call)) as FsPathQuery;
       return fs('fileInfo', call, (e) => linuxFs.info(e, q()), (a) => androidFs.info(a, q()));
     },
     fileExists: (call: Call) => {
-      const b = () => validated(endpoints.fileExists.body, call.body) as FsPathBody;
+      const b = () => bodyOf(endpoints.fileExists.body, call.body) as FsPathBody;
       return fs('fileExists', call, (e) => linuxFs.exists(e, b()), (a) => androidFs.exists(a, b()));
     },
     removeFile: (call: Call) => {
-      const b = () => validated(endpoints.removeFile.body, call.body) as FsPathBody;
+      const b = () => bodyOf(endpoints.removeFile.body, call.body) as FsPathBody;
       return fs('removeFile', call, (e) => linuxFs.remove(e, b()), (a) => androidFs.remove(a, b()), (message) => ({ message }));
     },
     writeFile: (call: Call) =>

@@ -2,6 +2,7 @@
 // clipboard, browser and tabs, start and display. routes.ts gives the plumbing every request shares
 // (boxCall: tenancy, state, the box's queue, cancellation; action: actionId and before/after/trace
 // images); this file reads the requests and picks the box's backend (linux.ts, android.ts).
+import { bodyOf } from '../requestChecks.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError } from '../../errors.js';
 import { endpoints, type ClipboardBody, type EndpointName, type OpenBrowserBody, type ScreenRotationBody } from '../../api/schemas.js';
@@ -25,7 +26,6 @@ export interface Prepared {
 export interface GboxDeps {
   boxCall: <T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
   action: <S extends TSchema>(name: EndpointName, call: Call, prepare: (entry: BoxEntry, body: Static<S>) => Promise<Prepared>) => Promise<Answer>;
-  validated: <S extends TSchema>(schema: S | undefined, body: unknown) => Static<S>;
   /** The box's pre-signed CDP URL (`expiresIn`, default 120m). */
   cdpUrl: (entry: BoxEntry, origin: string, expiresIn?: string) => string;
 }
@@ -49,7 +49,7 @@ const kSizeMin = 100;
 const kSizeMax = 7680;
 
 export function createGboxHandlers(deps: GboxDeps) {
-  const { boxCall, action, validated } = deps;
+  const { boxCall, action } = deps;
 
   /** A pointer action: planned in the action scale (gestures.ts), checked against the backend, performed in real pixels. */
   const gesture = <N extends 'click' | 'tap' | 'longPress' | 'move' | 'scroll' | 'swipe' | 'touch'>(name: N, plan: (body: Static<(typeof endpoints)[N]['body']>, ctx: GestureContext) => GesturePlan | Promise<GesturePlan>) =>
@@ -89,7 +89,7 @@ export function createGboxHandlers(deps: GboxDeps) {
       }),
     setClipboard: (call: Call) =>
       boxCall('setClipboard', call, async (entry): Promise<Answer> => {
-        const body = validated(endpoints.setClipboard.body, call.body) as ClipboardBody;
+        const body = bodyOf(endpoints.setClipboard.body, call.body) as ClipboardBody;
         if (entry.android) notOnAndroid('the clipboard');
         await writeClipboard(entry.linux, body.content);
         return { status: 204 };
@@ -98,7 +98,7 @@ export function createGboxHandlers(deps: GboxDeps) {
     // ------------------------------------------------------------ browser (Linux boxes; Android: 400 UNSUPPORTED_BOX_TYPE in routes.ts)
     openBrowser: (call: Call) =>
       boxCall('openBrowser', call, async (entry): Promise<Answer> => {
-        const body = validated(endpoints.openBrowser.body, call.body) as OpenBrowserBody;
+        const body = bodyOf(endpoints.openBrowser.body, call.body) as OpenBrowserBody;
         // The browser's window is the box's screen: `size` sets it, `maximize` (which wins) keeps it as it is.
         if (body.size && !body.maximize) {
           const [width, height] = body.size.split('x').map(Number) as [number, number];
@@ -111,7 +111,7 @@ export function createGboxHandlers(deps: GboxDeps) {
     listTabs: (call: Call) => boxCall('listTabs', call, async (entry): Promise<Answer> => ({ status: 200, body: { data: await listTabs(entry.linux) } })),
     updateTab: (call: Call) =>
       boxCall('updateTab', call, async (entry): Promise<Answer> => {
-        const body = validated(endpoints.updateTab.body, call.body) as { url: string };
+        const body = bodyOf(endpoints.updateTab.body, call.body) as { url: string };
         return { status: 200, body: await navigateTab(entry.linux, call.params.tabId!, await checkOpenUrl(body.url, entry.dir), call.signal) };
       }),
     switchTab: (call: Call) => boxCall('switchTab', call, async (entry): Promise<Answer> => ({ status: 200, body: await switchTab(entry.linux, call.params.tabId!) })),

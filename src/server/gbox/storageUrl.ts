@@ -7,6 +7,7 @@
 // exists, so the answer tells nothing of other boxes; this box's key that is not stored (never was, or
 // swept after its last URL expired) is 404 NOT_FOUND. The box itself is the caller's (another tenant's
 // box is BOX_NOT_FOUND before anything). Issuing a URL keeps the object until that URL expires.
+import { bodyOf } from '../requestChecks.js';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, type PresignedUrlBody } from '../../api/schemas.js';
@@ -16,7 +17,6 @@ import type { ObjectStore } from '../storage.js';
 
 interface StorageUrlDeps<Call extends RouteCall> {
   boxCall: BoxCall<Call>;
-  validated: <T>(schema: unknown, body: unknown) => T;
   store: ObjectStore;
 }
 
@@ -24,7 +24,7 @@ export function createStorageUrlHandlers<Call extends RouteCall>(deps: StorageUr
   return {
     createPresignedUrl: (call: Call) =>
       deps.boxCall('createPresignedUrl', call, async (entry): Promise<Answer> => {
-        const body = deps.validated<PresignedUrlBody>(endpoints.createPresignedUrl.body, call.body);
+        const body = bodyOf(endpoints.createPresignedUrl.body, call.body) as PresignedUrlBody;
         const id = entry.record.id;
         const prefix = `boxes/${id}/`;
         if (!body.storageKey.startsWith(prefix)) {
