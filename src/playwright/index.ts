@@ -15,6 +15,7 @@ import type { ScreenshotMatchOptions } from '../flow/types.js';
 import { tsStep } from '../flow/tsApi.js';
 import type { UpdateBaselines } from '../runner/options.js';
 import type { StepRecord } from '../runner/types.js';
+import { boxVideoMode, recordingWarnings } from './recording.js';
 import { BoxService } from './service.js';
 import { BoxSession, sessionOf, type Box } from './session.js';
 
@@ -64,10 +65,13 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker', timeout: 60_000, title: 'boxflow service' },
   ],
   box: [
-    async ({ boxflowService, boxType, boxId, boxSecrets, baseURL }, use, testInfo) => {
+    async ({ boxflowService, boxType, boxId, boxSecrets, baseURL, video, trace }, use, testInfo) => {
       const rootDir = testInfo.config.configFile ? dirname(testInfo.config.configFile) : process.cwd();
       const secrets = boxSecrets.map((name) => process.env[name]);
-      const session = await BoxSession.open(boxflowService, { boxType, boxId }, testInfo, { rootDir, baseURL, secrets });
+      // Playwright's own `video` records the box too (recording.ts); what cannot reach the box is said once.
+      for (const warning of recordingWarnings(video, trace, boxflowService.options.screenshots.phases)) boxflowService.warnOnce(warning);
+      const mode = boxVideoMode(video, testInfo.retry);
+      const session = await BoxSession.open(boxflowService, { boxType, boxId }, testInfo, { rootDir, baseURL, secrets, ...(mode ? { video: mode } : {}) });
       try {
         await use(session.box);
       } finally {

@@ -8,7 +8,7 @@ import { connectService, withoutMissingTrace } from '../cli/embedded.js';
 import { BoxflowError } from '../errors.js';
 import type { Flow } from '../flow/types.js';
 import { BoxPool, type Lease } from '../runner/boxPool.js';
-import type { RunOptions } from '../runner/options.js';
+import type { RunOptions, VideoMode } from '../runner/options.js';
 import { closeVisualPool } from '../visual/index.js';
 
 export interface ServiceStart {
@@ -29,6 +29,9 @@ export interface BoxWant {
 export class BoxService {
   readonly #pools = new Map<string, Promise<BoxPool>>();
   readonly #cleanup: (() => Promise<void>)[] = [];
+  readonly #warned = new Set<string>();
+  /** The options a video mode records with: one object per mode, so a service that cannot record is warned about once. */
+  readonly #videoOptions = new Map<VideoMode, RunOptions>();
 
   private constructor(
     readonly client: BoxClient,
@@ -49,6 +52,20 @@ export class BoxService {
     const service = new BoxService(client, r.options, access.secrets, opts.parallelIndex);
     service.#cleanup.push(access.close, () => client.close());
     return service;
+  }
+
+  /** The worker's options with `video` set to the mode a test's box records in. */
+  videoOptions(mode: VideoMode): RunOptions {
+    let options = this.#videoOptions.get(mode);
+    if (!options) this.#videoOptions.set(mode, (options = { ...this.options, video: mode }));
+    return options;
+  }
+
+  /** Writes `warning: <message>` to stderr, once per worker. */
+  warnOnce(message: string): void {
+    if (this.#warned.has(message)) return;
+    this.#warned.add(message);
+    process.stderr.write(`warning: ${message}\n`);
   }
 
   /** A box for one test: the named one, else this worker's box among the config's ids, else one of `boxType` created on demand. */

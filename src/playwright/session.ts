@@ -1,6 +1,7 @@
 // One test's box: boxflow's own executor runs every call (the same handlers, waits and records
 // as `boxflow test`), and each step it runs becomes a Playwright test.step with the step's
 // actionId and before/after/trace images attached. Nested steps (runFlow, retry, repeat) nest.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
@@ -15,7 +16,7 @@ import type { Lease, BoxPool } from '../runner/boxPool.js';
 import { Executor, StepFailure, type FlowRuntime } from '../runner/executor.js';
 import { FloatingCalls } from '../runner/floating.js';
 import { createFlowRuntime } from '../runner/runtime.js';
-import type { RunOptions, UpdateBaselines } from '../runner/options.js';
+import type { RunOptions, UpdateBaselines, VideoMode } from '../runner/options.js';
 import type { StepRecord } from '../runner/types.js';
 import { startAttemptVideo, type AttemptVideo } from '../runner/video.js';
 import type { BoxService, BoxWant } from './service.js';
@@ -105,13 +106,16 @@ export class BoxSession {
   #expects = 0;
   /** The test's box calls until it awaits them: one it never awaited fails the test (floating.ts). */
   readonly #floating = new FloatingCalls();
-  /** The box's recording of this test (config `video`), attached to the test on close. */
+  /** The box's recording of this test (Playwright's `video`, else config `video`), attached to the test on close. */
   readonly #video: { recording: AttemptVideo; testInfo: TestInfo } | undefined;
+  /** The flow file box.run() is running, for the steps it runs (see open()). */
+  readonly #running: AsyncLocalStorage<Flow>;
 
-  private constructor(lease: Lease, pool: BoxPool, rt: FlowRuntime, rootDir: string, baseURL: string | undefined, video?: { recording: AttemptVideo; testInfo: TestInfo }) {
+  private constructor(lease: Lease, pool: BoxPool, rt: FlowRuntime, running: AsyncLocalStorage<Flow>, rootDir: string, baseURL: string | undefined, video?: { recording: AttemptVideo; testInfo: TestInfo }) {
     this.#lease = lease;
     this.#pool = pool;
     this.#rt = rt;
+    this.#running = running;
     this.#rootDir = rootDir;
     this.#video = video;
     this.#exec = new PlaywrightExecutor(rt, this.#ended.signal, this);
@@ -120,7 +124,8 @@ export class BoxSession {
     kSessions.set(this.box, this);
   }
 
-  static async open(service: BoxService, want: BoxWant, testInfo: TestInfo, opts: { rootDir: string; baseURL?: string; secrets?: (string | undefined)[] }): Promise<BoxSession> {
+  /** `opts.video`: the recording mode Playwright's own `video` gives this attempt; without it, boxflow.config's `video`. */
+  static async open(service: BoxService, want: BoxWant, testInfo: TestInfo, opts: { rootDir: string; baseURL?: string; secrets?: (string | undefined)[]; video?: VideoMode }): Promise<BoxSession> {
     const { lease, pool } = await service.acquire(want);
     try {
       const options: RunOptions = { ...service.options, rootDir: opts.rootDir, outputDir: testInfo.outputPath('boxflow') };
@@ -139,9 +144,15 @@ export class BoxSession {
       const masker = new Masker([...service.secrets, ...(opts.secrets ?? [])]);
       const hooks = { stepBegin: () => {}, stepEnd: () => {}, baselineWritten: () => {} };
       const rt = await createFlowRuntime({ client: service.client, box: lease.box, boxState: lease.state, flow, info, options, artifacts: new ArtifactStore(options.outputDir), masker, hooks });
-      // Config `video`: the box records the test (a service that does not record is warned about once per worker).
-      const recording = await startAttemptVideo(lease.box, { client: service.client, artifacts: rt.artifacts, options: service.options });
-      return new BoxSession(lease, pool, rt, opts.rootDir, opts.baseURL, recording ? { recording, testInfo } : undefined);
+      // A flow file that box.run() runs is the flow of the steps it runs, as when `boxflow test`
+      // runs it: its folder and name place its screenshot baselines (one baseline, whichever way
+      // the flow runs), and its stepTimeout and appId apply. The test's own calls have the test.
+      const running = new AsyncLocalStorage<Flow>();
+      Object.defineProperty(rt, 'flow', { get: () => running.getStore() ?? flow, enumerable: true });
+      // The box records the test (a service that does not record is warned about once per worker).
+      const videoOptions = opts.video ? service.videoOptions(opts.video) : service.options;
+      const recording = await startAttemptVideo(lease.box, { client: service.client, artifacts: rt.artifacts, options: videoOptions });
+      return new BoxSession(lease, pool, rt, running, opts.rootDir, opts.baseURL, recording ? { recording, testInfo } : undefined);
     } catch (err) {
       lease.release('ok');
       throw err;
@@ -246,7 +257,7 @@ export class BoxSession {
   async #run(flowBox: FlowBox, file: string, env: Record<string, string> = {}): Promise<void> {
     const path = resolve(this.#rootDir, file);
     const flow = await this.#rt.loadFlow(path);
-    if (!flow.fn) return flowBox.step({ runFlow: Object.keys(env).length ? { file: path, env } : path });
+    if (!flow.fn) return this.#running.run(flow, () => flowBox.step({ runFlow: Object.keys(env).length ? { file: path, env } : path }));
     // A function flow: its box calls nest under one step named after the file.
     const vars = { ...flow.env, ...env };
     this.#rt.addSecrets(flow.secrets.map((name) => vars[name] ?? process.env[name]));
@@ -254,10 +265,11 @@ export class BoxSession {
     const location = realLocation(source);
     await base.step(
       this.title(normalizeStep({ runFlow: path }, source)),
-      async () => {
-        const { box, expect } = this.#exec.flowBox(vars, this.#floating);
-        await flow.fn!({ box, expect, env: vars });
-      },
+      () =>
+        this.#running.run(flow, async () => {
+          const { box, expect } = this.#exec.flowBox(vars, this.#floating);
+          await flow.fn!({ box, expect, env: vars });
+        }),
       location ? { location } : {},
     );
   }
