@@ -1,27 +1,8 @@
-// run-code and the file-system endpoints (docs/api.md): fs/list, fs/read, fs/write,
-// fs/exists, fs/info and DELETE fs, on Linux and Android boxes.
-//
-// Linux boxes. Paths are box paths (boxFs.ts): `/` is the box's directory, relative paths start at
-// `workingDir` (default: the box's), `..` never climbs above `/`. As for fs/rename, the server
-// resolves a path first (every symlink on the way, and a symlink at the end, must land inside the
-// box; else 403 FORBIDDEN), and then does the I/O itself as the box's user: one short `node` child
-// with the box's uid and gid and an empty environment per request. A tenant with a shell can swap a
-// checked directory for a link to /etc between the check and the I/O; the child then meets the
-// kernel's permissions for the box's user, which are no more than that tenant's shell has, so the
-// race gains nothing (it never reaches the server's secret, another box or the browser's profile).
-// Without root the child runs as the server's user (not isolated, as the web terminal). When the
-// box's user cannot run node, the request fails closed (500) rather than doing the I/O as root.
-// Sizes are bounded: fs/read answers at most kFsLimits.readBytes (413 beyond), fs/write takes a text
-// part up to kFsLimits.writeTextBytes and a file part up to kFsLimits.writeFileBytes, spooled to a
-// root-only folder in the box's directory and written by the child to a temporary file renamed over
-// the target (a write cut short leaves the old file as it was).
-//
-// Android boxes: device paths, the whole device as its shell user sees it (filesAndroid.ts).
-//
-// run-code writes the code to a file in a fresh folder of the box's directory (as the box's user)
-// and runs it with the language's interpreter, as a command (linuxCommands.ts): the same user,
-// namespace, environment, timeout, output bounds and exit codes. Android boxes run bash and sh code
-// with the device's sh.
+// run-code and the file-system endpoints (docs/api.md): fs/list, fs/read, fs/write, fs/exists,
+// fs/info and DELETE fs. Linux boxes: box paths, resolved inside the box first, then the I/O done by a
+// short `node` child as the box's user, sizes bounded; Android boxes: device paths (filesAndroid.ts).
+// run-code runs its file as a command does. Why each rule holds against a tenant with a shell:
+// docs/server.md, "Security model" (Commands, run-code and files).
 import { bodyOf, checkQuery } from '../requestChecks.js';
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
