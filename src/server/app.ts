@@ -1,9 +1,8 @@
 // `boxflow serve`: Box API v1 over fastify, Linux boxes on Chromium.
 import { mkdir, realpath } from 'node:fs/promises';
-import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { BoxflowError, errorCodes } from '../errors.js';
@@ -20,7 +19,7 @@ import { closeInheritedFds } from './inheritedFds.js';
 import { GridClient, type GridOptions } from './grid/client.js';
 import { guardGridBoxes, isGridBox } from './grid/guard.js';
 import { kNotOffered, notOffered } from './gbox/notOffered.js';
-import { attachCommandSockets, kCommandSocketPattern } from './gbox/commandSocket.js';
+import { attachCommandSockets } from './gbox/commandSocket.js';
 import { kFsWriteParts } from './gbox/files.js';
 import { kMediaUploadLimits, kMediaUploads } from './gbox/media.js';
 import { createHandlers, kActionEndpoints, newActionId, precheckBox, type Answer, type Call } from './routes.js';
@@ -28,8 +27,9 @@ import { bodyValidator, foreignBodyError, kForeignBody, withBodyChecks } from '.
 import { storedContentType } from './recording.js';
 import { KeyVerifier, resolveSecret } from './secret.js';
 import { kStoragePrefix, ObjectStore } from './storage.js';
-import { attachWebTerminal, kTerminalPrefix } from './terminal.js';
-import { attachLiveView, kLiveViewPrefix } from './liveView.js';
+import { attachWebTerminal } from './terminal.js';
+import { attachLiveView } from './liveView.js';
+import { registerWebsockets } from './websockets.js';
 import { loggerOptions, type LogFn, type LoggerOptions } from './logger.js';
 
 export interface ServerOptions {
@@ -196,8 +196,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     http: { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.ceil((headersTimeout || requestTimeout) / 2))) },
     return503OnClosing: true,
     // Requests the router refuses (bad percent-encoding, a 100+ character box id) answer as any other error.
-    frameworkErrors: (err, _req, reply) => {
+    frameworkErrors: (err, req, reply) => {
       const r = errorReply(err);
+      // A websocket upgrade's socket has no HTTP parser left, and no hook ends it here: it ends after the answer.
+      if (req.headers.upgrade !== undefined) {
+        reply.raw.setHeader('connection', 'close');
+        reply.raw.once('finish', () => req.raw.socket.destroy());
+      }
       void (reply as unknown as FastifyReply).code(r.status).send(r.body);
     },
     // Requests Node's HTTP parser refuses never reach fastify: answer them on the socket.
@@ -385,11 +390,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     return reply.type(storedContentType(url.pathname)).header('cache-control', 'private, max-age=60').send(png);
   });
 
-  // The command websockets of GET /boxes/{boxId}/websocket-url: a plain GET there is told to upgrade.
-  app.get(`${kApiPrefix}/boxes/:boxId/ws/:kind`, async (_req, reply) =>
-    reply.code(426).header('upgrade', 'websocket').send({ code: 'INVALID_REQUEST', message: 'this is a websocket: connect with Upgrade: websocket and Authorization: Bearer <API key> (GET /boxes/{boxId}/websocket-url gives its URL)' }),
-  );
-  const commandSockets = attachCommandSockets({
+  // The websockets: routes of their own, each refusing an upgrade with its HTTP answer before any handshake.
+  await registerWebsockets(app, log);
+  // The command websockets of GET /boxes/{boxId}/websocket-url.
+  const commandSockets = attachCommandSockets(app, {
     keys,
     box: (tenant, id) => {
       const entry = registry.get(tenant, id);
@@ -403,16 +407,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   const liveView = attachLiveView(app, { secret, lookup: (id) => registry.find(id), handlers: checkedHandlers, log });
   const terminal = attachWebTerminal(app, { secret, lookup: (id) => (isGridBox(registry.find(id)) ? undefined : registry.find(id)), log });
-  // The CDP proxy answers every upgrade it sees (404 for unknown paths), so it only sees those the
-  // terminal does not take: through a never-listening Server used as a plain event emitter.
-  const cdpUpgrades = createHttpServer();
-  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if ((req.url ?? '').startsWith(kTerminalPrefix)) terminal.upgrade(req, socket, head);
-    else if (kCommandSocketPattern.test((req.url ?? '').split('?')[0]!)) commandSockets.upgrade(req, socket, head);
-    else if ((req.url ?? '').startsWith(kLiveViewPrefix)) liveView.upgrade(req, socket, head);
-    else cdpUpgrades.emit('upgrade', req, socket, head);
-  });
-  const cdp = attachCdpProxy(cdpUpgrades, {
+  const cdp = attachCdpProxy(app, {
     secret,
     lookup: (id) => registry.find(id),
     queue: (entry, fn) => registry.run(entry, fn, 'cdp'),

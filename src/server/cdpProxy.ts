@@ -23,13 +23,12 @@
 // (1009); the box's pipe gives this connection no longer message (an answer becomes an error
 // answer, an event is dropped). A client is not read while what it sent waits to reach the browser,
 // and one that leaves kMaxUnread of the browser's messages unread is closed.
-import type { IncomingMessage, Server } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer } from 'ws';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { WebSocket } from 'ws';
 import { BoxflowError } from '../errors.js';
 import type { BoxEntry } from './boxEntry.js';
 import { answerHead, kHeadBytes, kTailBytes, sessionTail, tooDeep } from './chromium/cdpMessage.js';
-import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
+import { verifyPresigned } from './secret.js';
 
 /** The longest frame a CDP connection carries, either way. */
 export const kMaxFrame = 16 * 1024 * 1024;
@@ -57,71 +56,77 @@ export interface CdpProxyDeps {
   log: (entry: Record<string, unknown>) => void;
 }
 
-export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: kMaxFrame, perMessageDeflate: false });
+/** Registers the proxy's websocket route (after registerWebsockets). */
+export function attachCdpProxy(app: FastifyInstance, deps: CdpProxyDeps): CdpProxy {
+  const clients = new Set<WebSocket>();
   const upstreams = new Set<WebSocket>();
+  /** Upstreams handed to a client (the socket's close no longer ends them: the pipe does). */
+  const piped = new WeakSet<WebSocket>();
   /** Open connections (and upgrades under way) per box. */
   const open = new Map<BoxEntry, number>();
+  /** An upgrade's box, its mode and its open connection to the box's browser, until the handshake. */
+  const admitted = new WeakMap<FastifyRequest, { entry: BoxEntry; queued: boolean; upstream: WebSocket; contextId: string | undefined }>();
 
-  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy());
-    let entry: BoxEntry;
-    let queued = false;
-    try {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const m = /^\/cdp\/([^/]+)$/.exec(url.pathname);
-      if (!m) throw new BoxflowError('NOT_FOUND', `no WebSocket endpoint at ${url.pathname}`);
+  app.route({
+    method: 'GET',
+    url: '/cdp/:boxId',
+    config: { maxPayload: kMaxFrame },
+    // The signature, the box and a free slot; then the box's browser is reached, so that one that
+    // cannot be is refused with its error, before any handshake.
+    preValidation: async (req) => {
+      if (!req.ws) return;
+      const url = new URL(req.url, 'http://localhost');
       verifyPresigned(deps.secret, url.pathname, url.searchParams);
-      queued = url.searchParams.get('queue') === '1';
-      const found = deps.lookup(decodeURIComponent(m[1]!));
-      if (!found) throw new BoxflowError('BOX_NOT_FOUND', 'the box no longer exists');
-      if (found.record.status !== 'running') throw new BoxflowError('BOX_NOT_RUNNING', `the box is ${found.record.status}`);
-      if ((open.get(found) ?? 0) >= kMaxConnectionsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${found.record.id} already has ${kMaxConnectionsPerBox} CDP connections open; close one first`);
-      entry = found;
-    } catch (err) {
-      refuse(socket, err);
-      return;
-    }
-    if (socket.destroyed) return;
-    // The slot is the socket's: it comes back when the socket closes, whether the upgrade went
-    // through, was refused (a bad handshake, an unreachable browser) or the client left first.
-    open.set(entry, (open.get(entry) ?? 0) + 1);
-    let upstream: WebSocket | undefined;
-    let piped = false;
-    socket.once('close', () => {
-      const left = open.get(entry)! - 1;
-      if (left > 0) open.set(entry, left);
-      else open.delete(entry);
-      if (upstream && !piped) {
-        upstreams.delete(upstream);
-        upstream.terminate();
-      }
-    });
-    entry.linux
-      .wsEndpoint()
-      .then((endpoint) => {
-        if (socket.destroyed) return;
-        const contextId = entry.linux.contextId;
-        // The box's pipe gives this connection no message longer than a frame may be.
-        const up = new WebSocket(`${endpoint}?maxMessage=${kMaxFrame}`, { perMessageDeflate: false, maxPayload: kMaxFrame, generateMask: noMask });
-        upstream = up;
-        upstreams.add(up);
+      const queued = url.searchParams.get('queue') === '1';
+      const entry = deps.lookup((req.params as { boxId: string }).boxId);
+      if (!entry) throw new BoxflowError('BOX_NOT_FOUND', 'the box no longer exists');
+      if (entry.record.status !== 'running') throw new BoxflowError('BOX_NOT_RUNNING', `the box is ${entry.record.status}`);
+      if ((open.get(entry) ?? 0) >= kMaxConnectionsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already has ${kMaxConnectionsPerBox} CDP connections open; close one first`);
+      const socket = req.raw.socket;
+      if (socket.destroyed) throw new BoxflowError('REQUEST_CANCELLED', 'the client went away');
+      // The slot is the socket's: it comes back when the socket closes, whether the upgrade went
+      // through, was refused (a bad handshake, an unreachable browser) or the client left first.
+      open.set(entry, (open.get(entry) ?? 0) + 1);
+      let upstream: WebSocket | undefined;
+      socket.once('close', () => {
+        const left = open.get(entry)! - 1;
+        if (left > 0) open.set(entry, left);
+        else open.delete(entry);
+        if (upstream && !piped.has(upstream)) {
+          upstreams.delete(upstream);
+          upstream.terminate();
+        }
+      });
+      const endpoint = await entry.linux.wsEndpoint();
+      if (socket.destroyed) throw new BoxflowError('REQUEST_CANCELLED', 'the client went away');
+      const contextId = entry.linux.contextId;
+      // The box's pipe gives this connection no message longer than a frame may be.
+      const up = new WebSocket(`${endpoint}?maxMessage=${kMaxFrame}`, { perMessageDeflate: false, maxPayload: kMaxFrame, generateMask: noMask });
+      upstream = up;
+      upstreams.add(up);
+      await new Promise<void>((resolve, reject) => {
         up.once('error', (err) => {
           upstreams.delete(up);
-          refuse(socket, new BoxflowError('BROWSER_ERROR', `cannot reach the box's browser: ${err.message}`));
+          reject(new BoxflowError('BROWSER_ERROR', `cannot reach the box's browser: ${err.message}`));
         });
         up.once('open', () => {
           up.removeAllListeners('error');
           up.on('error', () => up.terminate());
-          wss.handleUpgrade(req, socket, head, (client) => {
-            piped = true;
-            pipe(client, up, entry, { queued, contextId }, () => upstreams.delete(up));
-          });
+          resolve();
         });
-      })
-      .catch((err) => refuse(socket, err));
-  };
-  server.on('upgrade', onUpgrade);
+      });
+      admitted.set(req, { entry, queued, upstream: up, contextId });
+    },
+    handler: async (_req, reply) =>
+      reply.code(426).header('upgrade', 'websocket').send({ code: 'INVALID_REQUEST', message: 'this is a websocket: connect with Upgrade: websocket (POST /boxes/{boxId}/browser/connect-url/cdp gives its URL)' }),
+    wsHandler: (client, req) => {
+      const { entry, queued, upstream, contextId } = admitted.get(req)!;
+      piped.add(upstream);
+      clients.add(client);
+      client.on('close', () => clients.delete(client));
+      pipe(client, upstream, entry, { queued, contextId }, () => upstreams.delete(upstream));
+    },
+  });
 
   function pipe(client: WebSocket, upstream: WebSocket, entry: BoxEntry, { queued, contextId }: { queued: boolean; contextId: string | undefined }, done: () => void): void {
     const scope = contextId ? new ContextScope(contextId) : undefined;
@@ -224,10 +229,8 @@ export function attachCdpProxy(server: Server, deps: CdpProxyDeps): CdpProxy {
 
   return {
     close() {
-      server.off('upgrade', onUpgrade);
-      for (const ws of wss.clients) ws.terminate();
+      for (const ws of clients) ws.terminate();
       for (const ws of upstreams) ws.terminate();
-      wss.close();
     },
   };
 }

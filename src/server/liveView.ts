@@ -3,17 +3,15 @@
 // through the same handlers, validation and per-box queue as the HTTP API. One screen feed per box,
 // shared by its viewers and running only while one watches. The URLs, frames, rates, viewer slots and
 // the checks made before a page or an upgrade: docs/server.md, "Live view" and "Security model".
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { WebSocket, type RawData } from 'ws';
 import { BoxflowError, errorCodes } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
 import { endpoints, kKeyNames, type EndpointName, type LiveViewUrlResult } from '../api/schemas.js';
 import type { BoxEntry } from './boxEntry.js';
 import type { CdpConnection } from '../cdp/connection.js';
 import { newActionId, type Answer, type Call } from './call.js';
-import { presign, refuseUpgrade, verifyPresigned } from './secret.js';
+import { presign, verifyPresigned } from './secret.js';
 import { kLiveViewAssetPrefix, kLiveViewCsp, liveViewPageHtml, liveViewScript } from './liveViewPage.js';
 
 export const kLiveViewPrefix = '/live-view/';
@@ -71,8 +69,6 @@ export interface LiveViewDeps {
 }
 
 export interface LiveView {
-  /** Handles an HTTP upgrade whose path starts with /live-view/. */
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every viewer and stops every feed. */
   close(): Promise<void>;
 }
@@ -337,10 +333,11 @@ export function actionOf(msg: Record<string, unknown>, scale: number): { name: E
   }
 }
 
+/** Registers the pages and their websockets (after registerWebsockets). */
 export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveView {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: kMaxMessage, perMessageDeflate: false });
   const feeds = new Map<BoxEntry, Feed>();
   const minGapMs = 1000 / Math.max(1, Math.min(deps.maxFps ?? kMaxFps, 60));
+  const sockets = new Set<WebSocket>();
   let viewers = 0;
   const perTenant = new Map<string, number>();
   let closed = false;
@@ -363,7 +360,7 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
     return entry;
   }
 
-  const page = (raw: boolean) => async (req: { url: string }, reply: import('fastify').FastifyReply) => {
+  const page = (raw: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
     const entry = checkedEntry(new URL(req.url, 'http://localhost'));
     return reply
       .type('text/html; charset=utf-8')
@@ -373,8 +370,34 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
       .header('content-security-policy', raw ? kLiveViewCsp.replace("frame-ancestors 'none'", 'frame-ancestors *') : kLiveViewCsp)
       .send(liveViewPageHtml({ boxId: entry.record.id, type: entry.record.type, raw }));
   };
-  app.get(`${kLiveViewPrefix}:boxId`, page(false));
-  app.get(`${kLiveViewPrefix}:boxId/raw`, page(true));
+  // The box and a free slot, checked in the turn the handshake completes and watch() takes the slot
+  // (a sync hook runs the handler at once, and ws calls back at once for a handshake it accepts,
+  // never for one it refuses, which so holds no slot).
+  const admitted = new WeakMap<FastifyRequest, BoxEntry>();
+  const admit = (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    if (!req.ws) return done();
+    try {
+      if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
+      const entry = checkedEntry(new URL(req.url, 'http://localhost'));
+      if ((feeds.get(entry)?.viewers.size ?? 0) >= kMaxClientsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already has ${kMaxClientsPerBox} live viewers; close one first`);
+      if ((perTenant.get(entry.tenant) ?? 0) >= kMaxClientsPerTenant) throw new BoxflowError('RATE_LIMITED', `this tenant's boxes already have ${kMaxClientsPerTenant} live viewers; close one first`);
+      if (viewers >= kMaxClients) throw new BoxflowError('RATE_LIMITED', `the server already has ${kMaxClients} live viewers`);
+      admitted.set(req, entry);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
+  };
+  for (const raw of [false, true]) {
+    app.route({
+      method: 'GET',
+      url: `${kLiveViewPrefix}:boxId${raw ? '/raw' : ''}`,
+      config: { maxPayload: kMaxMessage },
+      preHandler: admit,
+      handler: page(raw),
+      wsHandler: (ws, req) => watch(ws, admitted.get(req)!, `http://${req.headers.host ?? 'localhost'}`),
+    });
+  }
   app.get(`${kLiveViewAssetPrefix}live.js`, async (_req, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(liveViewScript()),
   );
@@ -390,25 +413,8 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
     return feed;
   }
 
-  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    socket.on('error', () => socket.destroy());
-    let entry: BoxEntry;
-    try {
-      if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
-      entry = checkedEntry(new URL(req.url ?? '/', 'http://localhost'));
-      if ((feeds.get(entry)?.viewers.size ?? 0) >= kMaxClientsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already has ${kMaxClientsPerBox} live viewers; close one first`);
-      if ((perTenant.get(entry.tenant) ?? 0) >= kMaxClientsPerTenant) throw new BoxflowError('RATE_LIMITED', `this tenant's boxes already have ${kMaxClientsPerTenant} live viewers; close one first`);
-      if (viewers >= kMaxClients) throw new BoxflowError('RATE_LIMITED', `the server already has ${kMaxClients} live viewers`);
-    } catch (err) {
-      refuseUpgrade(socket, err);
-      return;
-    }
-    // The slots are taken in the callback, which ws runs only for a handshake it accepted (and at once,
-    // in this same turn: no other upgrade can pass the checks above in between).
-    wss.handleUpgrade(req, socket, head, (ws) => watch(ws, entry, `http://${req.headers.host ?? 'localhost'}`));
-  }
-
   function watch(ws: WebSocket, entry: BoxEntry, origin: string): void {
+    sockets.add(ws);
     viewers++;
     perTenant.set(entry.tenant, (perTenant.get(entry.tenant) ?? 0) + 1);
     const feed = feedOf(entry);
@@ -424,6 +430,7 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
       if (viewer.behind && feed.last) sendFrame(viewer, feed.last);
     }, 100);
     ws.on('close', () => {
+      sockets.delete(ws);
       viewers--;
       const left = perTenant.get(entry.tenant)! - 1;
       if (left > 0) perTenant.set(entry.tenant, left);
@@ -485,14 +492,12 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
   }
 
   return {
-    upgrade,
     async close() {
       closed = true;
       for (const feed of feeds.values()) feed.stop();
       feeds.clear();
-      for (const ws of wss.clients) ws.close(1001, 'the server is stopping');
-      for (const ws of wss.clients) ws.terminate();
-      wss.close();
+      for (const ws of sockets) ws.close(1001, 'the server is stopping');
+      for (const ws of sockets) ws.terminate();
     },
   };
 }

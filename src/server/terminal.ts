@@ -3,21 +3,19 @@
 // expiry are checked before the page is served and before the upgrade is accepted.
 import { accessSync, constants } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IPty } from 'node-pty';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { WebSocket, type RawData } from 'ws';
 import { BoxflowError } from '../errors.js';
 import type { BoxEntry } from './boxEntry.js';
 import { findAdbClient, kAdbClientMissing } from './adb/androidBox.js';
 import { hidePaths } from './boxFs.js';
 import { firstLine, optionalPackage } from './optionalPackages.js';
 import { boxEnv, isolatedLaunch, type IsolatedLaunch } from './boxUser.js';
-import { refuseUpgrade as refuse, verifyPresigned } from './secret.js';
+import { verifyPresigned } from './secret.js';
 import { kTerminalAssetPrefix, kTerminalScript, terminalPageHtml } from './terminalPage.js';
 
 type PtyModule = typeof import('node-pty');
@@ -67,8 +65,6 @@ export async function webTerminalReady(): Promise<void> {
 }
 
 export interface WebTerminal {
-  /** Handles an HTTP upgrade whose path starts with /terminal/. */
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Kills every shell and closes every socket; resolves once their processes are gone. */
   close(): Promise<void>;
 }
@@ -80,8 +76,9 @@ interface Session {
   end(code: number, reason: string): void;
 }
 
+/** Registers the page, its assets and its websocket (after registerWebsockets). */
 export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; lookup: (boxId: string) => BoxEntry | undefined; log: (entry: Record<string, unknown>) => void }): WebTerminal {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: kMaxMessage, perMessageDeflate: false });
+  const sockets = new Set<WebSocket>();
   const sessions = new Set<Session>();
   let closed = false;
 
@@ -97,17 +94,53 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     return entry;
   }
 
-  app.get(`${kTerminalPrefix}:boxId`, async (req, reply) => {
-    const url = new URL(req.url, 'http://localhost');
-    const entry = checkedEntry(url);
-    await webTerminalReady();
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('referrer-policy', 'no-referrer')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', kCsp)
-      .send(terminalPageHtml(entry.record.id));
+  const admitted = new WeakMap<FastifyRequest, { entry: BoxEntry; pty: PtyModule }>();
+  app.route({
+    method: 'GET',
+    url: `${kTerminalPrefix}:boxId`,
+    config: { maxPayload: kMaxMessage },
+    // The signature, the box and node-pty, before the upgrade.
+    preValidation: async (req) => {
+      if (!req.ws) return;
+      if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
+      const entry = checkedEntry(new URL(req.url, 'http://localhost'));
+      checkRoom(entry);
+      const pty = await loadPty();
+      if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
+      admitted.set(req, { entry, pty });
+    },
+    // The box and the room again, in the turn the handshake completes and startSession() counts the
+    // session (a sync hook runs the handler at once, and ws calls back at once for a handshake it
+    // accepts, never for one it refuses, which so holds no slot).
+    preHandler: (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      const entry = admitted.get(req)?.entry;
+      if (!req.ws || !entry) return done();
+      try {
+        requireUsable(entry);
+        checkRoom(entry);
+      } catch (err) {
+        return done(err as Error);
+      }
+      done();
+    },
+    handler: async (req, reply) => {
+      const entry = checkedEntry(new URL(req.url, 'http://localhost'));
+      await webTerminalReady();
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', kCsp)
+        .send(terminalPageHtml(entry.record.id));
+    },
+    wsHandler: (ws, req) => {
+      const { entry, pty } = admitted.get(req)!;
+      sockets.add(ws);
+      ws.on('close', () => sockets.delete(ws));
+      const query = new URL(req.url, 'http://localhost').searchParams;
+      startSession(pty, ws, entry, query).catch((err: unknown) => ws.close(1011, closeReason(`cannot start the shell: ${hidePaths(firstLine(err))}`)));
+    },
   });
 
   app.get(`${kTerminalAssetPrefix}:file`, async (req, reply) => {
@@ -116,37 +149,6 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     if (!asset) throw new BoxflowError('NOT_FOUND', `no terminal asset ${file}`);
     return reply.type(asset.type).header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(asset.body);
   });
-
-  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    socket.on('error', () => socket.destroy());
-    let entry: BoxEntry;
-    let url: URL;
-    try {
-      if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
-      url = new URL(req.url ?? '/', 'http://localhost');
-      entry = checkedEntry(url);
-      checkRoom(entry);
-    } catch (err) {
-      refuse(socket, err);
-      return;
-    }
-    loadPty()
-      .then((pty) => {
-        if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
-        requireUsable(entry);
-        wss.handleUpgrade(req, socket, head, (ws) => {
-          // Counted once upgraded (a failed handshake holds nothing); checked again, as others may have upgraded meanwhile.
-          try {
-            checkRoom(entry);
-          } catch (err) {
-            ws.close(1013, closeReason((err as Error).message));
-            return;
-          }
-          startSession(pty, ws, entry, url.searchParams).catch((err: unknown) => ws.close(1011, closeReason(`cannot start the shell: ${hidePaths(firstLine(err))}`)));
-        });
-      })
-      .catch((err: unknown) => refuse(socket, err));
-  }
 
   function checkRoom(entry: BoxEntry): void {
     let forBox = 0;
@@ -274,13 +276,11 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
   }
 
   return {
-    upgrade,
     async close() {
       closed = true;
       for (const s of sessions) s.end(1001, 'the server is stopping');
       const waiting = [...sessions].map((s) => s.done);
-      for (const ws of wss.clients) ws.terminate();
-      wss.close();
+      for (const ws of sockets) ws.terminate();
       await Promise.all(waiting);
     },
   };

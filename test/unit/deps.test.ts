@@ -62,6 +62,7 @@ const kPackageOwners: Record<string, Area | Area[]> = {
   fastify: ['server', 'loopback'],
   '@fastify/static': 'loopback',
   '@fastify/multipart': 'server',
+  '@fastify/websocket': 'server',
   // An optional peer dependency: only the boxflow/test entry may load it.
   '@playwright/test': 'playwright',
 };

@@ -29,18 +29,14 @@
 // no longer reads the command's pipes (the command waits on them), until the client has read most
 // of it; at its timeout the command is killed as ever. A client that closes the socket kills its
 // command.
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { WebSocket, type RawData } from 'ws';
 import { BoxflowError, errorCodes } from '../../errors.js';
 import type { CommandResult, EndpointName } from '../../api/schemas.js';
 import type { BoxEntry } from '../boxEntry.js';
 import type { Answer, Call, OutputSink } from '../call.js';
 import type { KeyVerifier } from '../secret.js';
-import { refuseUpgrade } from '../secret.js';
 
-const kPathPattern = /^\/api\/v1\/boxes\/([^/]+)\/ws\/(command|run-code)$/;
-export const kCommandSocketPattern = kPathPattern;
 /** The largest request frame read (as a JSON body: 2 MiB); a larger one is refused with a frame. */
 export const kMaxRequestBytes = 2 * 1024 * 1024;
 /** Past this the socket is closed (1009) without the frame being read at all. */
@@ -76,8 +72,6 @@ export interface CommandSocketDeps {
 }
 
 export interface CommandSockets {
-  /** Handles an HTTP upgrade whose path matches kCommandSocketPattern. */
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every socket (their commands are killed). */
   close(): Promise<void>;
 }
@@ -104,48 +98,49 @@ function requestOf(raw: RawData, isBinary: boolean, kind: Kind): Record<string, 
   return inner as Record<string, unknown>;
 }
 
-export function attachCommandSockets(deps: CommandSocketDeps): CommandSockets {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: kMaxFrame, perMessageDeflate: false });
+/** Registers the route of both websockets (after registerWebsockets). */
+export function attachCommandSockets(app: FastifyInstance, deps: CommandSocketDeps): CommandSockets {
   const perBox = new Map<BoxEntry, number>();
   const perTenant = new Map<string, number>();
-  let open = 0;
+  const sockets = new Set<WebSocket>();
+  const admitted = new WeakMap<FastifyRequest, { tenant: string; entry: BoxEntry; kind: Kind }>();
   let closed = false;
 
-  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    socket.on('error', () => socket.destroy());
-    void (async () => {
+  app.route({
+    method: 'GET',
+    url: '/api/v1/boxes/:boxId/ws/:kind',
+    config: { maxPayload: kMaxFrame },
+    // The key, then the box: refused (401, 404, 409) before the upgrade, as any API request.
+    preValidation: async (req) => {
+      if (!req.ws) return;
       if (closed) throw new BoxflowError('INTERNAL', 'the server is stopping');
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const m = kPathPattern.exec(url.pathname);
-      if (!m) throw new BoxflowError('NOT_FOUND', `no websocket at ${url.pathname.slice(0, 100)}`);
+      const { boxId, kind } = req.params as { boxId: string; kind: string };
+      if (kind !== 'command' && kind !== 'run-code') throw new BoxflowError('NOT_FOUND', `no websocket at ${req.url.split('?')[0]!.slice(0, 100)}`);
       const tenant = await deps.keys.verify(req.headers.authorization);
-      let id: string;
-      try {
-        id = decodeURIComponent(m[1]!);
-      } catch {
-        throw new BoxflowError('BOX_NOT_FOUND', `no box "${m[1]!.slice(0, 100)}"`);
-      }
-      return { tenant, entry: deps.box(tenant, id), kind: (m[2] === 'command' ? 'command' : 'runCode') as Kind };
-    })().then(
-      ({ tenant, entry, kind }) => {
-        if (closed || socket.destroyed) return void socket.destroy();
-        // Counted where they are taken, in the same turn: ws calls back at once for a handshake it
-        // accepts, and never for one it refuses, which so holds no slot.
-        try {
-          if ((perBox.get(entry) ?? 0) >= kMaxSocketsPerBox) throw new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already has ${kMaxSocketsPerBox} command websockets open; close one first`);
-          if ((perTenant.get(tenant) ?? 0) >= kMaxSocketsPerTenant) throw new BoxflowError('RATE_LIMITED', `this tenant already has ${kMaxSocketsPerTenant} command websockets open; close one first`);
-          if (open >= kMaxSockets) throw new BoxflowError('RATE_LIMITED', `the server already has ${kMaxSockets} command websockets open`);
-        } catch (err) {
-          return refuseUpgrade(socket, err);
-        }
-        wss.handleUpgrade(req, socket, head, (ws) => serve(ws, tenant, entry, kind, `http://${req.headers.host ?? 'localhost'}`));
-      },
-      (err: unknown) => refuseUpgrade(socket, err),
-    );
-  }
+      admitted.set(req, { tenant, entry: deps.box(tenant, boxId), kind: kind === 'command' ? 'command' : 'runCode' });
+    },
+    // Then the slots, checked in the turn the handshake completes and serve() takes them (a sync
+    // hook runs the handler at once, and ws calls back at once for a handshake it accepts, never
+    // for one it refuses, which so holds no slot).
+    preHandler: (req, _reply, done) => {
+      const { tenant, entry } = admitted.get(req) ?? {};
+      if (!req.ws || !tenant || !entry) return done();
+      if ((perBox.get(entry) ?? 0) >= kMaxSocketsPerBox) return done(new BoxflowError('RATE_LIMITED', `box ${entry.record.id} already has ${kMaxSocketsPerBox} command websockets open; close one first`));
+      if ((perTenant.get(tenant) ?? 0) >= kMaxSocketsPerTenant) return done(new BoxflowError('RATE_LIMITED', `this tenant already has ${kMaxSocketsPerTenant} command websockets open; close one first`));
+      if (sockets.size >= kMaxSockets) return done(new BoxflowError('RATE_LIMITED', `the server already has ${kMaxSockets} command websockets open`));
+      done();
+    },
+    // A plain GET there is told to upgrade.
+    handler: async (_req, reply) =>
+      reply.code(426).header('upgrade', 'websocket').send({ code: 'INVALID_REQUEST', message: 'this is a websocket: connect with Upgrade: websocket and Authorization: Bearer <API key> (GET /boxes/{boxId}/websocket-url gives its URL)' }),
+    wsHandler: (ws, req) => {
+      const { tenant, entry, kind } = admitted.get(req)!;
+      serve(ws, tenant, entry, kind, `http://${req.headers.host ?? 'localhost'}`);
+    },
+  });
 
   function serve(ws: WebSocket, tenant: string, entry: BoxEntry, kind: Kind, origin: string): void {
-    open++;
+    sockets.add(ws);
     perBox.set(entry, (perBox.get(entry) ?? 0) + 1);
     perTenant.set(tenant, (perTenant.get(tenant) ?? 0) + 1);
     const started = performance.now();
@@ -181,7 +176,7 @@ export function attachCommandSockets(deps: CommandSocketDeps): CommandSockets {
     ws.on('close', () => {
       clearTimeout(firstFrame);
       entry.onBrowserGone.delete(onGone);
-      open--;
+      sockets.delete(ws);
       const left = perBox.get(entry)! - 1;
       if (left > 0) perBox.set(entry, left);
       else perBox.delete(entry);
@@ -230,12 +225,10 @@ export function attachCommandSockets(deps: CommandSocketDeps): CommandSockets {
   }
 
   return {
-    upgrade,
     async close() {
       closed = true;
-      for (const ws of wss.clients) ws.close(1001, 'the server is stopping');
-      for (const ws of wss.clients) ws.terminate();
-      wss.close();
+      for (const ws of sockets) ws.close(1001, 'the server is stopping');
+      for (const ws of sockets) ws.terminate();
     },
   };
 }
