@@ -514,8 +514,12 @@ export type RecordingResult = Static<typeof RecordingResult>;
 // ---------------------------------------------------------------- live view (docs/api.md)
 
 export const LiveViewUrlBody = Type.Object({ expiresIn: Type.Optional(Duration({ default: '180m' })) });
-/** `url`: the viewer with the box's details; `rawUrl`: the screen alone, to embed. boxflow serve adds `websocketUrl`, the frames and input of the raw page (docs/server.md). */
-export const LiveViewUrlResult = Type.Object({ url: Type.String(), rawUrl: Type.String(), websocketUrl: Type.Optional(Type.String()) });
+/**
+ * `url`: the viewer with the box's details; `rawUrl`: the screen alone, to embed. boxflow serve adds
+ * `websocketUrl`, the frames and input of the raw page (docs/server.md), and `runUrl`, where a run
+ * PUTs what it is doing to show it on the page (src/api/liveRun.ts).
+ */
+export const LiveViewUrlResult = Type.Object({ url: Type.String(), rawUrl: Type.String(), websocketUrl: Type.Optional(Type.String()), runUrl: Type.Optional(Type.String()) });
 export type LiveViewUrlResult = Static<typeof LiveViewUrlResult>;
 
 // ---------------------------------------------------------------- commands (docs/api.md)

@@ -19,6 +19,7 @@ import { closeVisualPool } from '../visual/index.js';
 import { loadConfigFile, resolveConfig, type CliFlags } from './config.js';
 import { checkServiceKey, connectService, withoutMissingTrace } from './embedded.js';
 import { startWebServer } from './webServer.js';
+import { liveReporter, opensBrowser } from './live.js';
 
 /** The run's secrets (API key, server secret, flow secrets as flows run): hidden in every output. */
 const masker = new Masker();
@@ -62,7 +63,7 @@ export async function runValidate(paths: string[], opts: { config?: string; env?
   return 0;
 }
 
-export async function runTest(flags: CliFlags): Promise<number> {
+export async function runTest(flags: CliFlags & { live?: boolean }): Promise<number> {
   const cwd = process.cwd();
   const { config, file } = await loadConfigFile(cwd, flags.config);
   const r = resolveConfig(flags, config, file, cwd);
@@ -116,7 +117,9 @@ export async function runTest(flags: CliFlags): Promise<number> {
     const reporters = await loadReporters(r.reporters, ctx, builtinReporters);
     const log = new EventLog(r.options.outputDir);
     cleanup.push(async () => log.close());
-    const host = new ReporterHost(reporters, log);
+    // --live: each box's live view, with the running step over it (src/cli/live.ts).
+    const live = flags.live ? [{ name: 'live', reporter: liveReporter({ client, print: (line) => void process.stdout.write(`${line}\n`), warn: (message) => void process.stderr.write(`warning: ${masker.text(message)}\n`), open: opensBrowser() }) }] : [];
+    const host = new ReporterHost([...reporters, ...live], log);
     const result = await endEvenIfStalled(runFlows(selected, r.options, { client, reporter: host, secrets: [], masker, serverWritesArtifacts: service.writesArtifactsTo === r.options.outputDir }), log, host);
     result.errors.push(...strays);
     writeResultsJson(r.options.outputDir, result);

@@ -39,6 +39,7 @@ export function buildProgram(exit: (code: number) => void): Command {
     .option('-e, --env <NAME=value>', 'a variable every flow sees as ${NAME} (over the config\'s env; a flow\'s own env: wins); repeatable', collect, [])
     .addOption(new Option('-u, --update-snapshots [mode]', 'write screenshot baselines, as Playwright: missing, changed (also writes missing ones), all or none; the flag alone means changed; without it a missing baseline is written and its assertion fails').choices(kUpdateModes))
     .addOption(new Option('--update-baselines [mode]', 'the same as --update-snapshots').choices(kUpdateModes))
+    .option('--live', 'print a live view URL for each box the run uses (opened in a browser at a terminal): the screen, with the running flow, step and actionId over it')
     .addOption(new Option('--video <mode>', 'record each flow attempt\'s box (Playwright\'s modes): off, on, or retain-on-failure (kept only for failed attempts)').choices(['off', 'on', 'retain-on-failure']))
     .action((paths: string[], opts: Record<string, unknown>) => done(runTest({ ...opts, paths })));
 

@@ -7,15 +7,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebSocket, type RawData } from 'ws';
 import { BoxflowError, errorCodes } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
-import { endpoints, kKeyNames, type EndpointName, type LiveViewUrlResult } from '../api/schemas.js';
+import { endpoints, type EndpointName, type LiveViewUrlResult } from '../api/schemas.js';
+import { LiveRunState } from '../api/liveRun.js';
+import { requestProblem } from '../api/validate.js';
 import type { BoxEntry } from './boxEntry.js';
 import type { CdpConnection } from '../cdp/connection.js';
 import { newActionId, type Answer, type Call } from './call.js';
 import { presign, verifyPresigned } from './secret.js';
 import { kLiveViewAssetPrefix, kLiveViewCsp, liveViewPageHtml, liveViewScript } from './liveViewPage.js';
+import { actionOf } from './liveViewInput.js';
 
 export const kLiveViewPrefix = '/live-view/';
 const kPathPattern = /^\/live-view\/([^/]+)(\/raw)?$/;
+/** Where a run PUTs what it is doing (boxflow's extension, src/api/liveRun.ts); never a websocket. */
+const kRunPathPattern = /^\/live-view\/([^/]+)\/run$/;
+/** A run's state is a few hundred short lines at most (src/api/liveRun.ts). */
+const kMaxRunBody = 256 * 1024;
 /** Frames a second a viewer gets at most. */
 export const kMaxFps = 15;
 /** Viewers of one box at once. */
@@ -35,20 +42,19 @@ const kFirstFrameMs = 1_000;
 const kRetryMs = 1_000;
 const kJpegQuality = 70;
 const kMaxMessage = 256 * 1024;
-const kKeyNameSet: ReadonlySet<string> = new Set(kKeyNames);
 
-/** The two pages of a box's live view (and their websockets); pre-sign each to make its URL. */
-export function liveViewPaths(boxId: string): { page: string; raw: string } {
+/** The two pages of a box's live view (and their websockets), and where a run says what it does; pre-sign each to make its URL. */
+export function liveViewPaths(boxId: string): { page: string; raw: string; run: string } {
   const page = `${kLiveViewPrefix}${encodeURIComponent(boxId)}`;
-  return { page, raw: `${page}/raw` };
+  return { page, raw: `${page}/raw`, run: `${page}/run` };
 }
 
-/** `{url, rawUrl, websocketUrl}` of a box's live view, signed until `expiresIn` (default 180m) from now. */
+/** `{url, rawUrl, websocketUrl, runUrl}` of a box's live view, signed until `expiresIn` (default 180m) from now. */
 export function liveViewUrls(secret: string, origin: string, boxId: string, expiresIn = '180m'): LiveViewUrlResult {
   const expiresAt = Date.now() + parseDuration(expiresIn, '/expiresIn');
-  const { page, raw } = liveViewPaths(boxId);
+  const { page, raw, run } = liveViewPaths(boxId);
   const rawUrl = `${origin}${raw}?${presign(secret, raw, expiresAt)}`;
-  return { url: `${origin}${page}?${presign(secret, page, expiresAt)}`, rawUrl, websocketUrl: rawUrl.replace(/^http/, 'ws') };
+  return { url: `${origin}${page}?${presign(secret, page, expiresAt)}`, rawUrl, websocketUrl: rawUrl.replace(/^http/, 'ws'), runUrl: `${origin}${run}?${presign(secret, run, expiresAt)}` };
 }
 
 /** The handler of `POST /boxes/{boxId}/live-view-url` for routes.ts (the box already checked: the caller's, running). */
@@ -114,6 +120,8 @@ function pngSize(png: Buffer): { width: number; height: number } | undefined {
 class Feed {
   readonly viewers = new Set<Viewer>();
   last: Frame | undefined;
+  /** Why there is no screen to show ("no page open"), told to each viewer; '' once there is one. */
+  status = '';
   #seq = 0;
   #running = false;
   #lastSent = 0;
@@ -184,6 +192,12 @@ class Feed {
     for (const v of this.viewers) sendFrame(v, this.last);
   }
 
+  #say(text: string): void {
+    if (text === this.status) return;
+    this.status = text;
+    this.onStatus(text);
+  }
+
   // ---------------------------------------------------------------- Linux: the screencast
 
   async #followPage(): Promise<void> {
@@ -201,9 +215,10 @@ class Feed {
       clearTimeout(this.#firstTimer);
       this.#page = page;
       if (!page) {
-        this.onStatus("the box's browser has no page open");
+        this.#say("the box's browser has no page open");
         return;
       }
+      this.#say('');
       const cdp = await linux.recordingConnection(page).catch(() => undefined);
       if (!cdp) {
         this.#page = undefined; // again at the next check
@@ -253,13 +268,13 @@ class Feed {
       try {
         const png = await android.screenshot(1);
         if (!this.#running) return;
-        if (failing) this.onStatus('');
+        if (failing) this.#say('');
         failing = false;
         // Only a changed screen is sent again.
         if (!this.last?.image.equals(png)) this.offer({ format: 'png', ...(pngSize(png) ?? { width: 0, height: 0 }) }, png);
       } catch (err) {
         if (!this.#running) return;
-        if (!failing) this.onStatus(`the device gives no screen: ${(err as Error).message.split('\n')[0]}`);
+        if (!failing) this.#say(`the device gives no screen: ${(err as Error).message.split('\n')[0]}`);
         failing = true;
         await new Promise((r) => (this.#retryTimer = setTimeout(r, kRetryMs)));
         continue;
@@ -284,56 +299,6 @@ function sendJson(ws: WebSocket, msg: Record<string, unknown>): void {
   if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
 }
 
-const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 100_000;
-const point = (v: unknown): { x: number; y: number } | undefined => {
-  const p = v as { x?: unknown; y?: unknown } | undefined;
-  return p && num(p.x) && num(p.y) ? { x: p.x, y: p.y } : undefined;
-};
-
-/** A viewer's message → the endpoint and body of the action it asks for (coordinates in the box's action scale). */
-export function actionOf(msg: Record<string, unknown>, scale: number): { name: EndpointName; body: Record<string, unknown> } | string {
-  const at = (p: { x: number; y: number }) => ({ x: Math.round(p.x * scale * 100) / 100, y: Math.round(p.y * scale * 100) / 100 });
-  const options = { screenshot: false };
-  switch (msg.type) {
-    case 'click': {
-      const p = point(msg);
-      if (!p) return 'a click needs x and y';
-      const button = msg.button === 'right' || msg.button === 'middle' ? msg.button : 'left';
-      return { name: 'click', body: { ...at(p), ...(button !== 'left' ? { button } : {}), ...(msg.double === true ? { double: true } : {}), options } };
-    }
-    case 'drag': {
-      const path = Array.isArray(msg.path) ? msg.path.map(point) : [];
-      if (path.length < 2 || path.length > 1000 || path.some((p) => !p)) return 'a drag needs a path of 2 to 1000 points';
-      const total = num(msg.durationMs) ? Math.min(Math.max(Math.round(msg.durationMs), 50), 10_000) : 500;
-      // At most 50 points, evenly spaced in the path, its ends kept.
-      const step = Math.max(1, Math.ceil((path.length - 1) / 49));
-      const kept = path.filter((_, i) => i % step === 0 || i === path.length - 1) as { x: number; y: number }[];
-      if (kept.length === 2) return { name: 'drag', body: { start: at(kept[0]!), end: at(kept[1]!), duration: `${total}ms`, options } };
-      return { name: 'drag', body: { path: kept.map(at), duration: `${Math.max(1, Math.round(total / (kept.length - 1)))}ms`, options } };
-    }
-    case 'scroll': {
-      const p = point(msg);
-      if (!p || !num(msg.deltaX) || !num(msg.deltaY)) return 'a scroll needs x, y, deltaX and deltaY';
-      return { name: 'scroll', body: { ...at(p), scrollX: Math.round(msg.deltaX * scale), scrollY: Math.round(msg.deltaY * scale), options } };
-    }
-    case 'type':
-      if (typeof msg.text !== 'string' || !msg.text || msg.text.length > 10_000) return 'type needs a text of 1 to 10000 characters';
-      return { name: 'type', body: { text: msg.text, options } };
-    case 'key': {
-      const keys = Array.isArray(msg.keys) ? msg.keys : [];
-      if (!keys.length || keys.length > 8 || keys.some((k) => typeof k !== 'string' || !kKeyNameSet.has(k))) return `key needs 1 to 8 key names of the API (${endpoints.pressKey.path})`;
-      return { name: 'pressKey', body: { keys, ...(msg.combination === true ? { combination: true } : {}), options } };
-    }
-    case 'button': {
-      if (typeof msg.button !== 'string') return 'button needs a name';
-      return { name: 'pressButton', body: { buttons: [msg.button], options } };
-    }
-    default:
-      return `unknown message type ${JSON.stringify(String(msg.type)).slice(0, 40)}`;
-  }
-}
-
-/** Registers the pages and their websockets (after registerWebsockets). */
 export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveView {
   const feeds = new Map<BoxEntry, Feed>();
   const minGapMs = 1000 / Math.max(1, Math.min(deps.maxFps ?? kMaxFps, 60));
@@ -341,10 +306,12 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
   let viewers = 0;
   const perTenant = new Map<string, number>();
   let closed = false;
+  /** What the run on each box last said it does (src/api/liveRun.ts): a new viewer is told at once. */
+  const runs = new WeakMap<BoxEntry, LiveRunState>();
 
   /** The signature first (so probing reveals nothing), then the box. */
-  function checkedEntry(url: URL): BoxEntry {
-    const m = kPathPattern.exec(url.pathname);
+  function checkedEntry(url: URL, pattern = kPathPattern): BoxEntry {
+    const m = pattern.exec(url.pathname);
     if (!m) throw new BoxflowError('NOT_FOUND', `no live view at ${url.pathname}`);
     verifyPresigned(deps.secret, url.pathname, url.searchParams);
     let id: string;
@@ -398,6 +365,16 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
       wsHandler: (ws, req) => watch(ws, admitted.get(req)!, `http://${req.headers.host ?? 'localhost'}`),
     });
   }
+  // The run's state, shown over the page; the URL's signature is the permission, as for the page.
+  app.put(`${kLiveViewPrefix}:boxId/run`, { bodyLimit: kMaxRunBody }, async (req, reply) => {
+    const entry = checkedEntry(new URL(req.url, 'http://localhost'), kRunPathPattern);
+    const problem = requestProblem(LiveRunState, req.body ?? {});
+    if (problem) throw problem;
+    const state = req.body as LiveRunState;
+    runs.set(entry, state);
+    for (const v of feeds.get(entry)?.viewers ?? []) sendJson(v.ws, { type: 'run', ...state });
+    return reply.code(204).send();
+  });
   app.get(`${kLiveViewAssetPrefix}live.js`, async (_req, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(liveViewScript()),
   );
@@ -446,6 +423,9 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
     });
     const { width, height } = entry.android ? { width: 0, height: 0 } : entry.linux.resolution;
     sendJson(ws, { type: 'hello', boxId: entry.record.id, boxType: entry.record.type, width, height, source: entry.android ? 'screencap' : 'screencast', maxFps: Math.round(1000 / minGapMs) });
+    if (feed.status) sendJson(ws, { type: 'status', text: feed.status });
+    const run = runs.get(entry);
+    if (run) sendJson(ws, { type: 'run', ...run });
     if (feed.last) sendFrame(viewer, feed.last);
     feed.start();
 

@@ -2,6 +2,8 @@
 // page's own path with the page's own pre-signed query, so the page embeds nothing secret and needs no
 // API key. The full page (`url`) has a bar with the box's details, a field to type into and a log of
 // the actions sent with their actionIds; the raw page (`rawUrl`) is the screen alone, for an iframe.
+// While a run says what it does (`boxflow test --live`, src/api/liveRun.ts), the full page shows its
+// flow, running step and actionId over the screen, and its steps beside it.
 
 export const kLiveViewAssetPrefix = '/live-view-static/';
 export const kLiveViewCsp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data: blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -26,13 +28,28 @@ body { display: flex; flex-direction: column; }
 #state[data-state="open"] { color: #6fcf7f; }
 #state[data-state="closed"] { color: #e07070; }
 #typing { flex: 1; max-width: 360px; background: #111316; color: #eee; border: 1px solid #3a3f46; border-radius: 4px; padding: 3px 6px; }
+#main { flex: 1; display: flex; min-height: 0; }
 #stage { flex: 1; position: relative; min-height: 0; }
+#run { position: absolute; left: 8px; top: 8px; max-width: calc(100% - 16px); padding: 4px 8px; background: rgba(0,0,0,.72); border-radius: 4px; pointer-events: none; }
+#run-flow { color: #8b9097; font-size: 12px; }
+#run-step { color: #fff; font-weight: 600; }
+#run-action { font: 12px/1.4 ui-monospace, monospace; color: #9ecbff; }
+#run-action:empty { display: none; }
+#steps { width: 320px; margin: 0; padding: 6px 0; overflow: auto; list-style: none; background: #1b1e22; border-left: 1px solid #2c3036; font-size: 12px; }
+#steps li { padding: 2px 10px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+#steps li[data-status="running"] { background: #263445; color: #fff; }
+#steps li[data-status="failed"] .mark { color: #e07070; }
+#steps li[data-status="passed"] .mark { color: #6fcf7f; }
+#steps li[data-status="warned"] .mark { color: #e0b050; }
+#steps .mark { display: inline-block; width: 1.4em; }
+#steps .action { color: #8b9097; font-family: ui-monospace, monospace; margin-left: 6px; }
+body:not([data-run="1"]) #run, body:not([data-run="1"]) #steps { display: none; }
 #screen { position: absolute; inset: 0; margin: auto; max-width: 100%; max-height: 100%; background: #000; outline: none; cursor: crosshair; touch-action: none; }
 #log { max-height: 72px; overflow: auto; padding: 4px 10px; background: #1f2226; border-top: 1px solid #2c3036; font: 12px/1.4 ui-monospace, monospace; color: #9aa0a6; }
 #log .bad { color: #e07070; }
 #status { position: absolute; left: 8px; bottom: 8px; padding: 2px 6px; background: rgba(0,0,0,.6); border-radius: 3px; font-size: 12px; }
 #status:empty { display: none; }
-body[data-raw="1"] #bar, body[data-raw="1"] #log { display: none; }
+body[data-raw="1"] #bar, body[data-raw="1"] #log, body[data-raw="1"] #run, body[data-raw="1"] #steps { display: none; }
 </style>
 </head>
 <body data-raw="${opts.raw ? '1' : '0'}" data-box-id="${id}" data-box-type="${escapeHtml(opts.type)}">
@@ -44,7 +61,12 @@ body[data-raw="1"] #bar, body[data-raw="1"] #log { display: none; }
   <span id="state" data-state="connecting">connecting…</span>
   <input id="typing" placeholder="type here and press Enter to send the text to the box" autocomplete="off">
 </div>
-<div id="stage"><canvas id="screen" tabindex="0" width="1" height="1"></canvas><div id="status"></div></div>
+<div id="main">
+  <div id="stage"><canvas id="screen" tabindex="0" width="1" height="1"></canvas><div id="status"></div>
+    <div id="run"><div id="run-flow"></div><div id="run-step"></div><div id="run-action"></div></div>
+  </div>
+  <ol id="steps" aria-label="steps of the run"></ol>
+</div>
 <div id="log"></div>
 <script src="${kLiveViewAssetPrefix}live.js"></script>
 </body>
@@ -69,12 +91,18 @@ function liveViewClient(): void {
   const infoEl = document.getElementById('info')!;
   const logEl = document.getElementById('log')!;
   const typing = document.getElementById('typing') as HTMLInputElement;
+  const runFlowEl = document.getElementById('run-flow')!;
+  const runStepEl = document.getElementById('run-step')!;
+  const runActionEl = document.getElementById('run-action')!;
+  const stepsEl = document.getElementById('steps')!;
   const keyNames: Record<string, string> = {
     Enter: 'enter', Backspace: 'backspace', Tab: 'tab', Escape: 'escape', Delete: 'delete', Insert: 'insert', Home: 'home', End: 'end',
     PageUp: 'pageUp', PageDown: 'pageDown', ArrowUp: 'arrowUp', ArrowDown: 'arrowDown', ArrowLeft: 'arrowLeft', ArrowRight: 'arrowRight', ' ': 'space',
   };
   const modifiers: Record<string, string> = { Control: 'control', Alt: 'alt', Shift: 'shift', Meta: 'meta' };
-  const view = { frames: 0, seq: 0, screen: { width: 0, height: 0 }, actions: [] as { id: number; actionId?: string; ok: boolean; message?: string; code?: string }[], open: false };
+  type RunStep = { id: string; label: string; status: string; actionId?: string };
+  type Run = { flow: { name: string; attempt: number; status: string }; steps: RunStep[]; earlier?: number };
+  const view = { frames: 0, seq: 0, screen: { width: 0, height: 0 }, actions: [] as { id: number; actionId?: string; ok: boolean; message?: string; code?: string }[], open: false, run: undefined as Run | undefined };
   (window as unknown as { liveView: typeof view }).liveView = view;
 
   const setState = (state: string, text: string) => {
@@ -100,6 +128,53 @@ function liveViewClient(): void {
     canvas.style.height = `${Math.floor(height * k)}px`;
   };
   window.addEventListener('resize', fit);
+
+  // The run over the screen: its flow, the step running (the innermost, newest), and an actionId:
+  // the running step's, else the newest step's that has one, named by its step.
+  const marks: Record<string, string> = { running: '▶', passed: '✓', failed: '✗', warned: '!', skipped: '–' };
+  const showRun = (run: Run) => {
+    const first = !view.run;
+    view.run = run;
+    body.dataset.run = '1';
+    const steps = Array.isArray(run.steps) ? run.steps : [];
+    const newestFirst = [...steps].reverse();
+    const running = newestFirst.find((st) => st.status === 'running');
+    const shown = running ?? steps.at(-1);
+    const acted = running?.actionId ? running : newestFirst.find((st) => st.actionId);
+    runFlowEl.textContent = `${run.flow.name}${run.flow.attempt > 1 ? ` · attempt ${run.flow.attempt}` : ''} · ${run.flow.status}`;
+    runStepEl.textContent = shown ? `${marks[shown.status] ?? ''} ${shown.id}  ${shown.label}` : 'starting…';
+    runActionEl.textContent = acted ? `actionId ${acted.actionId}${acted === running ? '' : ` (step ${acted.id})`}` : '';
+    const items = steps.map((st) => {
+      const li = document.createElement('li');
+      li.dataset.stepId = st.id;
+      li.dataset.status = st.status;
+      li.style.paddingLeft = `${10 + 14 * (st.id.split('.').length - 1)}px`;
+      const mark = document.createElement('span');
+      mark.className = 'mark';
+      mark.textContent = marks[st.status] ?? '';
+      const label = document.createElement('span');
+      label.className = 'label';
+      label.textContent = `${st.id}  ${st.label}`;
+      li.append(mark, label);
+      if (st.actionId) {
+        const action = document.createElement('span');
+        action.className = 'action';
+        action.textContent = st.actionId;
+        li.append(action);
+      }
+      li.title = `${st.id} ${st.label}${st.actionId ? `\nactionId ${st.actionId}` : ''}`;
+      return li;
+    });
+    if (run.earlier) {
+      const li = document.createElement('li');
+      li.textContent = `… ${run.earlier} earlier step${run.earlier === 1 ? '' : 's'}`;
+      items.unshift(li);
+    }
+    stepsEl.replaceChildren(...items);
+    const runningItems = stepsEl.querySelectorAll('[data-status="running"]');
+    (runningItems[runningItems.length - 1] ?? stepsEl.lastElementChild)?.scrollIntoView({ block: 'nearest' });
+    if (first) fit(); // the list now takes its share of the width
+  };
 
   const wsUrl = new URL(location.href);
   wsUrl.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -164,6 +239,8 @@ function liveViewClient(): void {
         infoEl.textContent = `${String(msg.boxType)} · ${String(msg.source)} · up to ${String(msg.maxFps)} fps`;
       } else if (msg.type === 'status') {
         statusEl.textContent = String(msg.text ?? '');
+      } else if (msg.type === 'run') {
+        showRun(msg as unknown as Run);
       } else if (msg.type === 'action') {
         view.actions.push({ id: Number(msg.id), ok: msg.ok === true, ...(msg.actionId ? { actionId: String(msg.actionId) } : {}), ...(msg.message ? { message: String(msg.message) } : {}), ...(msg.code ? { code: String(msg.code) } : {}) });
         logLine(msg.ok ? `${String(msg.actionId)}  ${String(msg.message ?? 'done')}` : `${String(msg.actionId ?? '')}  ${String(msg.code)}: ${String(msg.message)}`, msg.ok !== true);
