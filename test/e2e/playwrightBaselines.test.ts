@@ -79,26 +79,30 @@ function pngs(dir = project): string[] {
   });
 }
 
-const kPage = "data:text/html,<body style='margin:0;background:%23fff'><h1 style='font:40px sans-serif;color:%23036'>Welcome</h1></body>";
+const page = (text: string) => `data:text/html,<body style='margin:0;background:%23fff'><h1 style='font:40px sans-serif;color:%23036'>${text}</h1></body>`;
 
 test('a flow run by boxflow test and by box.run() in a Playwright test keeps one baseline, at the flow', { timeout: 300_000 }, async () => {
   mkdirSync(join(project, 'flows'), { recursive: true });
   mkdirSync(join(project, 'tests'), { recursive: true });
-  writeFileSync(join(project, 'flows/welcome.flow.yaml'), `name: Welcome page\nsteps:\n  - openTab: "${kPage}"\n  - assertVisible: Welcome\n  - assertScreenshot: welcome\n`);
+  writeFileSync(join(project, 'flows/welcome.flow.yaml'), `name: Welcome page\nsteps:\n  - openTab: "${page('Welcome')}"\n  - assertVisible: Welcome\n  - assertScreenshot: welcome\n`);
+  // A function flow too: its expect(box).toMatchScreenshot is the flow's, wherever it runs.
+  const tsFlow = relative(join(project, 'flows'), join(repoRoot, 'src/flow/tsFlow.js'));
+  writeFileSync(join(project, 'flows/hello.flow.ts'), `import { flow } from '${tsFlow}';\n\nexport default flow('Hello page', async ({ box, expect }) => {\n  await box.openTab("${page('Hello')}");\n  await expect(box).toShow('Hello');\n  await expect(box).toMatchScreenshot('hello');\n});\n`);
   writeFileSync(join(project, 'playwright.config.ts'), `import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', outputDir: 'test-results', timeout: 90_000, workers: 1, retries: 0 });\n`);
   const boxflowTestEntry = relative(join(project, 'tests'), join(repoRoot, 'src/playwright/index.js'));
-  writeFileSync(join(project, 'tests/welcome.spec.ts'), `import { test } from '${boxflowTestEntry}';\n\ntest('the welcome page', async ({ box }) => {\n  await box.run('flows/welcome.flow.yaml');\n});\n`);
+  writeFileSync(join(project, 'tests/welcome.spec.ts'), `import { test } from '${boxflowTestEntry}';\n\ntest('the welcome page', async ({ box }) => {\n  await box.run('flows/welcome.flow.yaml');\n  await box.run('flows/hello.flow.ts');\n});\n`);
 
-  // boxflow test writes the flow's baseline (missing ones only) and passes.
-  const first = await boxflowTest('flows/welcome.flow.yaml', '--update-snapshots', 'missing');
+  // boxflow test writes each flow's baseline (missing ones only) and passes.
+  const first = await boxflowTest('flows', '--update-snapshots', 'missing');
   assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
   const baseline = join('flows', '__screenshots__', 'Welcome-page', 'welcome-linux.png');
-  assert.deepEqual(pngs(), [baseline]);
+  const baselines = [join('flows', '__screenshots__', 'Hello-page', 'hello-linux.png'), baseline];
+  assert.deepEqual(pngs().sort(), baselines);
 
   // The Playwright test runs the same flow against that baseline, and writes none of its own.
   const same = await playwrightTest();
   assert.equal(same.status, 'passed', same.error);
-  assert.deepEqual(pngs(), [baseline], 'box.run() wrote a second baseline');
+  assert.deepEqual(pngs().sort(), baselines, 'box.run() wrote baselines of its own');
 
   // It is that file it compares with: changed, the Playwright test fails on it...
   const png = PNG.sync.read(readFileSync(join(project, baseline)));
@@ -114,5 +118,5 @@ test('a flow run by boxflow test and by box.run() in a Playwright test keeps one
   assert.equal(updated.code, 0, `${updated.stdout}\n${updated.stderr}`);
   const again = await playwrightTest();
   assert.equal(again.status, 'passed', again.error);
-  assert.deepEqual(pngs(), [baseline]);
+  assert.deepEqual(pngs().sort(), baselines);
 });
