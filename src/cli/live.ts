@@ -50,7 +50,7 @@ class BoxPage {
     if (!this.runUrl || this.#off) return;
     this.#state = state;
     this.#dirty = true;
-    this.#sending ??= this.#drain().finally(() => (this.#sending = undefined));
+    this.#sending ??= this.#drain();
   }
 
   /** Resolves once the newest state is on the page (or given up). */
@@ -59,16 +59,21 @@ class BoxPage {
   }
 
   async #drain(): Promise<void> {
-    while (this.#dirty && !this.#off) {
-      this.#dirty = false;
-      const body = JSON.stringify(this.#state);
-      try {
-        const res = await request(this.runUrl!, { method: 'PUT', headers: { 'content-type': 'application/json' }, body, headersTimeout: kPutTimeoutMs, bodyTimeout: kPutTimeoutMs });
-        const text = await res.body.text();
-        if (res.statusCode >= 300) this.#stop(`it answered ${res.statusCode} ${text.slice(0, 200)}`);
-      } catch (err) {
-        this.#stop((err as Error).message);
+    try {
+      while (this.#dirty && !this.#off) {
+        this.#dirty = false;
+        const body = JSON.stringify(this.#state);
+        try {
+          const res = await request(this.runUrl!, { method: 'PUT', headers: { 'content-type': 'application/json' }, body, headersTimeout: kPutTimeoutMs, bodyTimeout: kPutTimeoutMs });
+          const text = await res.body.text();
+          if (res.statusCode >= 300) this.#stop(`it answered ${res.statusCode} ${text.slice(0, 200)}`);
+        } catch (err) {
+          this.#stop((err as Error).message);
+        }
       }
+    } finally {
+      // In the same turn as the last check of #dirty: a state shown after it starts a new drain.
+      this.#sending = undefined;
     }
   }
 
