@@ -383,7 +383,7 @@ function crc32(data: Buffer): number {
   return (c ^ -1) >>> 0;
 }
 
-function chunk(type: string, body: Buffer): Buffer {
+export function chunk(type: string, body: Buffer): Buffer {
   const out = Buffer.allocUnsafe(12 + body.length);
   out.writeUInt32BE(body.length, 0);
   out.write(type, 4, 'latin1');

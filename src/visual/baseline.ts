@@ -3,6 +3,8 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { BoxflowError } from '../errors.js';
+import type { Rect } from '../png/png.js';
+import { pngText, withPngText } from '../png/text.js';
 
 export const kDefaultBaselineTemplate = '{flowDir}/__screenshots__/{flowName}/{name}-{boxType}.png';
 
@@ -76,12 +78,38 @@ export function decideBaseline(mode: UpdateMode, exists: boolean, pass: boolean 
   return 'compare';
 }
 
-/** Writes a baseline atomically (temp file + rename), creating its directory. */
-export async function writeBaseline(path: string, png: Buffer): Promise<void> {
+/** Where each masked element was (its rectangles, in the image's pixels), by the mask's selector as described. */
+export type NamedMasks = Record<string, Rect[]>;
+
+const kMasksKeyword = 'boxflow:masks';
+
+/**
+ * Writes a baseline atomically (temp file + rename), creating its directory. `masks` go inside the
+ * PNG: where each masked element was when the baseline was taken. A masked element that changes size
+ * (a clock going from 9 to 10) covers other pixels in the next screenshot, and the comparison must
+ * ignore both places (baselineMasks).
+ */
+export async function writeBaseline(path: string, png: Buffer, masks?: NamedMasks): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(tmp, png);
+  await writeFile(tmp, masks && Object.keys(masks).length ? withPngText(png, kMasksKeyword, JSON.stringify(masks)) : png);
   await rename(tmp, path);
+}
+
+const isRect = (r: unknown): r is Rect => typeof r === 'object' && r !== null && (['x', 'y', 'width', 'height'] as const).every((k) => Number.isFinite((r as Record<string, unknown>)[k]));
+
+/** The masks a baseline was written with (writeBaseline); none for a PNG written otherwise, or one whose note is not what boxflow wrote. */
+export function baselineMasks(png: Buffer): NamedMasks {
+  const text = pngText(png, kMasksKeyword);
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, Rect[]] => Array.isArray(e[1]) && e[1].every(isRect)));
 }
 
 export interface FailureImages {

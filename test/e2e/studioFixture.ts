@@ -49,9 +49,15 @@ export async function openStudio(page: Page, file: string, cwd: string): Promise
   const studio = await launchStudio(file, cwd);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(studio.url);
-  await expect(page.getByTestId('file')).toContainText(file.split('/').pop()!, { timeout: 20_000 });
-  expect(errors).toEqual([]);
+  try {
+    await page.goto(studio.url);
+    await expect(page.getByTestId('file')).toContainText(file.split('/').pop()!, { timeout: 20_000 });
+    expect(errors).toEqual([]);
+  } catch (err) {
+    // The caller's finally never sees this studio: stop it here, or its box (a browser) outlives the test.
+    await studio.stop().catch(() => {});
+    throw err;
+  }
   return studio;
 }
 

@@ -8,7 +8,7 @@ import { BoxflowError, kStepValue } from '../../errors.js';
 import type { Rect } from '../../flow/types.js';
 import { query, describeSelector } from '../../layout/index.js';
 import type { LayoutNode, LayoutTree, Selector } from '../../layout/types.js';
-import { clampRect, compareImages, cropRgba, decideBaseline, decodePng, encodePng, pngSize, resolveBaselinePath, stableCapture, writeBaseline, writeFailureImages, type BaselineWritten } from '../../visual/index.js';
+import { baselineMasks, clampRect, compareImages, cropRgba, decideBaseline, decodePng, encodePng, pngSize, resolveBaselinePath, stableCapture, writeBaseline, writeFailureImages, type BaselineWritten, type MaskedFrame, type NamedMasks } from '../../visual/index.js';
 import { pollUntil } from '../poll.js';
 import { attachEvidence } from './target.js';
 import { handler, type StepHandler, type StepRun } from './types.js';
@@ -82,24 +82,28 @@ async function toRects(run: StepRun, items: (Selector | Rect)[]): Promise<Rect[]
 
 /**
  * Masks as Playwright has them: each selector paints what it matches in one look at the layout, and
- * one that matches nothing masks nothing (never a failure, never a wait). Those are named in `note`.
+ * one that matches nothing masks nothing (never a failure, never a wait). The layout is looked at
+ * again for each frame taken, as a masked element may move or grow (a clock going from 9 to 10).
  */
-async function maskRects(run: StepRun, items: (Selector | Rect)[]): Promise<{ rects: Rect[]; note?: string }> {
+async function lookMasks(run: StepRun, selectors: Selector[]): Promise<{ masks: NamedMasks; unmatched: Selector[] }> {
   const s = run.rt.state.scale;
-  const scaled = (r: Rect): Rect => ({ x: r.x * s, y: r.y * s, width: r.width * s, height: r.height * s });
-  const rects = items.filter(isRect).map(scaled);
-  const selectors = items.filter((item): item is Selector => !isRect(item));
-  if (!selectors.length) return { rects };
   const tree = await run.rt.layout.tree(run.signal);
   run.rt.layout.requireGeometry(tree, `mask ${describeSelector(selectors[0]!)}`);
+  const masks: NamedMasks = {};
   const unmatched: Selector[] = [];
   for (const selector of selectors) {
     const nodes = query(tree, selector);
     if (!nodes.length) unmatched.push(selector);
-    for (const { bounds: b } of nodes) rects.push(scaled({ x: b!.left, y: b!.top, width: b!.right - b!.left, height: b!.bottom - b!.top }));
+    const key = describeSelector(selector);
+    masks[key] = [...(masks[key] ?? []), ...nodes.map(({ bounds: b }) => ({ x: b!.left * s, y: b!.top * s, width: (b!.right - b!.left) * s, height: (b!.bottom - b!.top) * s }))];
   }
-  if (!unmatched.length) return { rects };
-  return { rects, note: `${unmatched.length === 1 ? 'mask' : 'masks'} ${unmatched.map((m) => describeSelector(m)).join(', ')} matched nothing on the screen, so ${unmatched.length === 1 ? 'it masks' : 'they mask'} nothing` };
+  return { masks, unmatched };
+}
+
+/** What a step notes about masks that matched nothing. */
+function unmatchedNote(unmatched: Selector[]): string | undefined {
+  if (!unmatched.length) return undefined;
+  return `${unmatched.length === 1 ? 'mask' : 'masks'} ${unmatched.map((m) => describeSelector(m)).join(', ')} matched nothing on the screen, so ${unmatched.length === 1 ? 'it masks' : 'they mask'} nothing`;
 }
 
 export const screenshot: StepHandler<'screenshot'> = handler(['name', 'crop'], async (step, run) => {
@@ -143,24 +147,35 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = handler(['name'
   const rel = relative(rt.options.rootDir, baseline);
   const outDir = resolve(rt.options.outputDir, 'visual', rt.info.id);
   const outRel = (p: string) => relative(rt.options.outputDir, p);
-  const capture = () => captureOnce(run);
   const maxDiffPixelRatio = diffRatio(step.maxDiffPixelRatio, (run.written as typeof step).maxDiffPixelRatio);
   const crop = step.crop ? (await toRects(run, [step.crop]))[0] : undefined;
   const clip = step.clip ? (await toRects(run, [step.clip]))[0] : undefined;
-  // Masks are looked up once the crop and clip have come: what they match then is masked. With a
-  // crop, the compared image is that region alone: masks move with it.
-  const { rects: screenMasks, note } = step.mask ? await maskRects(run, step.mask) : { rects: [] };
-  const masks = crop ? screenMasks.map((m) => ({ ...m, x: m.x - crop.x, y: m.y - crop.y })) : screenMasks;
+  // With a crop, the compared image is that region alone: masks move with it.
+  const toImage = (r: Rect): Rect => (crop ? { ...r, x: r.x - crop.x, y: r.y - crop.y } : r);
+  const s = rt.state.scale;
+  const fixedMasks = (step.mask ?? []).filter(isRect).map((r) => ({ x: r.x * s, y: r.y * s, width: r.width * s, height: r.height * s }));
+  const maskSelectors = (step.mask ?? []).filter((m): m is Selector => !isRect(m));
+  let unmatched: Selector[] = [];
+  // Each frame with where the masked elements were when it was taken (looked up once it came).
+  const capture = async (): Promise<MaskedFrame> => {
+    const png = await captureOnce(run);
+    if (!maskSelectors.length) return { png, masks: {} };
+    const look = await lookMasks(run, maskSelectors);
+    unmatched = look.unmatched;
+    return { png, masks: look.masks };
+  };
   try {
     await compareScreen();
   } finally {
     // Said on the step whatever its outcome (the report shows it beside the step).
+    const note = unmatchedNote(unmatched);
     if (note) run.record.message = run.record.message ? `${run.record.message}; ${note}` : note;
   }
 
   async function compareScreen(): Promise<void> {
-    const settled = await stableCapture(capture, { timeoutMs: run.timeoutMs, masks: screenMasks, ...(clip ?? crop ? { clip: (clip ?? crop)! } : {}), signal: run.signal });
+    const settled = await stableCapture(capture, { timeoutMs: run.timeoutMs, masks: fixedMasks, ...(clip ?? crop ? { clip: (clip ?? crop)! } : {}), signal: run.signal });
     const frame = crop ? { ...settled, png: cropPng(settled.png, crop), ...('previous' in settled ? { previous: cropPng(settled.previous, crop) } : {}) } : settled;
+    const frameMasks: NamedMasks = Object.fromEntries(Object.entries(settled.masks).map(([k, rects]) => [k, rects.map(toImage)]));
     const captureMode = rt.state.captureMode ?? 'screenshot';
     const visual: NonNullable<typeof run.record.visual> = { name, baseline: rel, capture: captureMode };
     run.record.visual = visual;
@@ -174,7 +189,7 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = handler(['name'
     const mode = rt.options.baselines.update;
     const exists = existsSync(baseline);
     const write = async (why: BaselineWritten) => {
-      await writeBaseline(baseline, frame.png);
+      await writeBaseline(baseline, frame.png, frameMasks);
       visual.written = why;
       rt.hooks.baselineWritten(rel, why);
       run.record.message = `baseline ${why === 'missing' ? 'written' : 'updated'}: ${rel}`;
@@ -195,11 +210,14 @@ export const assertScreenshot: StepHandler<'assertScreenshot'> = handler(['name'
     if (before === 'write-all') return write('all');
 
     const expected = await readFile(baseline);
+    // A masked element is ignored where it is now and where it was in the baseline (a clock that
+    // showed 18 then and shows 4 now); the baseline's masks of selectors the step no longer has are not.
+    const then = Object.entries(baselineMasks(expected)).filter(([k]) => k in frameMasks).flatMap(([, rects]) => rects);
     const result = await compareImages(expected, frame.png, {
       threshold: step.threshold,
       maxDiffPixels: step.maxDiffPixels,
       maxDiffPixelRatio,
-      masks,
+      masks: [...fixedMasks.map(toImage), ...Object.values(frameMasks).flat(), ...then],
       clip,
     });
     visual.diffPixels = result.diffPixels;
