@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { cliPath, readResults, tempProject } from './helpers.js';
+import { cliPath, readResults, repoRoot, tempProject } from './helpers.js';
 
 /** Requests held until the test lets them through. */
 class Gate {
@@ -100,6 +100,8 @@ test('the live view of `boxflow test --live` shows the running step over the scr
   expect(shownActionId).toMatch(/\S/);
   await expect(page.locator('#run-action')).toHaveText(`actionId ${shownActionId} (step 3)`);
   await expect(page.locator('#steps li')).toHaveCount(4);
+  // BOXFLOW_WRITE_DOCS=1 also writes the README's picture of a live run, docs/live.png.
+  if (process.env.BOXFLOW_WRITE_DOCS) await page.screenshot({ path: join(repoRoot, 'docs/live.png') });
 
   ready.open();
   expect(await exited, `${stdout}\n${stderr}`).toBe(0);
