@@ -132,7 +132,8 @@ export function explain(schema: JsonSchema, v: unknown, path: Path, defs: Defs):
     const strings = s.enum.filter((e): e is string => typeof e === 'string');
     const suggestion = typeof v === 'string' ? didYouMean(v, strings, strings.length > 50 ? kKeyAliases : {}) : undefined;
     const list = strings.length > 12 ? `${strings.slice(0, 12).join(', ')}, ...` : strings.join(', ');
-    const what = strings.length > 50 ? 'is not a key name' : `must be one of ${list}`;
+    // A long list names itself by its title (an ARIA role); the long one without a title is the key names.
+    const what = strings.length > 50 ? (typeof s.title === 'string' ? `is not ${s.title}` : 'is not a key name') : `must be one of ${list}`;
     add(`${typeof v === 'string' ? JSON.stringify(v) : describeValue(v)} ${what}${hint(suggestion)}`, suggestion ? { suggestion } : {});
     return out;
   }

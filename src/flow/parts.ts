@@ -3,6 +3,7 @@
 import { kKeyNames, kPhases } from '../api/schemas.js';
 import { kDurationPattern } from '../api/duration.js';
 import type { ErrorCode } from '../errors.js';
+import { kAriaRoles } from '../layout/aria.js';
 import { kSelectorKeys as kLayoutSelectorKeys, kTraits, type SelectorKey } from '../layout/types.js';
 
 export type JsonSchema = { [key: string]: unknown };
@@ -55,6 +56,10 @@ export const kSelectorProps: Record<SelectorKey, JsonSchema> = {
   textContains: { type: 'string', description: 'Text containing this substring.' },
   id: { type: 'string', description: 'Android resource-id (whole or the part after /); HTML id; or /regex/flags.' },
   desc: { type: 'string', description: 'Android content-desc; HTML aria-label, alt or title; or /regex/flags.' },
+  role: { ...ref('role'), description: 'ARIA role, explicit or implicit (button, link, textbox, checkbox, heading, ...), as getByRole; Android: from the class (Button, EditText, CheckBox, ...).' },
+  name: { type: 'string', description: 'With role: the accessible name (aria-labelledby, aria-label, <label>, alt, title, text; Android: content-desc, else text); exact or /regex/flags.' },
+  label: { type: 'string', description: 'A form field by the text of its <label>, aria-label or aria-labelledby (HTML), as getByLabel; exact or /regex/flags.' },
+  placeholder: { type: 'string', description: 'A field by its placeholder (HTML placeholder, Android hint), as getByPlaceholder; exact or /regex/flags.' },
   class: { type: 'string', description: 'Android class; HTML tag; or /regex/flags.' },
   css: { type: 'string', description: 'CSS selector (HTML boxes).' },
   xpath: { type: 'string', description: 'XPath (Android boxes).' },
@@ -128,6 +133,7 @@ export const kDefinitions: Record<string, JsonSchema> = {
     anyOf: [{ type: 'string', minLength: 1 }, ref('selectorObject')],
   },
   selectorObject: { ...selectorObject(), minProperties: 1 },
+  role: { type: 'string', enum: [...kAriaRoles], title: 'an ARIA role (button, link, textbox, checkbox, heading, ...)' },
   target: targetSchema(),
   pathPoint: { title: 'a point {x, y} or [x, y]', anyOf: [pointObject(), pointArray] },
   rect: {

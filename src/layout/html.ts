@@ -2,7 +2,7 @@
 // (`fromDomSnapshot`): rendered text, desc, states, and which elements never render.
 import { Parser } from 'htmlparser2';
 import type { LayoutNode, LayoutTree } from './types.js';
-import { defaultState, makeNode, registerTree, setTextRuns } from './tree.js';
+import { addContent, defaultState, makeNode, markUnrendered, registerTree, setTextRuns } from './tree.js';
 
 /** Elements whose content never renders. */
 export const kHiddenTags = new Set(['head', 'script', 'style', 'template', 'noscript']);
@@ -146,6 +146,7 @@ export class HtmlTreeBuilder {
     if (isPasswordInput(tag, attributes) && attributes.value) attributes.value = maskSecret(attributes.value);
     const node = makeNode(tag, attributes, parent);
     parent.children.push(node);
+    addContent(parent, node);
     node.id = attributes.id ?? '';
     node.desc = attributes['aria-label'] || attributes.alt || attributes.title || '';
     const role = attributes.role;
@@ -179,6 +180,7 @@ export class HtmlTreeBuilder {
     else piece = lf.replace(/[ \t\n\f]+/g, ' ');
     frame.pieces.push(piece);
     frame.run.push(piece);
+    addContent(frame.node, data);
   }
 
   /**
@@ -189,6 +191,7 @@ export class HtmlTreeBuilder {
     const frame = this._stack.pop()!;
     const { node } = frame;
     const hidden = selfHidden ?? frame.selfHidden;
+    if (hidden) markUnrendered(node);
     const tag = node.tag;
     this.end[node.order] = this.nodes.length - 1;
     if (live?.checked !== undefined) node.state.checked = live.checked;

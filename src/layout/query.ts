@@ -16,6 +16,7 @@ import {
   type SelectorKeyKind,
   type SelectorObject,
 } from './types.js';
+import { accessibleName, ariaHidden, kAriaRoles, kNoAndroidLabel, labelTexts, roleOf } from './aria.js';
 import { cssMatches } from './css.js';
 import { containsMatcher, normaliseText, parseRegexLiteral, textMatcher, type TextMatcher } from './text.js';
 import { hintOf, normDesc, normHint, normText, textRuns, treeIndex, type TreeIndex } from './tree.js';
@@ -43,6 +44,7 @@ const isSize = (v: unknown): boolean => {
 const kValueRules: Record<SelectorKeyKind, [string, (v: unknown) => boolean]> = {
   pattern: ['a string', (v) => typeof v === 'string'],
   string: ['a string', (v) => typeof v === 'string'],
+  role: ['an ARIA role (button, link, textbox, checkbox, heading, ...)', (v) => typeof v === 'string' && (kAriaRoles as readonly string[]).includes(v)],
   traits: [`a non-empty list of ${kTraits.join(', ')}`, (v) => Array.isArray(v) && v.length > 0 && v.every((t) => (kTraits as readonly unknown[]).includes(t))],
   size: ['{width, height, tolerance} (numbers >= 0, width or height required)', isSize],
   index: ['a whole number (negative counts from the end)', (v) => Number.isInteger(v)],
@@ -51,6 +53,8 @@ const kValueRules: Record<SelectorKeyKind, [string, (v: unknown) => boolean]> = 
   selector: ['a selector', isSelectorValue],
   selectors: ['a non-empty list of selectors', (v) => Array.isArray(v) && v.length > 0 && v.every(isSelectorValue)],
 };
+
+export const kNameWithoutRole = '"name" is the accessible name of a role: give the role too, e.g. { role: button, name: "Sign in" }';
 
 /** A bare string is `{text}`; an object is checked key by key (INVALID_ARGUMENT on a bad one). */
 export function toSelectorObject(selector: Selector): SelectorObject {
@@ -65,6 +69,7 @@ export function toSelectorObject(selector: Selector): SelectorObject {
     const [want, ok] = kValueRules[kind];
     if (!ok(value)) throw new BoxflowError('INVALID_ARGUMENT', `selector key "${key}" takes ${want}, got ${JSON.stringify(value)}`);
   }
+  if (selector.name !== undefined && selector.role === undefined) throw new BoxflowError('INVALID_ARGUMENT', kNameWithoutRole);
   return selector;
 }
 
@@ -237,6 +242,27 @@ function select(tree: LayoutTree, selector: Selector, opts: QueryOptions, innerm
   if (sel.desc !== undefined) {
     const m = textMatcher(sel.desc);
     preds.push((i) => m(nodes[i]!.desc, normDesc(idx, i)));
+  }
+  if (sel.placeholder !== undefined) {
+    const m = textMatcher(sel.placeholder);
+    preds.push((i) => hintOf(nodes[i]!) !== '' && m(hintOf(nodes[i]!), normHint(idx, i)));
+  }
+  if (sel.label !== undefined) {
+    if (tree.format !== 'html') throw new BoxflowError('STEP_INVALID', kNoAndroidLabel);
+    const m = textMatcher(sel.label);
+    preds.push((i) => labelTexts(tree, nodes[i]!).some((t) => m(t, t)));
+  }
+  if (sel.role !== undefined) {
+    const role = sel.role;
+    // Playwright's getByRole leaves out what is hidden from assistive technology.
+    preds.push((i) => roleOf(tree, nodes[i]!) === role && !ariaHidden(nodes[i]!));
+    if (sel.name !== undefined) {
+      const m = textMatcher(sel.name);
+      preds.push((i) => {
+        const name = accessibleName(tree, nodes[i]!);
+        return m(name, name);
+      });
+    }
   }
   const hasText = sel.text !== undefined || sel.textContains !== undefined || (sel.traits ?? []).some((t) => t !== 'square');
   if (sel.text !== undefined) preds.push(anyTextField(textMatcher(sel.text), idx, parseRegexLiteral(sel.text) === null));

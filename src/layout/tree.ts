@@ -26,6 +26,33 @@ export function setTextRuns(node: LayoutNode, runs: string[]): void {
   kTextRuns.set(node, runs);
 }
 
+const kContent = new WeakMap<LayoutNode, (string | LayoutNode)[]>();
+const kUnrendered = new WeakSet<LayoutNode>();
+
+/**
+ * An HTML element's children as the document has them: its text nodes (raw) and its element
+ * children, in order. The accessible name of a button or link is computed from it (aria.ts), where
+ * a child's alt or aria-label stands for the child; undefined for Android nodes.
+ */
+export function contentOf(node: LayoutNode): readonly (string | LayoutNode)[] | undefined {
+  return kContent.get(node);
+}
+
+export function addContent(node: LayoutNode, part: string | LayoutNode): void {
+  const list = kContent.get(node);
+  if (list) list.push(part);
+  else kContent.set(node, [part]);
+}
+
+/** An HTML element that does not render (display: none, hidden, <script>...): its text is no one's name. */
+export function markUnrendered(node: LayoutNode): void {
+  kUnrendered.add(node);
+}
+
+export function isUnrendered(node: LayoutNode): boolean {
+  return kUnrendered.has(node);
+}
+
 export function isEmptyBounds(b: Bounds): boolean {
   return b.right <= b.left || b.bottom <= b.top;
 }

@@ -1,5 +1,6 @@
 // One node tree for every screen-layout format: Android uiautomator XML, HTML, and HTML with
 // geometry from the browser (CDP DOMSnapshot). Selector semantics are defined once, over this.
+import type { AriaRole } from './aria.js';
 
 /** Real screen pixels (not scaled), edges as Android writes them: [left,top][right,bottom]. */
 export interface Bounds {
@@ -63,6 +64,17 @@ export interface SelectorObject {
   textContains?: string;
   id?: string;
   desc?: string;
+  /**
+   * The element's ARIA role, explicit (`role=`) or implicit (`<button>`: button, `<a href>`: link,
+   * `<input>`: textbox, checkbox...; Android: from the class where it is obvious), as getByRole.
+   */
+  role?: AriaRole;
+  /** With `role`: its accessible name (aria-labelledby, aria-label, <label>, alt, title, its text; Android: content-desc, else text). Exact text or `/regex/flags`. */
+  name?: string;
+  /** A form field by its <label>, aria-label or aria-labelledby text (HTML only), as getByLabel. Exact text or `/regex/flags`. */
+  label?: string;
+  /** A field by its placeholder (HTML `placeholder`, Android `hint`), as getByPlaceholder. Exact text or `/regex/flags`. */
+  placeholder?: string;
   class?: string;
   css?: string;
   xpath?: string;
@@ -104,9 +116,9 @@ export interface SelectorSize {
 
 /**
  * What a selector key's value is: `pattern` is text that may be `/regex/flags`; `string` is plain
- * text; `position` a selector the node lies beside; `selector` / `selectors` nested selectors.
+ * text; `role` one of the ARIA roles; `position` a selector the node lies beside; `selector` / `selectors` nested selectors.
  */
-export type SelectorKeyKind = 'pattern' | 'string' | 'traits' | 'size' | 'index' | 'state' | 'position' | 'selector' | 'selectors';
+export type SelectorKeyKind = 'pattern' | 'string' | 'role' | 'traits' | 'size' | 'index' | 'state' | 'position' | 'selector' | 'selectors';
 
 /** The one list of selector keys (in the order messages print them); the compiler keeps it equal to SelectorObject. */
 export const kSelectorKeyKinds = {
@@ -114,6 +126,10 @@ export const kSelectorKeyKinds = {
   textContains: 'string',
   id: 'pattern',
   desc: 'pattern',
+  role: 'role',
+  name: 'pattern',
+  label: 'pattern',
+  placeholder: 'pattern',
   class: 'pattern',
   css: 'string',
   xpath: 'string',

@@ -3,6 +3,7 @@
 // the screen (screen.ts), the recorder of what the hand does (record.ts) and the list of steps (stepList.ts).
 import type { studioRecorder } from './record.js';
 import type { studioScreen } from './screen.js';
+import type { studioShotForm } from './shotForm.js';
 import type { studioStepList } from './stepList.js';
 
 export interface TreeNode {
@@ -25,6 +26,8 @@ interface Inspection {
   version: number;
   node: number;
   text: string;
+  /** A form field's value (absent for other elements). */
+  value?: string;
   dialect: string;
   best: Candidate;
   candidates: Candidate[];
@@ -56,7 +59,7 @@ export interface State {
   problem: string | null;
 }
 
-export function studioClient(parts: { screen: typeof studioScreen; record: typeof studioRecorder; stepList: typeof studioStepList }): void {
+export function studioClient(parts: { screen: typeof studioScreen; record: typeof studioRecorder; stepList: typeof studioStepList; shotForm: typeof studioShotForm }): void {
   const token = new URLSearchParams(location.search).get('token') ?? '';
   const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
   const canvas = $<HTMLCanvasElement>('screen');
@@ -299,7 +302,9 @@ export function studioClient(parts: { screen: typeof studioScreen; record: typeo
   });
 
   // ------------------------------------------------------------ the element's menu
-  const menuOpen = () => !menu.hidden;
+  const clip = (t: string) => `${t.slice(0, 30)}${t.length > 30 ? '…' : ''}`;
+  const shotForm = parts.shotForm({ form: $('shot-form'), el, toast, masks: () => studio.masks.map((m) => m.label) });
+  const menuOpen = () => !menu.hidden || shotForm.isOpen();
   const closeMenu = () => {
     menu.hidden = true;
   };
@@ -334,7 +339,8 @@ export function studioClient(parts: { screen: typeof studioScreen; record: typeo
       el('hr'),
       item('Assert visible', 'menu-assert-visible', () => void act('assertVisible', i)),
       item('Assert not visible', 'menu-assert-not-visible', () => void act('assertNotVisible', i)),
-      item(ins.text ? `Assert text "${ins.text.slice(0, 30)}${ins.text.length > 30 ? '…' : ''}"` : 'Assert text', 'menu-assert-text', () => void act('assertText', i)),
+      item(ins.text ? `Assert text "${clip(ins.text)}"` : 'Assert text', 'menu-assert-text', () => void act('assertText', i)),
+      ...(ins.value !== undefined ? [item(`Assert value "${clip(ins.value)}"`, 'menu-assert-value', () => void act('assertValue', i))] : []),
       el('hr'),
       ...(maestro
         ? []
@@ -344,9 +350,16 @@ export function studioClient(parts: { screen: typeof studioScreen; record: typeo
             placeHighlight();
             toast(`${studio.masks.length} element${studio.masks.length === 1 ? '' : 's'} masked in the next screenshot assertion`);
           })]),
-      item(maestro ? 'Take a screenshot (takeScreenshot)' : `Assert screenshot${studio.masks.length ? ` (${studio.masks.length} masked)` : ''}`, 'menu-assert-screenshot', () => {
-        const name = prompt('Name of the screenshot (its baseline file)', 'screen');
-        if (name) void act('assertScreenshot', i, { name, masks: studio.masks.map((m) => m.value) }).then((ok) => ok && ((studio.masks = []), placeHighlight()));
+      item(maestro ? 'Take a screenshot (takeScreenshot)…' : `Assert screenshot${studio.masks.length ? ` (${studio.masks.length} masked)` : ''}…`, 'menu-assert-screenshot', () => {
+        // The form in the page asks for the name and what the screenshot holds; the element is cropped to only when a selector singles it out.
+        shotForm.open(use.unique && use.kind !== 'point' ? show(use.value) : undefined, async ({ name, crop }) => {
+          const ok = await act('assertScreenshot', i, { name, crop, masks: studio.masks.map((m) => m.value) });
+          if (ok) {
+            studio.masks = [];
+            placeHighlight();
+          }
+          return ok;
+        });
       }),
       item('Copy selector', 'menu-copy', () => void navigator.clipboard?.writeText(show(use.value)).then(() => toast('copied'))),
     );

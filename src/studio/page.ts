@@ -3,6 +3,7 @@
 import { studioClient } from './client.js';
 import { studioRecorder } from './record.js';
 import { studioScreen } from './screen.js';
+import { studioShotForm } from './shotForm.js';
 import { studioStepList } from './stepList.js';
 
 export function studioPageHtml(): string {
@@ -95,6 +96,16 @@ pre#source { margin: 0; padding: 6px 10px; max-height: 220px; overflow: auto; ba
 #menu button { display: block; width: 100%; text-align: left; border: 0; background: none; padding: 5px 8px; border-radius: 4px; cursor: pointer; font: inherit; }
 #menu button:hover { background: #eef3ff; }
 #menu hr { border: 0; border-top: 1px solid var(--line); margin: 3px 0; }
+#shot-form { position: fixed; z-index: 11; left: 50%; top: 20%; transform: translateX(-50%); background: #fff; border: 1px solid var(--line); border-radius: 8px; box-shadow: 0 8px 30px rgba(0,0,0,.22); padding: 12px 14px; width: 420px; max-width: 90%; }
+#shot-form[hidden] { display: none; }
+#shot-form .title { font-weight: 600; margin-bottom: 8px; }
+#shot-form .field { display: flex; gap: 8px; align-items: center; margin-bottom: 8px; }
+#shot-form .field input { flex: 1; padding: 4px 6px; border: 1px solid var(--line); border-radius: 5px; font: 12px ui-monospace, monospace; }
+#shot-form .choice { display: block; margin: 3px 0; font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+#shot-form .err { color: var(--bad); font-size: 12px; min-height: 1em; }
+#shot-form .buttons { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }
+#shot-form button { border: 1px solid var(--line); background: #fff; border-radius: 5px; padding: 3px 10px; cursor: pointer; font: inherit; }
+#shot-form button.primary { background: var(--accent); border-color: var(--accent); color: #fff; font-weight: 600; }
 #toast { position: fixed; left: 50%; bottom: 16px; transform: translateX(-50%); background: #1d2127; color: #fff; padding: 6px 14px; border-radius: 6px; display: none; max-width: 70%; z-index: 20; }
 #toast.bad { background: var(--bad); }
 </style>
@@ -134,6 +145,7 @@ pre#source { margin: 0; padding: 6px 10px; max-height: 220px; overflow: auto; ba
   </section>
 </main>
 <div id="menu" data-testid="menu" hidden></div>
+<div id="shot-form" data-testid="shot-form" role="dialog" aria-label="Assert screenshot" hidden></div>
 <div id="toast" data-testid="toast"></div>
 <script src="/studio.js"></script>
 </body>
@@ -143,5 +155,5 @@ pre#source { margin: 0; padding: 6px 10px; max-height: 220px; overflow: auto; ba
 
 /** The script as the browser gets it; `__name` is what tsx's keepNames adds to functions (a no-op here). */
 export function studioScript(): string {
-  return `'use strict';\nvar __name = (f) => f;\n(${studioClient.toString()})({\n  screen: ${studioScreen.toString()},\n  record: ${studioRecorder.toString()},\n  stepList: ${studioStepList.toString()},\n});\n`;
+  return `'use strict';\nvar __name = (f) => f;\n(${studioClient.toString()})({\n  screen: ${studioScreen.toString()},\n  record: ${studioRecorder.toString()},\n  stepList: ${studioStepList.toString()},\n  shotForm: ${studioShotForm.toString()},\n});\n`;
 }

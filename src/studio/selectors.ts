@@ -1,9 +1,14 @@
 // The selector boxflow studio writes for an element: every candidate is run against the live layout
-// with the runner's own resolver (src/layout/query.ts), and the most robust one that matches only that
-// element wins: an id, then its text (or description), then a short CSS path (Linux boxes) or a class
-// with an index (Android), then, when nothing else singles it out, an index or a point. Each candidate
-// carries how many elements it matches, so the page can show why one was chosen.
+// with the runner's own resolver (src/layout/query.ts), and the first that matches only that element
+// wins, in the order a person would keep them (as Playwright's codegen prefers getByTestId,
+// getByRole, getByLabel, getByPlaceholder and getByText to CSS): an id the author wrote, a test id,
+// the role with its accessible name, the label, the placeholder, the text (or description), a
+// short CSS path (Linux boxes) or the class (Android), then, when nothing else singles it out, an
+// index or a point. Each candidate carries how many elements it matches, so the page can show why
+// one was chosen. Maestro has no role, label or placeholder selector: its files get the others.
+import { accessibleName, labelTexts, roleOf } from '../layout/aria.js';
 import { query } from '../layout/query.js';
+import { hintOf } from '../layout/tree.js';
 import { normaliseText, parseRegexLiteral } from '../layout/text.js';
 import type { LayoutNode, LayoutTree, Selector, SelectorObject } from '../layout/types.js';
 import { parseMaestroYaml } from '../flow/maestro.js';
@@ -13,7 +18,7 @@ export type Dialect = 'boxflow' | 'maestro';
 export interface Candidate {
   /** What the flow file gets (boxflow: a selector; Maestro: a selector as Maestro writes it). */
   value: unknown;
-  kind: 'id' | 'testId' | 'text' | 'desc' | 'css' | 'class' | 'index' | 'point';
+  kind: 'id' | 'testId' | 'role' | 'label' | 'placeholder' | 'text' | 'desc' | 'css' | 'class' | 'index' | 'point';
   /** Elements it matches in the layout (visible ones, as the runner sees them). */
   count: number;
   /** It matches exactly one element, and that is the element (or inside it, or what it is inside of). */
@@ -138,10 +143,10 @@ export function suggestSelectors(tree: LayoutTree, node: LayoutNode, dialect: Di
     candidates.push({ value, kind, count: found.length, unique: found.length === 1 && related(found[0]!, node) });
   };
   /** `value` narrowed to this node by its place among the matches (index), when it matches several. */
-  const indexed = (kind: Candidate['kind'], base: Record<string, unknown>) => {
+  const indexed = (base: Record<string, unknown>) => {
     const found = matches(base);
     const k = found.findIndex((m) => related(m, node));
-    if (found.length > 1 && k >= 0) add(kind === 'text' || kind === 'id' || kind === 'class' ? 'index' : kind, { ...base, index: k });
+    if (found.length > 1 && k >= 0) add('index', { ...base, index: k });
   };
 
   // 1. The id (Android: the part after the package first, as boxflow matches it).
@@ -150,21 +155,34 @@ export function suggestSelectors(tree: LayoutTree, node: LayoutNode, dialect: Di
   for (const id of ids) add('id', idValue(id));
   // 2. Test ids (a CSS attribute on the web: the author put them there for tests).
   if (web) for (const css of cssCandidates(node).filter((c) => c.startsWith('[data-'))) add('testId', { css });
-  // 3. The text, else the description (aria-label, alt, title; content-desc). A bare string is a text selector in both dialects.
+  // 3. What a person reads the element by: its role and accessible name, its label, its placeholder (boxflow only).
+  const role = dialect === 'boxflow' ? roleOf(tree, node) : undefined;
+  const roleName = role ? readableText(accessibleName(tree, node)) : undefined;
+  if (role && roleName && !kNamelessRoles.has(role)) add('role', { role, name: roleName });
+  if (dialect === 'boxflow' && web) {
+    const label = labelOf(tree, node);
+    if (label) add('label', { label });
+  }
+  const placeholder = dialect === 'boxflow' ? readableText(hintOf(node)) : undefined;
+  if (placeholder) add('placeholder', { placeholder });
+  // 4. The text, else the description (aria-label, alt, title; content-desc). A bare string is a text selector in both dialects.
   const text = readableText(node.text) ?? (web ? undefined : readableText(node.attributes.hint ?? ''));
   if (text) add('text', text);
   const desc = readableText(node.desc);
   if (desc && desc !== text) add('desc', dialect === 'maestro' ? desc : { desc });
-  // 4. A short CSS path (web), or the class (Android; Maestro has no class selector).
+  // A role alone singles out an element only when it is the one of its kind (the one text field).
+  if (role && !kNamelessRoles.has(role)) add('role', { role });
+  // 5. A short CSS path (web), or the class (Android; Maestro has no class selector).
   if (web) for (const css of cssCandidates(node).filter((c) => !c.startsWith('[data-'))) add('css', { css });
   else if (dialect === 'boxflow') add('class', { class: simpleClass(node.tag) });
-  // 5. Narrowed by index: the text's, the id's, the class's.
-  if (text) indexed('text', { text });
-  if (ids[0]) indexed('id', idValue(ids[0]));
-  if (!web && dialect === 'boxflow') indexed('class', { class: simpleClass(node.tag) });
+  // 6. Narrowed by index: the role's, the text's, the id's, the class's.
+  if (role && roleName && !kNamelessRoles.has(role)) indexed({ role, name: roleName });
+  if (text) indexed({ text });
+  if (ids[0]) indexed(idValue(ids[0]));
+  if (!web && dialect === 'boxflow') indexed({ class: simpleClass(node.tag) });
   const real = [...candidates];
   let best = real.find((c) => c.unique);
-  // 6. A point: the element's centre, as a share of the screen (it follows a resolution change).
+  // 7. A point: the element's centre, as a share of the screen (it follows a resolution change).
   if (!best && node.bounds && tree.screen) {
     const pct = (v: number, of: number) => `${Math.round((v / of) * 1000) / 10}%`;
     const x = pct((node.bounds.left + node.bounds.right) / 2, tree.screen.width);
@@ -173,6 +191,33 @@ export function suggestSelectors(tree: LayoutTree, node: LayoutNode, dialect: Di
     real.push(best);
   }
   return { best: best ?? real[0] ?? { value: dialect === 'maestro' ? { point: '50%,50%' } : '50%,50%', kind: 'point', count: 0, unique: false }, candidates: real };
+}
+
+/** Roles no one finds an element by: a wrapper, a paragraph, the page itself. */
+const kNamelessRoles = new Set(['generic', 'none', 'presentation', 'paragraph', 'document', 'rowgroup', 'list', 'listitem', 'group']);
+
+/** The one label a form field has (its <label>, aria-label or aria-labelledby text), when it reads well. */
+function labelOf(tree: LayoutTree, node: LayoutNode): string | undefined {
+  try {
+    const texts = labelTexts(tree, node);
+    return texts.length ? readableText(texts[0]!) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const kNoValueInputs = new Set(['checkbox', 'radio', 'file', 'hidden', 'password', 'submit', 'button', 'reset', 'image']);
+
+/**
+ * What a form field holds (its text in the layout is its value), for a value assertion; undefined
+ * for an element that is not a field, and for a password field, whose value the layout never shows.
+ */
+export function fieldValue(tree: LayoutTree, node: LayoutNode): string | undefined {
+  if (tree.format === 'html') {
+    const type = (node.attributes.type ?? '').toLowerCase();
+    if (!(node.tag === 'textarea' || node.tag === 'select' || (node.tag === 'input' && !kNoValueInputs.has(type)))) return undefined;
+  } else if (roleOf(tree, node) !== 'textbox' || node.attributes.password === 'true') return undefined;
+  return normaliseText(node.text);
 }
 
 /** A selector object (boxflow) with the node's text added, for a text assertion. */

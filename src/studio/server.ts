@@ -31,7 +31,7 @@ import { runFlows } from '../runner/run.js';
 import type { BoxInfo, RunResult, StepRecord } from '../runner/types.js';
 import { deleteStep, dialectOf, insertStep, moveStep, newFlowText, stepItems } from './flowFile.js';
 import { studioPageHtml, studioScript } from './page.js';
-import { elementAt, suggestSelectors, type Dialect, type Suggestion } from './selectors.js';
+import { elementAt, fieldValue, suggestSelectors, type Dialect, type Suggestion } from './selectors.js';
 import { dragSteps, elementSteps, kElementActions, keySteps, kKeys, openSteps, pointInside, screenTapSteps, typeSteps, type ElementAction, type Point, type StudioKey } from './steps.js';
 
 export interface StudioServerOptions {
@@ -408,7 +408,9 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
     post('/inspect', async (b) => {
       const { entry, node } = nodeOf(b.version, b.node);
       const dialect = await dialectNow();
-      return { version: entry.version, node: b.node, text: masker.text(normaliseText(node.text).slice(0, 200)), ...suggestionJson(suggestSelectors(entry.tree, node, dialect), dialect) };
+      const value = fieldValue(entry.tree, node);
+      const field = value !== undefined ? { value: masker.text(value.slice(0, 200)) } : {};
+      return { version: entry.version, node: b.node, text: masker.text(normaliseText(node.text).slice(0, 200)), ...field, ...suggestionJson(suggestSelectors(entry.tree, node, dialect), dialect) };
     });
     post('/act', async (b) => {
       const action = b.action as ElementAction;
@@ -420,7 +422,9 @@ export async function startStudioServer(opts: StudioServerOptions): Promise<Stud
       // A click inside a large element: where in it (the page says when the element is large).
       const at = pointOf(b.at);
       const inside = at && node.bounds ? pointInside([node.bounds.left, node.bounds.top, node.bounds.right, node.bounds.bottom], at) : undefined;
-      const items = elementSteps(dialect, action, selector, { text: normaliseText(node.text), masks, ...(typeof b.name === 'string' ? { name: b.name } : {}), ...(inside ? { at: inside } : {}) });
+      const value = fieldValue(entry.tree, node);
+      const more = { ...(value !== undefined ? { value } : {}), ...(typeof b.name === 'string' ? { name: b.name } : {}), ...(inside ? { at: inside } : {}) };
+      const items = elementSteps(dialect, action, selector, { text: normaliseText(node.text), masks, crop: b.crop === true, ...more });
       if (typeof items === 'string') throw new BoxflowError('UNPROCESSABLE', items);
       return addAndRun(items, b.after);
     });

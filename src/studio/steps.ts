@@ -5,7 +5,7 @@
 import type { Dialect } from './selectors.js';
 import { withText } from './selectors.js';
 
-export const kElementActions = ['tap', 'doubleTap', 'longPress', 'assertVisible', 'assertNotVisible', 'assertText', 'assertScreenshot'] as const;
+export const kElementActions = ['tap', 'doubleTap', 'longPress', 'assertVisible', 'assertNotVisible', 'assertText', 'assertValue', 'assertScreenshot'] as const;
 export type ElementAction = (typeof kElementActions)[number];
 export const kKeys = ['enter', 'backspace', 'tab', 'escape', 'back', 'arrowUp', 'arrowDown', 'arrowLeft', 'arrowRight'] as const;
 export type StudioKey = (typeof kKeys)[number];
@@ -15,22 +15,47 @@ const isPoint = (selector: unknown) => (typeof selector === 'string' && /^-?[\d.
 // metacharacters need a backslash, a slash does not.
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** What an element's action takes beside its selector. */
+export interface ElementStepOptions {
+  /** The element's text (what assertText expects). */
+  text?: string;
+  /** A form field's value (what assertValue expects); undefined when the element is not a field. */
+  value?: string;
+  /** Selectors of the elements a screenshot assertion paints over. */
+  masks?: unknown[];
+  /** The screenshot's name (its baseline file). */
+  name?: string;
+  /** The screenshot holds only the element (its baseline has the element's size), not the whole screen. */
+  crop?: boolean;
+  /** Where the pointer landed inside a large element, "x%,y%". */
+  at?: string;
+}
+
 /**
  * The list items for an action on an element; a string is why there is none (an assertion needs a
  * selector, not a point).
  */
-export function elementSteps(dialect: Dialect, action: ElementAction, selector: unknown, opts: { text?: string; masks?: unknown[]; name?: string; at?: string } = {}): unknown[] | string {
+export function elementSteps(dialect: Dialect, action: ElementAction, selector: unknown, opts: ElementStepOptions = {}): unknown[] | string {
   const point = isPoint(selector);
   // Where the pointer landed inside the element (`point` beside the selector keys, in both dialects).
   if (opts.at && !point && (action === 'tap' || action === 'doubleTap' || action === 'longPress')) {
     selector = { ...(typeof selector === 'string' ? { text: selector } : (selector as Record<string, unknown>)), point: opts.at };
   }
-  if (point && (action === 'assertVisible' || action === 'assertNotVisible' || action === 'assertText')) return 'no selector singles this element out, so there is nothing to assert on; pick another element';
+  if (point && (action === 'assertVisible' || action === 'assertNotVisible' || action === 'assertText' || action === 'assertValue')) return 'no selector singles this element out, so there is nothing to assert on; pick another element';
   if (action === 'assertScreenshot') {
-    const name = opts.name?.trim() || 'screen';
+    const name = opts.name?.trim();
+    if (!name) return 'a screenshot assertion needs a name (its baseline file)';
+    if (opts.crop && point) return 'no selector singles this element out, so the screenshot cannot be cropped to it; take the whole screen';
     const masks = (opts.masks ?? []).filter((m) => !isPoint(m));
-    if (dialect === 'maestro') return [{ takeScreenshot: name }];
-    return [masks.length ? { assertScreenshot: { name, mask: masks } } : { assertScreenshot: name }];
+    if (dialect === 'maestro') return [opts.crop ? { takeScreenshot: { path: name, cropOn: selector } } : { takeScreenshot: name }];
+    const arg = { name, ...(opts.crop ? { crop: selector } : {}), ...(masks.length ? { mask: masks } : {}) };
+    return [Object.keys(arg).length > 1 ? { assertScreenshot: arg } : { assertScreenshot: name }];
+  }
+  if (action === 'assertValue') {
+    if (opts.value === undefined) return 'the element is not a form field, so it has no value to assert; assert its text instead';
+    if (dialect === 'maestro') return [{ assertVisible: { ...(typeof selector === 'string' ? { text: selector } : (selector as Record<string, unknown>)), text: escapeRe(opts.value) } }];
+    // The explicit form: `text` here is what the field holds (a form field's text is its value).
+    return [{ assertLayout: { selector, text: opts.value } }];
   }
   if (action === 'assertText') {
     const text = opts.text ?? '';

@@ -117,8 +117,10 @@ test('point, see the selector and its match count; click: the step runs on the b
     await expect(page.locator('#masks .mask')).toHaveCount(1);
     const title = await pointOf(page, { text: 'Orders', tag: 'h1' });
     await page.mouse.click(title.x, title.y, { button: 'right' });
-    page.once('dialog', (d) => void d.accept('orders'));
     await page.getByTestId('menu-assert-screenshot').click();
+    await page.getByTestId('shot-name').fill('orders');
+    await page.getByTestId('shot-crop-screen').check();
+    await page.getByTestId('shot-add').click();
     await expect.poll(() => readFileSync(file, 'utf8'), { timeout: 30_000 }).toContain('  - assertScreenshot: { name: orders, mask: [ { id: clock } ] }\n');
     await waitIdle(page);
     expect(existsSync(join(dir, '__screenshots__', 'Save-an-order', 'orders-linux.png'))).toBe(true);

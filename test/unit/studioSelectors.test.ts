@@ -1,11 +1,12 @@
-// The selector boxflow studio writes for an element: the first candidate, of id, text, a short CSS
-// path (Android: a class), then an index, that matches only that element in the live layout (run
-// through the runner's own query), in boxflow's and in Maestro's syntax; and the element at a point.
+// The selector boxflow studio writes for an element: the first candidate, of id, test id, role and
+// name, label, placeholder, text, a short CSS path (Android: a class), then an index, that matches
+// only that element in the live layout (run through the runner's own query), in boxflow's and in
+// Maestro's syntax; and the element at a point.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fromDomSnapshot, parseLayout, query, type DomSnapshot } from '../../src/layout/index.js';
-import { cssCandidates, elementAt, maestroSelector, suggestSelectors } from '../../src/studio/selectors.js';
+import { cssCandidates, elementAt, fieldValue, maestroSelector, suggestSelectors } from '../../src/studio/selectors.js';
 import { elementSteps, keySteps, typeSteps } from '../../src/studio/steps.js';
 
 const dom = JSON.parse(readFileSync(new URL('../fixtures/dom/snapshot.json', import.meta.url), 'utf8')) as { viewport: { width: number; height: number }; snapshot: DomSnapshot };
@@ -25,7 +26,8 @@ test('an id first; its count is the runner\'s own', () => {
   assert.deepEqual(s.best, { value: { id: 'login' }, kind: 'id', count: 1, unique: true });
   // Every candidate's count is what the runner's query finds.
   for (const c of s.candidates) assert.equal(c.count, query(web, c.value as never).length, show(c.value));
-  assert.deepEqual(s.candidates.map((c) => c.kind).slice(0, 2), ['id', 'text']);
+  assert.deepEqual(s.candidates.map((c) => c.kind).slice(0, 3), ['id', 'role', 'text']);
+  assert.deepEqual(s.candidates[1]!.value, { role: 'button', name: 'Log in' });
 });
 
 test('no id: the text when it is unique; else a short CSS path that singles the element out, with the text\'s count shown', () => {
@@ -77,9 +79,38 @@ test('steps in each dialect: taps, assertions (text, screenshot with masks), typ
   assert.deepEqual(elementSteps('boxflow', 'assertScreenshot', { id: 'a' }, { name: 'home', masks: [{ id: 'clock' }] }), [{ assertScreenshot: { name: 'home', mask: [{ id: 'clock' }] } }]);
   assert.deepEqual(elementSteps('boxflow', 'assertScreenshot', { id: 'a' }, { name: 'home' }), [{ assertScreenshot: 'home' }]);
   assert.deepEqual(elementSteps('maestro', 'assertScreenshot', { id: 'a' }, { name: 'home' }), [{ takeScreenshot: 'home' }]);
+  // Cropped to the element: its selector is the crop; Maestro's takeScreenshot crops on it.
+  assert.deepEqual(elementSteps('boxflow', 'assertScreenshot', { id: 'a' }, { name: 'card', crop: true, masks: [{ id: 'b' }] }), [{ assertScreenshot: { name: 'card', crop: { id: 'a' }, mask: [{ id: 'b' }] } }]);
+  assert.deepEqual(elementSteps('maestro', 'assertScreenshot', { id: 'a' }, { name: 'card', crop: true }), [{ takeScreenshot: { path: 'card', cropOn: { id: 'a' } } }]);
+  assert.match(String(elementSteps('boxflow', 'assertScreenshot', '40%,50%', { name: 'card', crop: true })), /cannot be cropped/);
+  assert.match(String(elementSteps('boxflow', 'assertScreenshot', { id: 'a' }, { name: ' ' })), /needs a name/);
+  // A field's value: the explicit form, `text` being what the field holds.
+  assert.deepEqual(elementSteps('boxflow', 'assertValue', { role: 'textbox', name: 'Email' }, { value: 'ann@example.com' }), [{ assertLayout: { selector: { role: 'textbox', name: 'Email' }, text: 'ann@example.com' } }]);
+  assert.match(String(elementSteps('boxflow', 'assertValue', { id: 'out' }, {})), /not a form field/);
   assert.match(String(elementSteps('boxflow', 'assertVisible', '50%,40%')), /nothing to assert/);
   assert.deepEqual(typeSteps('maestro', 'hi', true), [{ inputText: 'hi' }, { pressKey: 'Enter' }]);
   assert.deepEqual(typeSteps('boxflow', 'hi', true), [{ type: { text: 'hi', pressEnter: true } }]);
   assert.deepEqual(keySteps('boxflow', 'back'), ['back']);
   assert.deepEqual(keySteps('maestro', 'escape'), [{ pressKey: 'Escape' }]);
+});
+
+test('the role and name first when no id or test id names the element; then the label, the placeholder, the text; Maestro keeps its own kinds', () => {
+  const t = parseLayout('<h1>Sign in</h1><form><label>Email <input name="email" placeholder="you@example.com"></label><button>Sign in</button><input type="password" id="pw"></form>');
+  const button = query(t, { css: 'button' })[0]!;
+  const s = suggestSelectors(t, button, 'boxflow');
+  assert.deepEqual(s.best, { value: { role: 'button', name: 'Sign in' }, kind: 'role', count: 1, unique: true });
+  // The text matches the heading too: shown with its count, not chosen.
+  assert.deepEqual(s.candidates.find((c) => c.kind === 'text'), { value: 'Sign in', kind: 'text', count: 2, unique: false });
+  const field = query(t, { css: 'input[name=email]' })[0]!;
+  const f = suggestSelectors(t, field, 'boxflow');
+  assert.deepEqual(f.candidates.slice(0, 3).map((c) => [c.kind, c.value, c.count]), [
+    ['role', { role: 'textbox', name: 'Email' }, 1],
+    ['label', { label: 'Email' }, 1],
+    ['placeholder', { placeholder: 'you@example.com' }, 1],
+  ]);
+  assert.ok(!suggestSelectors(t, button, 'maestro').candidates.some((c) => ['role', 'label', 'placeholder'].includes(c.kind)));
+  // A value to assert: a text field's, never a password's, nothing for a button.
+  assert.equal(fieldValue(t, field), '');
+  assert.equal(fieldValue(t, query(t, { id: 'pw' })[0]!), undefined);
+  assert.equal(fieldValue(t, button), undefined);
 });

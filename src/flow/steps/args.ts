@@ -2,6 +2,7 @@
 // points, files, names.
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDuration } from '../../api/duration.js';
+import { kNameWithoutRole } from '../../layout/query.js';
 import { parseRegexLiteral } from '../../layout/text.js';
 import { kNestedKeys, kPatternKeys, type Selector, type SelectorObject } from '../../layout/types.js';
 import { kDirections, kPercentPointPattern, kSelectorKeys, targetSchema, type JsonSchema, type Path } from '../parts.js';
@@ -29,6 +30,7 @@ export function checkSelector(sel: Selector, ctx: NormalizeCtx, rel: Path): Sele
     const text = sel[k];
     if (text !== undefined) checkRegex(text, ctx, [...rel, k]);
   }
+  if (sel.name !== undefined && sel.role === undefined) ctx.fail([...rel, 'name'], kNameWithoutRole, { atKey: true });
   if (sel.size && sel.size.width === undefined && sel.size.height === undefined) ctx.fail([...rel, 'size'], 'needs width, height or both (tolerance alone matches any size)');
   for (const k of kNestedKeys) {
     const inner = sel[k];
@@ -50,9 +52,9 @@ export function checkRegex(text: string, ctx: NormalizeCtx, rel: Path): void {
 }
 
 /** The selector keys of a map that may also hold other keys (longPress duration, assertLayout count, ...). */
-export function pickSelector(arg: Record<string, unknown>, ctx: NormalizeCtx, rel: Path = []): SelectorObject {
+export function pickSelector(arg: Record<string, unknown>, ctx: NormalizeCtx, rel: Path = [], except: string[] = []): SelectorObject {
   const sel: Record<string, unknown> = {};
-  for (const k of kSelectorKeys) if (arg[k] !== undefined) sel[k] = arg[k];
+  for (const k of kSelectorKeys) if (arg[k] !== undefined && !except.includes(k)) sel[k] = arg[k];
   if (!Object.keys(sel).length) ctx.fail(rel, `needs at least one selector key (${kSelectorKeys.slice(0, 7).join(', ')}, ...)`);
   return checkSelector(sel as SelectorObject, ctx, rel) as SelectorObject;
 }

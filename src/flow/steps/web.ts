@@ -31,8 +31,9 @@ export const webSteps = {
     },
     normalize: (a, ctx) => {
       if ((a.label === undefined) === (a.value === undefined)) ctx.fail([], a.label === undefined ? 'needs label or value' : 'takes label or value, not both');
-      // `by` and `option`, not `label`: a step's own `label` is its title in reports.
-      return { kind: 'selectOption', selector: pickSelector(a, ctx), by: a.label !== undefined ? 'label' : 'value', option: a.label ?? a.value };
+      // `by` and `option`, not `label`: a step's own `label` is its title in reports. Here `label`
+      // is the option's, not the selector key: the <select> is found by its other keys.
+      return { kind: 'selectOption', selector: pickSelector(a, ctx, [], ['label']), by: a.label !== undefined ? 'label' : 'value', option: a.label ?? a.value };
     },
   },
   fill: {
