@@ -5,7 +5,7 @@
 // Start brings back what it held: a new Chromium or grid session, the same device when it is free.
 import { BoxflowError } from '../errors.js';
 import type { BoxStatus, Resolution } from '../api/schemas.js';
-import type { BoxEntry } from './boxEntry.js';
+import type { BoxEntry, LinuxEntry } from './boxEntry.js';
 import type { BoxRecords, SavedBox } from './boxRecords.js';
 import { LinuxBox } from './chromium/linuxBox.js';
 import { join } from 'node:path';
@@ -58,23 +58,13 @@ export function gridLinux(deps: LifecycleDeps, id: string, resolution: Resolutio
 
 /** The box as its record file keeps it. */
 export function savedOf(entry: BoxEntry): SavedBox {
-  const android = entry.kind === 'android';
-  return {
-    v: 1,
-    record: entry.record,
-    tenant: entry.tenant,
-    kind: entry.kind,
-    scale: entry.scale,
-    resolution: android ? (entry.deviceResolution ?? null) : entry.linux.resolution,
-    dir: entry.dir ?? '',
-    workDir: entry.workDir ?? '',
-    user: entry.user ?? null,
-    serial: entry.serial ?? null,
-  };
+  const common = { v: 1 as const, record: entry.record, tenant: entry.tenant, kind: entry.kind, scale: entry.scale };
+  if (entry.kind === 'android') return { ...common, resolution: entry.deviceResolution ?? null, dir: '', workDir: '', user: null, serial: entry.serial ?? null };
+  return { ...common, resolution: entry.linux.resolution, dir: entry.dir ?? '', workDir: entry.workDir ?? '', user: entry.user ?? null, serial: null };
 }
 
 /** Hooks a Linux box's browser events to its record: a crash puts a running box in `error`. */
-export function wireLinux(deps: LifecycleDeps, entry: BoxEntry): void {
+export function wireLinux(deps: LifecycleDeps, entry: LinuxEntry): void {
   entry.linux.onCrash = (reason) => {
     if (entry.record.status === 'running' || entry.record.status === 'pending') deps.setStatus(entry, 'error', reason);
   };
@@ -84,7 +74,7 @@ export function wireLinux(deps: LifecycleDeps, entry: BoxEntry): void {
 }
 
 /** Starts a Linux box's browser in its queue: `running` once it answers, `error` (and the error thrown) when it does not. */
-export async function bootLinux(deps: LifecycleDeps, entry: BoxEntry, wait: boolean): Promise<void> {
+export async function bootLinux(deps: LifecycleDeps, entry: LinuxEntry, wait: boolean): Promise<void> {
   const started = deps.run(entry, async () => {
     // Stopped (or terminated) while this waited in the queue: no browser is started for it.
     if (entry.record.status !== 'pending') return;
@@ -143,7 +133,7 @@ export async function startBox(deps: LifecycleDeps, entry: BoxEntry, wait: boole
     if (!backend) throw new BoxflowError('ANDROID_UNAVAILABLE', `box ${id} is an Android box and this server has no Android backend (serve --adb)`);
     deps.setStatus(entry, 'pending');
     try {
-      const device = await backend.claim(id, { deviceSerial: entry.serial! }, (reason) => {
+      const device = await backend.claim(id, { deviceSerial: entry.serial }, (reason) => {
         if (entry.record.status === 'running') deps.setStatus(entry, 'error', reason);
       });
       if (entry.deviceResolution) await device.setResolution(entry.deviceResolution).catch(async (err: unknown) => {

@@ -9,7 +9,7 @@ import { parseDuration } from '../api/duration.js';
 import type { Box, BoxStatus, CreateBoxBody, ListBoxesQuery, Resolution } from '../api/schemas.js';
 import { boxPath, boxPathOf, realOf } from './boxFs.js';
 import { checkBoxEnvs, claimBoxUser, isolationAvailable, kLaunchDir, reapUidClaims, releaseBoxUser, releaseUid, type BoxUser } from './boxUser.js';
-import type { BoxEntry } from './boxEntry.js';
+import type { BoxEntry, LinuxEntry } from './boxEntry.js';
 import type { AdbBackend } from './adb/backend.js';
 import type { GridClient } from './grid/client.js';
 import { createAndroidEntry } from './adb/entry.js';
@@ -191,7 +191,7 @@ export class BoxRegistry {
     const linux = gridLinux(this.#lifecycle, id, cfg.resolution ?? kDefaultResolution);
     // No directory and no processes here: the ledger is never written (the grid ends an abandoned session at its own timeout).
     const ledger = new BoxLedger(this.#dataDir, { boxId: id, uid: null, dir: '' });
-    const entry: BoxEntry = { record, tenant, kind: 'grid', dir: '', workDir: '', user: undefined, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
+    const entry: LinuxEntry = { record, tenant, kind: 'grid', dir: '', workDir: '', user: undefined, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
     return this.#startLinux(entry, body, expiresMs);
   }
 
@@ -226,12 +226,12 @@ export class BoxRegistry {
       throw err;
     }
     const linux = localLinux(this.#lifecycle, { dir, workDir, user, ledger, resolution: cfg.resolution ?? kDefaultResolution });
-    const entry: BoxEntry = { record, tenant, kind: 'local', dir, workDir, user, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
+    const entry: LinuxEntry = { record, tenant, kind: 'local', dir, workDir, user, ledger, linux, scale: 1, tail: Promise.resolve(), onBrowserGone: new Set() };
     return this.#startLinux(entry, body, expiresMs);
   }
 
   /** Registers a Linux box and starts its browser (waits for it unless `wait: false`). */
-  async #startLinux(entry: BoxEntry, body: CreateBoxBody, expiresMs: number | undefined): Promise<BoxEntry> {
+  async #startLinux(entry: LinuxEntry, body: CreateBoxBody, expiresMs: number | undefined): Promise<BoxEntry> {
     wireLinux(this.#lifecycle, entry);
     this.#entries.set(entry.record.id, entry);
     await this.#save(entry);
@@ -323,12 +323,12 @@ export class BoxRegistry {
    * `error`, and says so rather than "failed to start"), else what requireRunning answers.
    */
   requireUsable(entry: BoxEntry): void {
-    if (entry.record.status !== 'terminated' && !entry.android && entry.linux?.crashed) throw new BoxflowError('BOX_CRASHED', `box ${entry.record.id} is broken: ${entry.linux.crashed}; terminate it and create another`);
+    if (entry.record.status !== 'terminated' && entry.kind !== 'android' && entry.linux.crashed) throw new BoxflowError('BOX_CRASHED', `box ${entry.record.id} is broken: ${entry.linux.crashed}; terminate it and create another`);
     this.requireRunning(entry);
   }
 
   requireRunning(entry: BoxEntry): void {
-    if (entry.record.status === 'error' && entry.android?.goneReason) throw new BoxflowError('DEVICE_OFFLINE', `box ${entry.record.id}: ${entry.record.reason}`);
+    if (entry.record.status === 'error' && entry.kind === 'android' && entry.android?.goneReason) throw new BoxflowError('DEVICE_OFFLINE', `box ${entry.record.id}: ${entry.record.reason}`);
     if (entry.record.status === 'terminated') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is terminated`);
     if (entry.record.status === 'stopped') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} is stopped; POST /boxes/${entry.record.id}/start brings it back`);
     if (entry.record.status === 'error') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} failed to start: ${entry.record.reason ?? 'unknown reason'}`);

@@ -97,6 +97,7 @@ export function attachCdpProxy(app: FastifyInstance, deps: CdpProxyDeps): CdpPro
           upstream.terminate();
         }
       });
+      if (entry.kind === 'android') throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `box ${entry.record.id} is an Android box: it has no browser to reach over CDP`);
       const endpoint = await entry.linux.wsEndpoint();
       if (socket.destroyed) throw new BoxflowError('REQUEST_CANCELLED', 'the client went away');
       const contextId = entry.linux.contextId;

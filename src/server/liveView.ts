@@ -145,7 +145,7 @@ class Feed {
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    if (this.entry.android) void this.#captureLoop();
+    if (this.entry.kind === 'android') void this.#captureLoop();
     else {
       void this.#followPage();
       this.#follow = setInterval(() => void this.#followPage(), kFollowMs);
@@ -201,7 +201,7 @@ class Feed {
   // ---------------------------------------------------------------- Linux: the screencast
 
   async #followPage(): Promise<void> {
-    if (this.#switching || !this.#running) return;
+    if (this.#switching || !this.#running || this.entry.kind === 'android') return;
     const linux = this.entry.linux;
     const page = linux.currentPage;
     // A new page, or a new screen size (the screencast's size is set when it starts): start again.
@@ -261,7 +261,8 @@ class Feed {
   // ---------------------------------------------------------------- Android: screencap after screencap
 
   async #captureLoop(): Promise<void> {
-    const android = this.entry.android!;
+    const android = this.entry.kind === 'android' ? this.entry.android : undefined;
+    if (!android) return;
     let failing = false;
     while (this.#running) {
       const started = Date.now();
@@ -421,8 +422,8 @@ export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveVi
         feeds.delete(entry);
       }
     });
-    const { width, height } = entry.android ? { width: 0, height: 0 } : entry.linux.resolution;
-    sendJson(ws, { type: 'hello', boxId: entry.record.id, boxType: entry.record.type, width, height, source: entry.android ? 'screencap' : 'screencast', maxFps: Math.round(1000 / minGapMs) });
+    const { width, height } = entry.kind === 'android' ? { width: 0, height: 0 } : entry.linux.resolution;
+    sendJson(ws, { type: 'hello', boxId: entry.record.id, boxType: entry.record.type, width, height, source: entry.kind === 'android' ? 'screencap' : 'screencast', maxFps: Math.round(1000 / minGapMs) });
     if (feed.status) sendJson(ws, { type: 'status', text: feed.status });
     const run = runs.get(entry);
     if (run) sendJson(ws, { type: 'run', ...run });

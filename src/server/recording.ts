@@ -14,7 +14,7 @@ import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
 import { endpoints, kRecordingLimits, type RecordingStopBody } from '../api/schemas.js';
 import { requestProblem } from '../api/validate.js';
-import type { BoxEntry } from './boxEntry.js';
+import { deviceOf, isAndroid, type BoxEntry } from './boxEntry.js';
 import type { BoxRegistry } from './boxes.js';
 import { startAndroidRecording } from './recordingAndroid.js';
 import { startLinuxRecording, type Recorder, type RecordingLimits } from './recordingLinux.js';
@@ -58,7 +58,7 @@ export function createRecordingHandlers(deps: RecordingDeps) {
       const rec: Running = {
         id: `rec_${randomBytes(9).toString('base64url')}`,
         // Its temporary folder names the box (boxflow-rec-<box>-…), for whoever looks at the machine.
-        recorder: entry.android ? startAndroidRecording(entry.android, limits, entry.record.id) : startLinuxRecording(entry.linux, limits, entry.record.id),
+        recorder: isAndroid(entry) ? startAndroidRecording(deviceOf(entry), limits, entry.record.id) : startLinuxRecording(entry.linux, limits, entry.record.id),
       };
       running.set(entry, rec);
       // Terminating the box (not a browser that closes between flows) throws the recording away.

@@ -4,9 +4,9 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
 import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type ListBoxesQuery, type OpenTabBody, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
-import type { BoxEntry } from './boxEntry.js';
+import { deviceOf, isAndroid, linuxOf, withDevice, type BoxEntry, type DeviceEntry, type LinuxEntry } from './boxEntry.js';
 import type { BoxRegistry } from './boxes.js';
-import { createAndroidHandlers, type AndroidEntry } from './adb/routes.js';
+import { createAndroidHandlers } from './adb/routes.js';
 import { renameInBox } from './boxFs.js';
 import { planDrag, resolveTextTarget, typeMessage, typeTraceLabel } from './dragPlan.js';
 import { createGboxHandlers, kGboxAndroid, type Prepared } from './gbox/handlers.js';
@@ -61,15 +61,28 @@ export function precheckBox(registry: BoxRegistry, name: string, tenant: string,
   return entry;
 }
 
+/** How a box's screen is taken for the images around an action. */
+function captureOf(entry: BoxEntry, scale: number): Pick<ShotContext, 'capture' | 'screen' | 'settle'> {
+  if (isAndroid(entry)) {
+    const android = deviceOf(entry);
+    return { capture: () => android.screenshot(scale) };
+  }
+  return {
+    capture: () => entry.linux.screenshot(scale),
+    screen: () => entry.linux.screen(scale),
+    settle: (maxMs, signal, onStill) => entry.linux.settledScreen(scale, maxMs, signal, onStill),
+  };
+}
+
 export function createHandlers(deps: RouteDeps) {
   const { registry } = deps;
   const android = createAndroidHandlers({ store: deps.store, secret: deps.secret, allowInnerDownloads: deps.allowInnerDownloads });
 
   /** An Android box's request, to src/server/adb/routes.ts; what has no meaning there is refused. */
-  function onAndroid(name: EndpointName, entry: BoxEntry, call: Call): Promise<Answer> {
+  function onAndroid(name: EndpointName, entry: DeviceEntry, call: Call): Promise<Answer> {
     const handler = android[name];
     if (!handler) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${endpoints[name].method} ${endpoints[name].path} does not apply to Android boxes`);
-    return handler(entry as AndroidEntry, call);
+    return handler(entry, call);
   }
 
   async function boxCall<T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>): Promise<T> {
@@ -81,11 +94,11 @@ export function createHandlers(deps: RouteDeps) {
       call.signal?.throwIfAborted();
       refuse();
       try {
-        return entry.android && !kOwnAndroid.has(name) ? ((await onAndroid(name, entry, call)) as T) : await work(entry);
+        return isAndroid(entry) && !kOwnAndroid.has(name) ? ((await onAndroid(name, withDevice(entry), call)) as T) : await work(entry);
       } catch (err) {
         if (entry.record.status === 'terminated' || entry.record.status === 'stopped') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was ${entry.record.status === 'stopped' ? 'stopped' : 'terminated'} during the request`, { cause: err });
         if (call.signal?.aborted) throw call.signal.reason;
-        if (!entry.android && entry.linux?.crashed) registry.requireUsable(entry); // the browser died under it: BOX_CRASHED
+        if (entry.kind !== 'android' && entry.linux.crashed) registry.requireUsable(entry); // the browser died under it: BOX_CRASHED
         if (BoxflowError.is(err)) throw err;
         throw new BoxflowError('BROWSER_ERROR', `the box's browser failed: ${(err as Error).message.split('\n')[0]}`, { cause: err });
       }
@@ -95,17 +108,9 @@ export function createHandlers(deps: RouteDeps) {
   function shots(entry: BoxEntry, call: Call, body: Parameters<typeof screenshotPlan>[0]): ShotContext | null {
     const plan = screenshotPlan(body);
     if (!plan) return null;
-    const scale = entry.scale;
-    const android = entry.android;
     return {
       plan,
-      ...(android
-        ? { capture: () => android.screenshot(scale) }
-        : {
-            capture: () => entry.linux.screenshot(scale),
-            screen: () => entry.linux.screen(scale),
-            settle: (maxMs: number, signal: AbortSignal | undefined, onStill: ((png: Buffer) => unknown) | undefined) => entry.linux.settledScreen(scale, maxMs, signal, onStill),
-          }),
+      ...captureOf(entry, entry.scale),
       store: deps.store,
       origin: call.origin,
       keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}`,
@@ -125,6 +130,16 @@ export function createHandlers(deps: RouteDeps) {
       const { value, screenshot } = await withScreenshots(shots(entry, call, body as Parameters<typeof screenshotPlan>[0]), async () => ({ value: await p.act(), trace: p.trace }));
       return { status: 200, body: { actionId: call.actionId, message: value ?? p.message, ...(p.actual !== undefined ? { actual: p.actual } : {}), ...(screenshot ? { screenshot } : {}) } };
     });
+  }
+
+  /** boxCall for an endpoint whose handler here is for Linux boxes: boxCall hands an Android box's request to adb/routes.ts. */
+  function linuxCall<T>(name: EndpointName, call: Call, work: (entry: LinuxEntry) => Promise<T>): Promise<T> {
+    return boxCall(name, call, (entry) => work(linuxOf(entry)));
+  }
+
+  /** action for an endpoint whose handler here is for Linux boxes (as linuxCall). */
+  function linuxAction<S extends TSchema>(name: EndpointName, call: Call, prepare: (entry: LinuxEntry, body: Static<S>) => Promise<Prepared>): Promise<Answer> {
+    return action<S>(name, call, (entry, body) => prepare(linuxOf(entry), body));
   }
 
   /** The pre-signed URL of the box's DevTools (docs/server.md): no API key in it. */
@@ -182,7 +197,7 @@ export function createHandlers(deps: RouteDeps) {
 
     // ------------------------------------------------------------ UI actions
     drag: (call) =>
-      action<typeof endpoints.drag.body>('drag', call, async (entry, body: DragBody) => {
+      linuxAction<typeof endpoints.drag.body>('drag', call, async (entry, body: DragBody) => {
         const scale = entry.scale;
         // Points off the screen (or far off it) are moved to its edge.
         const { width, height } = entry.linux.resolution;
@@ -192,13 +207,13 @@ export function createHandlers(deps: RouteDeps) {
         return { message: plan.message, trace: plan.trace, actual: plan.actual, act };
       }),
     pressKey: (call) =>
-      action<typeof endpoints.pressKey.body>('pressKey', call, async (entry, body: PressKeyBody) => {
+      linuxAction<typeof endpoints.pressKey.body>('pressKey', call, async (entry, body: PressKeyBody) => {
         const combination = body.combination ?? false;
         const label = body.keys.join(combination ? '+' : ', ');
         return { message: `pressed ${label}`, trace: { kind: 'label', text: `keys: ${label}` }, act: () => entry.linux.pressKeys(body.keys, combination, call.signal) };
       }),
     type: (call) =>
-      action<typeof endpoints.type.body>('type', call, async (entry, body: TypeBody) => {
+      linuxAction<typeof endpoints.type.body>('type', call, async (entry, body: TypeBody) => {
         const message = typeMessage(body);
         const act = async () => {
           const focus = await entry.linux.type(body.text, body.mode === 'replace');
@@ -207,7 +222,7 @@ export function createHandlers(deps: RouteDeps) {
         };
         return { message, trace: { kind: 'label', text: typeTraceLabel(body) }, act };
       }),
-    screenLayout: (call) => boxCall('screenLayout', call, async (entry) => ({ status: 200, body: { content: await entry.linux.layout() } })),
+    screenLayout: (call) => linuxCall('screenLayout', call, async (entry) => ({ status: 200, body: { content: await entry.linux.layout() } })),
     updateSettings: (call) =>
       boxCall('updateSettings', call, async (entry) => {
         const body = bodyOf(endpoints.updateSettings.body, call.body) as { scale: number };
@@ -223,11 +238,11 @@ export function createHandlers(deps: RouteDeps) {
     screenshot: (call) =>
       boxCall('screenshot', call, async (entry) => {
         const body = bodyOf(endpoints.screenshot.body, call.body) as ScreenshotBody;
-        if (body.saveToAlbum && !entry.android) throw new BoxflowError('UNPROCESSABLE', `/saveToAlbum: boxflow serve keeps no screenshot album on ${entry.record.type} boxes; store the image with outputFormat: storageKey instead`);
+        if (body.saveToAlbum && !isAndroid(entry)) throw new BoxflowError('UNPROCESSABLE', `/saveToAlbum: boxflow serve keeps no screenshot album on ${entry.record.type} boxes; store the image with outputFormat: storageKey instead`);
         if (body.scrollCapture && body.clip) throw new BoxflowError('INVALID_REQUEST', '/scrollCapture and /clip cannot be combined: a scroll capture is the page from its top');
-        if (entry.android) {
+        if (isAndroid(entry)) {
           if (body.scrollCapture) throw new BoxflowError('UNPROCESSABLE', '/scrollCapture is not offered on Android boxes: it would need swipes and stitching');
-          return onAndroid('screenshot', entry, call);
+          return onAndroid('screenshot', withDevice(entry), call);
         }
         const scale = entry.scale;
         if (body.scrollCapture) {
@@ -255,7 +270,7 @@ export function createHandlers(deps: RouteDeps) {
     clearAppData: (call) => boxCall('clearAppData', call, unreachable),
     // A Linux box has one hardware-like button: back, the active tab's history back.
     pressButton: (call) =>
-      action<typeof endpoints.pressButton.body>('pressButton', call, async (entry, body: PressButtonBody) => {
+      linuxAction<typeof endpoints.pressButton.body>('pressButton', call, async (entry, body: PressButtonBody) => {
         const other = body.buttons.find((b) => b !== 'back');
         if (other) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `/buttons: a Linux box has no "${other}" button (only back, the tab's history back)`);
         // The answer says what happened: a back with no history left goes nowhere, and says so.
@@ -278,12 +293,12 @@ export function createHandlers(deps: RouteDeps) {
 
     // ------------------------------------------------------------ browser
     openTab: (call) =>
-      boxCall('openTab', call, async (entry) => {
+      linuxCall('openTab', call, async (entry) => {
         const body = bodyOf(endpoints.openTab.body, call.body) as Static<typeof OpenTabBody>;
         return { status: 200, body: await entry.linux.openTab(await checkOpenUrl(body.url, entry.dir), call.signal) };
       }),
     closeBrowser: (call) =>
-      boxCall('closeBrowser', call, async (entry) => {
+      linuxCall('closeBrowser', call, async (entry) => {
         await entry.linux.closeBrowser();
         return { status: 200 };
       }),
@@ -295,7 +310,7 @@ export function createHandlers(deps: RouteDeps) {
 
     // ------------------------------------------------------------ utilities
     setResolution: (call) =>
-      boxCall('setResolution', call, async (entry) => {
+      linuxCall('setResolution', call, async (entry) => {
         const body = bodyOf(endpoints.setResolution.body, call.body) as Resolution;
         await entry.linux.setResolution({ width: body.width, height: body.height });
         return { status: 200, body: { width: body.width, height: body.height } };
@@ -310,13 +325,13 @@ export function createHandlers(deps: RouteDeps) {
       }),
     liveViewUrl: (call) => boxCall('liveViewUrl', call, async (entry) => liveViewUrlAnswer(deps.secret, entry, { ...call, body: bodyOf(endpoints.liveViewUrl.body, call.body) })),
     renameFile: (call) =>
-      boxCall('renameFile', call, async (entry) => {
+      linuxCall('renameFile', call, async (entry) => {
         const body = bodyOf(endpoints.renameFile.body, call.body) as RenameBody;
         return { status: 200, body: await renameInBox(entry.dir, entry.record.config.workingDir!, body, entry.user) };
       }),
 
     // ------------------------------------------------------------ the rest of the GBOX vocabulary (src/server/gbox)
-    ...createGboxHandlers({ boxCall, action, cdpUrl }),
+    ...createGboxHandlers({ boxCall, linuxCall, action, cdpUrl }),
     ...createRecordingHandlers({ registry, store: deps.store }),
     ...createCommandHandlers({ boxCall }),
     ...createFileHandlers({ boxCall }),

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IPty } from 'node-pty';
 import { WebSocket, type RawData } from 'ws';
 import { BoxflowError } from '../errors.js';
-import type { BoxEntry } from './boxEntry.js';
+import { deviceOf, type BoxEntry } from './boxEntry.js';
 import { findAdbClient, kAdbClientMissing } from './adb/androidBox.js';
 import { hidePaths } from './boxFs.js';
 import { firstLine, optionalPackage } from './optionalPackages.js';
@@ -89,7 +89,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     verifyPresigned(deps.secret, url.pathname, url.searchParams);
     const entry = deps.lookup(decodeURIComponent(m[1]!));
     if (!entry) throw new BoxflowError('BOX_NOT_FOUND', 'the box no longer exists');
-    if (entry.record.type !== 'linux' && !entry.android) throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `box ${entry.record.id} is a ${entry.record.type} box; the web terminal is for Linux boxes`);
+    if (entry.record.type !== 'linux' && !(entry.kind === 'android' && entry.android)) throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `box ${entry.record.id} is a ${entry.record.type} box; the web terminal is for Linux boxes`);
     requireUsable(entry);
     return entry;
   }
@@ -159,9 +159,11 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
 
   async function startSession(mod: PtyModule, ws: WebSocket, entry: BoxEntry, query: URLSearchParams): Promise<void> {
     ws.on('error', () => ws.terminate());
-    const adb = entry.android?.terminalCommand();
-    const cwd = adb ? tmpdir() : entry.workDir;
-    const env = adb ? adb.env : boxEnv(entry.dir, entry.record.config.envs, { TERM: 'xterm-256color', COLORTERM: 'truecolor', PWD: cwd });
+    // An Android box's shell is the device's (adb shell); a Linux box's runs here, in its directory.
+    const host = entry.kind === 'android' ? { adb: deviceOf(entry).terminalCommand(), linux: undefined } : { adb: undefined, linux: entry };
+    const adb = host.adb;
+    const cwd = adb ? tmpdir() : host.linux.workDir;
+    const env = adb ? adb.env : boxEnv(host.linux.dir, entry.record.config.envs, { TERM: 'xterm-256color', COLORTERM: 'truecolor', PWD: cwd });
     const shell = adb ? adb.file : pickShell(env);
     // node-pty does not fail on a missing program (its child prints execvp's error and exits): look first.
     if (adb && !findAdbClient({ PATH: adb.env.PATH, BOXFLOW_ADB: adb.file })) {
@@ -180,7 +182,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     let launch: IsolatedLaunch | undefined;
     let pty: IPty;
     try {
-      launch = !adb && entry.user ? await isolatedLaunch(entry.user, entry.dir, env, { argv: [shell], exec: true }, cwd) : undefined;
+      launch = !adb && host.linux.user ? await isolatedLaunch(host.linux.user, host.linux.dir, env, { argv: [shell], exec: true }, cwd) : undefined;
       if (ws.readyState !== WebSocket.OPEN) throw new Error('the page went away');
       const argv = adb ? [adb.file, ...adb.args] : launch ? launch.argv : [shell];
       pty = mod.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: intIn(query.get('cols'), 2, 1000) ?? 80, rows: intIn(query.get('rows'), 1, 500) ?? 24, cwd: launch ? '/' : cwd, env: launch?.rootEnv ?? env });
@@ -191,7 +193,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
       return;
     }
     const pid = pty.pid;
-    if (!adb) void entry.ledger.add(pid);
+    if (!adb) void host.linux.ledger.add(pid);
     let exited = false;
     let stopping: Promise<void> | undefined;
     session.end = end;

@@ -70,6 +70,20 @@ test('drag: a path is DOWN/MOVE/UP motion events; two points one swipe; zero len
   ]);
 });
 
+test('drag: a request that goes away stops the path where the finger is and lifts it (as on a Linux box)', async () => {
+  const m = dev.shellCommands.length;
+  const ac = new AbortController();
+  // Each leg takes a minute: only the abort can end this drag in the test's time.
+  const dragging = box.drag([{ x: 10, y: 20 }, { x: 30, y: 40 }, { x: 50, y: 60 }], [60_000, 60_000], ac.signal);
+  await waitFor(() => since(dev, m).includes('input motionevent DOWN 10 20'));
+  ac.abort();
+  await assert.rejects(dragging, (e: Error) => e.name === 'AbortError');
+  assert.deepEqual(since(dev, m), ['input motionevent DOWN 10 20', 'input motionevent UP 10 20']);
+  // Already gone before it starts: nothing reaches the device.
+  await assert.rejects(box.drag([{ x: 1, y: 2 }, { x: 3, y: 4 }], [10], ac.signal), (e: Error) => e.name === 'AbortError');
+  assert.equal(dev.shellCommands.length, m + 2);
+});
+
 test('press-key: names map to KEYCODEs (tab 61); combinations use input keycombination', async () => {
   const m = dev.shellCommands.length;
   await box.pressKeys(['tab', 'a', 'enter', 'arrowDown', 'volumeUp', '0', 'numpad5'], false);

@@ -2,7 +2,7 @@
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import type { Box, CreateBoxBody, Resolution } from '../../api/schemas.js';
-import type { BoxEntry } from '../boxEntry.js';
+import type { AndroidEntry, BoxEntry } from '../boxEntry.js';
 import type { AndroidBox } from './androidBox.js';
 import type { AdbBackend, DeviceFilter } from './backend.js';
 
@@ -32,14 +32,13 @@ export function deviceFilter(body: CreateBoxBody): DeviceFilter {
 }
 
 /**
- * Claims a device and builds the entry. An Android entry has no host directory, user, ledger or
- * browser: routes.ts hands every request on it to adb/routes.ts and the registry's terminate
- * releases the device instead, so those Linux fields are never read.
+ * Claims a device and builds the entry (an AndroidEntry: no host directory, user, ledger or
+ * browser; the registry's terminate releases the device instead).
  */
-export async function createAndroidEntry(backend: AdbBackend, id: string, tenant: string, body: CreateBoxBody, onGone: (entry: BoxEntry, reason: string) => void): Promise<BoxEntry> {
+export async function createAndroidEntry(backend: AdbBackend, id: string, tenant: string, body: CreateBoxBody, onGone: (entry: BoxEntry, reason: string) => void): Promise<AndroidEntry> {
   const cfg = body.config ?? {};
   const expiresMs = cfg.expiresIn ? parseDuration(cfg.expiresIn, '/config/expiresIn') : undefined;
-  let entry: BoxEntry | undefined;
+  let entry: AndroidEntry | undefined;
   let goneEarly: string | undefined;
   const android: AndroidBox = await backend.claim(id, deviceFilter(body), (reason) => (entry ? onGone(entry, reason) : (goneEarly = reason)));
   if (cfg.resolution) {
@@ -78,6 +77,6 @@ export async function createAndroidEntry(backend: AdbBackend, id: string, tenant
 }
 
 /** The entry of an Android box, without its device (a stopped box: boxLifecycle.ts claims it at start). */
-export function androidEntry(record: Box, tenant: string, serial: string, resolution: Resolution | undefined, scale = 1): BoxEntry {
-  return { record, tenant, kind: 'android', serial, ...(resolution ? { deviceResolution: resolution } : {}), scale, tail: Promise.resolve(), onBrowserGone: new Set() } as unknown as BoxEntry;
+export function androidEntry(record: Box, tenant: string, serial: string, resolution: Resolution | undefined, scale = 1): AndroidEntry {
+  return { record, tenant, kind: 'android', serial, ...(resolution ? { deviceResolution: resolution } : {}), scale, tail: Promise.resolve(), onBrowserGone: new Set() };
 }

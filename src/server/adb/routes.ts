@@ -32,6 +32,8 @@ export interface AndroidCall {
   query: Record<string, unknown>;
   origin: string;
   actionId: string | undefined;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal;
 }
 
 export interface AndroidAnswer {
@@ -88,7 +90,7 @@ export function createAndroidHandlers(deps: AndroidDeps): Partial<Record<Endpoin
       const scale = entry.scale;
       const plan = await planDrag(body, (t, field) => resolveTextTarget(t, field, entry.scale, (text) => entry.android.resolveTarget(text)));
       const { screenshot } = await withScreenshots(shots(entry, call, body), async () => {
-        await entry.android.drag(plan.points.map((p) => ({ x: p.x / scale, y: p.y / scale })), plan.segments);
+        await entry.android.drag(plan.points.map((p) => ({ x: p.x / scale, y: p.y / scale })), plan.segments, call.signal);
         return { value: undefined, trace: plan.trace };
       });
       return { status: 200, body: { actionId: call.actionId, message: plan.message, actual: plan.actual, ...(screenshot ? { screenshot } : {}) } };

@@ -13,22 +13,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { BoxflowError } from '../../errors.js';
 import type { KeyName, Orientation, Point, Resolution, Tab } from '../../api/schemas.js';
-import { launchChromium, type LaunchIdentity } from './process.js';
-import { clearProfile } from './profile.js';
-import { keyDef, keyEvent, type KeyDef } from './keys.js';
-import { CdpConnection, type CdpConnectOptions } from '../../cdp/connection.js';
-import { kMaxAnswer } from './cdpPipe.js';
-import { FrameWatch } from './frameWatch.js';
+import type { CdpConnection } from '../../cdp/connection.js';
+import { ScreenCapture } from './capture.js';
+import { dispatchDrag, dispatchKeys } from './input.js';
+import { bounded, PageConnections } from './pages.js';
 import { call, kResolveTarget, kSelectFocused, kSerializeDocument, kTabInfo } from './pageScripts.js';
+import { localChromium, type BrowserHandle, type BrowserSource, type LocalChromiumOptions } from './source.js';
 import { metricsOverride, screenOrientation, turnedResolution } from './viewport.js';
 
-const kMoveStepMs = 16; // one pointer move per frame at 60 Hz
+export { localChromium, type BrowserHandle, type BrowserSource, type LocalChromiumOptions } from './source.js';
+
 const kNavigationTimeoutMs = 30_000;
-const kSwapRetryMs = 50;
-/** A capture that takes longer fell into a renderer swap and will never answer: try on a new connection. */
-const kCaptureStallMs = 5_000;
-/** A frame drawn now is told within about this: one frame at 60 Hz and the few ms the telling takes. */
-const kFrameToldMs = 20;
 /** Default bound on one browser command: a page stuck in a loop answers nothing, ever. */
 export const kCdpTimeoutMs = 30_000;
 
@@ -39,61 +34,6 @@ export interface TargetMatch {
   y: number;
 }
 export type TargetResolution = { how: string; found: TargetMatch } | { how: string; ambiguous: TargetMatch[] } | { how: string; candidates: TargetMatch[] };
-
-/** A browser a BrowserSource started: its DevTools endpoints (those of a CdpPipe) and its lifetime. */
-export interface BrowserHandle {
-  devtools: { readonly wsEndpoint: string; pageEndpoint(targetId: string): string };
-  /** Resolves once the browser is gone (exited, or its connection lost). */
-  exited: Promise<void>;
-  /** Ends the browser (idempotent) and resolves once it is gone. */
-  kill(): Promise<void>;
-  /** Why it went away on its own: `exitedAlone`, or it stopped answering and was killed. */
-  goneReason(exitedAlone: boolean): string;
-}
-
-/** Where a box's browser comes from: a Chromium on this machine, or a session of a Selenium Grid. */
-export interface BrowserSource {
-  readonly kind: 'local' | 'grid';
-  /** Starts the box's browser process. */
-  start(resolution: Resolution): Promise<BrowserHandle>;
-  /** After the process ended: removes what it left (a local profile). */
-  cleanUp?(): Promise<void>;
-  /** Where the browser's downloads go (the box's working dir); a source without one keeps Chromium's default. */
-  readonly downloadDir?: string;
-}
-
-export interface LocalChromiumOptions {
-  executablePath: string;
-  userDataDir: string;
-  cwd: string;
-  /** Chromium's HOME (the box's directory). Default: the folder that holds the profile. */
-  home?: string;
-  /** @deprecated Ignored: Chromium's environment is fixed (chromiumEnv in process.ts), whatever a box's envs say. */
-  env?: NodeJS.ProcessEnv;
-  identity?: LaunchIdentity;
-}
-
-/** A Chromium process on this machine for each browser of the box, on the box's own profile. */
-export function localChromium(opts: LocalChromiumOptions): BrowserSource {
-  return {
-    kind: 'local',
-    downloadDir: opts.cwd,
-    async start(resolution) {
-      const proc = await launchChromium({ executablePath: opts.executablePath, userDataDir: opts.userDataDir, cwd: opts.cwd, ...(opts.home ? { home: opts.home } : {}), ...resolution, ...(opts.identity ?? {}) });
-      return {
-        devtools: proc.devtools,
-        exited: proc.exited,
-        kill: proc.kill,
-        goneReason: (exitedAlone) => (exitedAlone ? `Chromium exited (${proc.child.signalCode ?? `exit code ${proc.child.exitCode}`})` : 'Chromium stopped answering over DevTools and was killed'),
-      };
-    },
-    // The profile's contents go with the process (removed as the browser user: the profile is
-    // that user's to fill with links); the directory itself stays, with its owner.
-    async cleanUp() {
-      await clearProfile(opts.userDataDir, opts.identity?.user);
-    },
-  };
-}
 
 export class LinuxBox {
   readonly #source: BrowserSource;
@@ -112,10 +52,8 @@ export class LinuxBox {
   #contextId: string | undefined;
   #starting: Promise<void> | undefined;
   #active: Page | undefined;
-  readonly #sessions = new WeakMap<Page, Promise<CDPSession>>();
-  readonly #raw = new WeakMap<Page, Promise<CdpConnection>>();
-  readonly #targetIds = new WeakMap<Page, string>();
-  readonly #watches = new WeakMap<CdpConnection, Promise<FrameWatch | undefined>>();
+  readonly #pages: PageConnections;
+  readonly #capture: ScreenCapture;
   /** The screen each page was last given (viewport.ts), so an unchanged one costs no round trip. */
   readonly #screens = new WeakMap<Page, string>();
   /** Called whenever the browser process goes away (closed or crashed). */
@@ -128,6 +66,8 @@ export class LinuxBox {
     this.#source = 'source' in opts ? opts.source : localChromium(opts);
     this.#cdpTimeoutMs = opts.cdpTimeoutMs ?? kCdpTimeoutMs;
     this.#resolution = { ...opts.resolution };
+    this.#pages = new PageConnections({ devtools: () => this.#running().devtools, timeoutMs: this.#cdpTimeoutMs });
+    this.#capture = new ScreenCapture({ input: () => this.#input(), resolution: () => this.#resolution, timeoutMs: this.#cdpTimeoutMs });
   }
 
   /** Where the box's browser runs: this machine, or a Selenium Grid. */
@@ -352,12 +292,7 @@ export class LinuxBox {
 
   /** `work` (a Playwright call), failing with BROWSER_TIMEOUT when the browser does not answer in time. */
   #bounded<T>(what: string, work: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new BoxflowError('BROWSER_TIMEOUT', `the box's browser did not answer (${what}) within ${this.#cdpTimeoutMs / 1000}s`)), this.#cdpTimeoutMs);
-    });
-    work.catch(() => {}); // its late failure, after a timeout, is nobody's business
-    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+    return bounded(what, work, this.#cdpTimeoutMs);
   }
 
   async activePage(): Promise<Page> {
@@ -378,27 +313,13 @@ export class LinuxBox {
     return this.#browser && page && !page.isClosed() ? page : undefined;
   }
 
-  /** A page connection's bounds: a command answered within the box's CDP timeout, an answer within the pipe's frame size. */
-  #pageCdpOptions(): CdpConnectOptions {
-    return { maxPayload: kMaxAnswer, timeoutMs: this.#cdpTimeoutMs, closed: () => new Error('the page closed') };
-  }
-
   /** A new CDP connection of its own to `page` (a recording's screencast runs on it, apart from input); it closes with the page. */
-  async recordingConnection(page: Page): Promise<CdpConnection> {
-    const devtools = this.#running().devtools;
-    const cdp = await CdpConnection.open(devtools.pageEndpoint(await this.#targetId(page)), this.#pageCdpOptions());
-    page.once('close', () => cdp.close());
-    return cdp;
+  recordingConnection(page: Page): Promise<CdpConnection> {
+    return this.#pages.ownConnection(page);
   }
 
   #session(page: Page): Promise<CDPSession> {
-    let s = this.#sessions.get(page);
-    if (!s) {
-      s = this.#bounded('attach to the page', page.context().newCDPSession(page));
-      this.#sessions.set(page, s);
-      s.catch(() => this.#sessions.delete(page));
-    }
-    return s;
+    return this.#pages.session(page);
   }
 
   /** The raw CDP connection of the active page. */
@@ -407,31 +328,11 @@ export class LinuxBox {
   }
 
   #rawOf(page: Page): Promise<CdpConnection> {
-    let r = this.#raw.get(page);
-    if (!r) {
-      const devtools = this.#running().devtools;
-      r = this.#targetId(page).then((id) => CdpConnection.open(devtools.pageEndpoint(id), this.#pageCdpOptions()));
-      this.#raw.set(page, r);
-      r.then(
-        (cdp) => page.once('close', () => cdp.close()),
-        () => this.#raw.delete(page),
-      );
-    }
-    return r.then((cdp) => {
-      if (cdp.open) return cdp;
-      this.#raw.delete(page);
-      return this.#rawOf(page);
-    });
+    return this.#pages.raw(page);
   }
 
-  async #targetId(page: Page): Promise<string> {
-    let id = this.#targetIds.get(page);
-    if (!id) {
-      const s = await this.#session(page);
-      id = ((await this.#bounded('Target.getTargetInfo', s.send('Target.getTargetInfo'))) as { targetInfo: { targetId: string } }).targetInfo.targetId;
-      this.#targetIds.set(page, id);
-    }
-    return id;
+  #targetId(page: Page): Promise<string> {
+    return this.#pages.targetId(page);
   }
 
   // ---------------------------------------------------------------- display
@@ -466,91 +367,19 @@ export class LinuxBox {
     this.#screens.set(page, key);
   }
 
-  /** A PNG of the viewport (or of `clip`, in real pixels), `scale` times its size. */
-  async screenshot(scale: number, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
-    // While a navigation swaps the page's renderer, Chromium has no frame to draw for a moment: it
-    // answers "Not attached to an active page", or never answers on the old connection. Both pass
-    // with the navigation, so try again (on a fresh connection after a stall) until the CDP bound.
-    const until = performance.now() + this.#cdpTimeoutMs;
-    for (;;) {
-      const left = until - performance.now();
-      try {
-        return await this.#capture(scale, clip, Math.min(kCaptureStallMs, left));
-      } catch (err) {
-        const swapped = /Not attached to an active page/i.test((err as Error).message);
-        const stalled = BoxflowError.is(err) && err.code === 'BROWSER_TIMEOUT';
-        if (!(swapped || stalled) || left <= kCaptureStallMs) throw err;
-        if (stalled) (await this.#input()).close();
-        await sleep(kSwapRetryMs);
-      }
-    }
+  /** A PNG of the viewport (or of `clip`, in real pixels), `scale` times its size (capture.ts). */
+  screenshot(scale: number, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
+    return this.#capture.screenshot(scale, clip);
   }
 
-  async #capture(scale: number, clip: { x: number; y: number; width: number; height: number } | undefined, timeoutMs: number): Promise<Buffer> {
-    const s = await this.#input();
-    // The whole viewport at its size needs no clip, so no round trip for the scroll offset.
-    let box: object = {};
-    if (clip || scale !== 1) {
-      const { cssVisualViewport: vv } = await s.send<{ cssVisualViewport: { pageX: number; pageY: number } }>('Page.getLayoutMetrics', {}, { timeoutMs });
-      const area = clip ?? { x: 0, y: 0, ...this.#resolution };
-      box = { clip: { x: vv.pageX + area.x, y: vv.pageY + area.y, width: area.width, height: area.height, scale } };
-    }
-    const take = async () => {
-      const { data } = await s.send<{ data: string }>('Page.captureScreenshot', {
-        format: 'png',
-        ...box,
-        captureBeyondViewport: false,
-        // zlib's fastest level instead of its default: the PNG is a little larger and takes a fraction of the time.
-        optimizeForSpeed: true,
-      }, { timeoutMs });
-      return Buffer.from(data, 'base64');
-    };
-    const watch = clip ? undefined : await this.#watchOf(s);
-    return watch ? watch.capture(scale, take) : take();
+  /** The screen as it is: the last capture when Chromium drew no frame since, else a new one (capture.ts). */
+  screen(scale: number): Promise<Buffer> {
+    return this.#capture.screen(scale);
   }
 
-  #watchOf(cdp: CdpConnection): Promise<FrameWatch | undefined> {
-    let w = this.#watches.get(cdp);
-    if (!w) {
-      // Not the CDP bound: a page that cannot start a screencast at once (a renderer swap) is only watched less.
-      w = FrameWatch.start(cdp, kCaptureStallMs);
-      this.#watches.set(cdp, w);
-    }
-    return w;
-  }
-
-  /**
-   * The screen as it is: the last capture when Chromium drew no frame since, else a new one. A change
-   * made in the last frame's time (~16 ms) before the call may not be told yet, and not show.
-   */
-  async screen(scale: number): Promise<Buffer> {
-    const watch = await this.#watchOf(await this.#input());
-    return watch?.current(scale) ?? this.screenshot(scale);
-  }
-
-  /**
-   * The after-shot of `settle: 'frames'`, `maxMs` at most: the first capture during which Chromium
-   * drew no frame but the one the capture asks for, and none in kFrameToldMs after it (a frame drawn
-   * late in the capture is told a little later). The first capture waits up to kFrameToldMs for the
-   * frame that shows the action (a capture taken while it is drawn would be one too many). `onStill`
-   * gets each candidate as soon as it is one (the trace is drawn on it meanwhile). Undefined without
-   * a screencast: the caller compares captures instead.
-   */
-  async settledScreen(scale: number, maxMs: number, signal?: AbortSignal, onStill?: (png: Buffer) => unknown): Promise<Buffer | undefined> {
-    const until = performance.now() + maxMs;
-    const left = () => Math.max(0, until - performance.now());
-    const watch = await this.#watchOf(await this.#input());
-    if (!watch) return undefined;
-    await watch.quiet(Math.min(kFrameToldMs, left()), signal);
-    for (;;) {
-      signal?.throwIfAborted();
-      const frame = await this.screenshot(scale);
-      if (!left()) return frame;
-      if (watch.current(scale) === frame) {
-        onStill?.(frame);
-        if (await watch.quiet(Math.min(kFrameToldMs, left()), signal)) return frame;
-      }
-    }
+  /** The after-shot of `settle: 'frames'` (capture.ts); undefined without a screencast. */
+  settledScreen(scale: number, maxMs: number, signal?: AbortSignal, onStill?: (png: Buffer) => unknown): Promise<Buffer | undefined> {
+    return this.#capture.settledScreen(scale, maxMs, signal, onStill);
   }
 
   async layout(): Promise<string> {
@@ -566,77 +395,14 @@ export class LinuxBox {
     return (await this.#bounded('find the target', page.evaluate(call(kResolveTarget, target)))) as TargetResolution;
   }
 
-  /**
-   * Pointer down at the first point, moves through the rest (each segment over its ms; a
-   * zero-length segment holds still), up at the last. Real pixels. When `signal` aborts, the
-   * pointer is released where it is and the abort reason is thrown.
-   */
+
+  /** Pointer down at the first point, through the rest, up at the last (input.ts); `signal` releases it where it is. */
   async drag(points: Point[], segmentMs: number[], signal?: AbortSignal): Promise<void> {
-    const s = await this.#input();
-    const first = points[0]!;
-    const mouse = (type: string, p: Point, buttons: number) =>
-      s.send('Input.dispatchMouseEvent', { type, x: p.x, y: p.y, button: type === 'mouseMoved' && buttons === 0 ? 'none' : 'left', buttons, clickCount: type === 'mouseMoved' ? 0 : 1 });
-    signal?.throwIfAborted();
-    await mouse('mouseMoved', first, 0);
-    await mouse('mousePressed', first, 1);
-    let prev = first;
-    let at = first;
-    let deadline = performance.now();
-    try {
-      for (let i = 1; i < points.length; i++) {
-        const next = points[i]!;
-        const ms = segmentMs[i - 1] ?? 0;
-        if (next.x === prev.x && next.y === prev.y) {
-          deadline += ms;
-          await sleepUntil(deadline, signal);
-          continue;
-        }
-        const steps = Math.max(1, Math.round(ms / kMoveStepMs));
-        for (let k = 1; k <= steps; k++) {
-          deadline += ms / steps;
-          await sleepUntil(deadline, signal);
-          at = { x: prev.x + ((next.x - prev.x) * k) / steps, y: prev.y + ((next.y - prev.y) * k) / steps };
-          await mouse('mouseMoved', at, 1);
-        }
-        prev = next;
-      }
-    } catch (err) {
-      if (signal?.aborted) await mouse('mouseReleased', at, 0).catch(() => {});
-      throw err;
-    }
-    await mouse('mouseReleased', prev, 0);
+    return dispatchDrag(await this.#input(), points, segmentMs, signal);
   }
 
   async pressKeys(names: readonly KeyName[], combination: boolean, signal?: AbortSignal): Promise<void> {
-    const s = await this.#input();
-    const defs = names.map((n) => {
-      const def = keyDef(n);
-      if (!def) throw new BoxflowError('INVALID_REQUEST', `/keys: unknown key "${n}"`);
-      return def;
-    });
-    const send = (def: KeyDef, phase: 'down' | 'up', mods: number) => s.send('Input.dispatchKeyEvent', keyEvent(def, phase, mods));
-    if (!combination) {
-      for (const def of defs) {
-        signal?.throwIfAborted();
-        await send(def, 'down', def.modifier ?? 0);
-        await send(def, 'up', 0);
-      }
-      return;
-    }
-    let mods = 0;
-    const held: KeyDef[] = [];
-    try {
-      for (const def of defs) {
-        mods |= def.modifier ?? 0;
-        await send(def, 'down', mods);
-        held.push(def);
-      }
-    } finally {
-      for (const def of held.reverse()) {
-        mods &= ~(def.modifier ?? 0);
-        await send(def, 'up', mods);
-      }
-    }
+    return dispatchKeys(await this.#input(), names, combination, signal);
   }
 
   /** Inserts text into the focused element without key events. Returns what had focus. */
@@ -713,10 +479,4 @@ export class LinuxBox {
   stopLoading(page: Page): void {
     void this.#session(page).then((s) => s.send('Page.stopLoading')).catch(() => {});
   }
-}
-
-async function sleepUntil(deadline: number, signal?: AbortSignal): Promise<void> {
-  signal?.throwIfAborted();
-  const wait = deadline - performance.now();
-  if (wait > 1) await sleep(wait, undefined, { signal });
 }

@@ -44,8 +44,8 @@ async function quiet(box: AndroidBox, line: string): Promise<void> {
   if (out) throw new BoxflowError('DEVICE_ERROR', `\`${line.slice(0, 80)}\` failed on ${box.info.serial}: ${out.split('\n').slice(0, 3).join(' | ')}`);
 }
 
-/** Device pixels. Tap, hold and one straight move are one `input tap`/`input swipe`; a longer path is `input motionevent`s (AndroidBox.drag). */
-export async function performOnAndroid(box: AndroidBox, g: Gesture): Promise<void> {
+/** Device pixels. Tap, hold and one straight move are one `input tap`/`input swipe`; a longer path is `input motionevent`s (AndroidBox.drag), which `signal` stops. */
+export async function performOnAndroid(box: AndroidBox, g: Gesture, signal?: AbortSignal): Promise<void> {
   checkOnAndroid(g);
   switch (g.kind) {
     case 'click': {
@@ -53,16 +53,16 @@ export async function performOnAndroid(box: AndroidBox, g: Gesture): Promise<voi
       const y = Math.round(g.at.y);
       // Both taps on one shell line: a device that starts a VM per `input` would miss the double-tap window otherwise.
       if (g.count === 2) return quiet(box, sh`input tap ${x} ${y}; input tap ${x} ${y}`);
-      return box.drag([{ x, y }], [0]);
+      return box.drag([{ x, y }], [0], signal);
     }
     case 'wheel': {
       // The finger moves against the content: revealing what is below is a swipe upwards.
       const end = { x: Math.max(0, g.at.x - g.dx), y: Math.max(0, g.at.y - g.dy) };
-      return box.drag([g.at, end], [g.durationMs || kScrollSwipeMs]);
+      return box.drag([g.at, end], [g.durationMs || kScrollSwipeMs], signal);
     }
     case 'touch': {
       const { points, segments } = fingerPath(g.fingers[0]!);
-      return box.drag(points, segments);
+      return box.drag(points, segments, signal);
     }
     case 'move':
       return;

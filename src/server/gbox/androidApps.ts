@@ -20,7 +20,7 @@ import type { AndroidBox } from '../adb/androidBox.js';
 import { readApk, type Activity } from '../adb/apk.js';
 import { checkPackageName } from '../adb/names.js';
 import { sh } from '../../api/shellQuote.js';
-import type { BoxEntry } from '../boxEntry.js';
+import { isAndroid, type BoxEntry } from '../boxEntry.js';
 import type { BoxCall, RouteAnswer as Answer, RouteCall } from './boxRoute.js';
 
 interface AppDeps<Call extends RouteCall> {
@@ -34,7 +34,7 @@ export const kAndroidAppEndpoints = ['getApp', 'listPackagesSimple', 'listActivi
 const kPullTimeoutMs = 10 * 60_000;
 
 function androidOf(entry: BoxEntry): AndroidBox {
-  if (!entry.android) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `box ${entry.record.id} is a ${entry.record.type} box; this endpoint is for Android boxes`);
+  if (!isAndroid(entry) || !entry.android) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `box ${entry.record.id} is a ${entry.record.type} box; this endpoint is for Android boxes`);
   return entry.android;
 }
 

@@ -9,7 +9,7 @@ import { bodyOf } from '../requestChecks.js';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, type CommandBody, type EndpointName } from '../../api/schemas.js';
-import type { BoxEntry } from '../boxEntry.js';
+import { deviceOf, isAndroid, type BoxEntry } from '../boxEntry.js';
 import type { Answer, Call } from '../call.js';
 import { androidScript, runAndroidScript } from './androidCommands.js';
 import { commandSocketUrls } from './commandSocket.js';
@@ -40,14 +40,14 @@ export function createCommandHandlers(deps: CommandDeps) {
     /** The two websockets of commandSocket.ts; a grid box has no shell here. */
     websocketUrl: (call: Call) =>
       deps.boxCall('websocketUrl', call, async (entry): Promise<Answer> => {
-        if (!entry.android && !entry.dir) throw new BoxflowError('GRID_UNSUPPORTED', "this box's browser runs on a Selenium Grid node, so it has no shell on this server; create a box on a server without --grid for that");
+        if (!isAndroid(entry) && !entry.dir) throw new BoxflowError('GRID_UNSUPPORTED', "this box's browser runs on a Selenium Grid node, so it has no shell on this server; create a box on a server without --grid for that");
         return { status: 200, body: commandSocketUrls(call.origin, entry.record.id) };
       }),
     runCommand: (call: Call) =>
       inTurn(deps.boxCall, 'runCommand', call, async (entry): Promise<Answer> => {
         const body = bodyOf(endpoints.runCommand.body, call.body) as CommandBody;
-        const android = entry.android;
-        if (!android) return { status: 200, body: await runLinuxCommand(entry, body, call.signal, call.output) };
+        if (!isAndroid(entry)) return { status: 200, body: await runLinuxCommand(entry, body, call.signal, call.output) };
+        const android = deviceOf(entry);
         const timeoutMs = parseDuration(body.timeout ?? '30s', '/timeout');
         return { status: 200, body: await runAndroidScript(entry, android, androidScript(android, body), timeoutMs, 'command', '/command', call.signal, call.output) };
       }),

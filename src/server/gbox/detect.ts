@@ -27,7 +27,7 @@ import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { endpoints, kDetectMaxElements, type DetectedElement, type DetectElementsBody, type EndpointName } from '../../api/schemas.js';
 import type { AndroidBox } from '../adb/androidBox.js';
-import type { BoxEntry } from '../boxEntry.js';
+import { deviceOf, isAndroid, type BoxEntry } from '../boxEntry.js';
 import type { Answer, Call } from '../call.js';
 import type { LinuxBox } from '../chromium/linuxBox.js';
 import { call as callScript } from '../chromium/pageScripts.js';
@@ -252,6 +252,17 @@ export async function drawMarked(png: Buffer, elements: readonly DetectedElement
   return canvas.encode('png');
 }
 
+/** The box's elements and its screen, taken one after the other. */
+async function scan(entry: BoxEntry, scale: number): Promise<{ found: Found[]; truncated: boolean; png: Buffer; by: string }> {
+  if (isAndroid(entry)) {
+    const android = deviceOf(entry);
+    const { found, truncated } = await detectOnAndroid(android);
+    return { found, truncated, png: await android.screenshot(scale), by: 'uiautomator' };
+  }
+  const { found, truncated } = await detectOnLinux(entry.linux);
+  return { found, truncated, png: await entry.linux.screenshot(scale), by: 'browser' };
+}
+
 export function createDetectHandlers(deps: DetectDeps) {
   return {
     detectElements: (call: Call) =>
@@ -261,11 +272,9 @@ export function createDetectHandlers(deps: DetectDeps) {
         const expiresAt = Date.now() + parseDuration(body.screenshot?.presignedExpiresIn ?? '30m', '/screenshot/presignedExpiresIn');
         await loadCanvas(); // the marked image needs it: refused before the box does anything
         const scale = entry.scale;
-        const android = entry.android;
-        const { found, truncated } = android ? await detectOnAndroid(android) : await detectOnLinux(entry.linux);
-        const png = android ? await android.screenshot(scale) : await entry.linux.screenshot(scale);
+        const { found, truncated, png, by } = await scan(entry, scale);
         const { width, height } = pngSize(png, 'the screenshot');
-        const { elements, truncated: cut } = inScreen(found, scale, width, height, android ? 'uiautomator' : 'browser');
+        const { elements, truncated: cut } = inScreen(found, scale, width, height, by);
         const marked = await drawMarked(png, elements);
         const image = async (data: Buffer, name: 'source' | 'marked') => {
           if (format === 'base64') return { uri: `data:image/png;base64,${data.toString('base64')}` };

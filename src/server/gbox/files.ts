@@ -15,7 +15,7 @@ import { endpoints, kFsLimits, type CommandResult, type EndpointName, type FsEnt
 import type { AndroidBox } from '../adb/androidBox.js';
 import { kMultipart, type MultipartBody } from '../adb/routes.js';
 import { shQuote } from '../../api/shellQuote.js';
-import type { BoxEntry } from '../boxEntry.js';
+import { deviceOf, isAndroid, linuxOf, type BoxEntry, type LinuxEntry } from '../boxEntry.js';
 import { boxPath, boxPathOf, realOf } from '../boxFs.js';
 import type { Answer, Call, OutputSink } from '../call.js';
 import { inTurn } from './commands.js';
@@ -129,7 +129,7 @@ class FsFailure extends Error {
 }
 
 /** Runs the file child for a Linux box (as its user when isolated); its stdout, at most `maxOut` bytes. */
-function fsChild(entry: BoxEntry, args: string[], opts: { stdin?: Readable; maxOut?: number; timeoutMs?: number } = {}): Promise<Buffer> {
+function fsChild(entry: LinuxEntry, args: string[], opts: { stdin?: Readable; maxOut?: number; timeoutMs?: number } = {}): Promise<Buffer> {
   const user = entry.user;
   const maxOut = opts.maxOut ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
@@ -264,13 +264,13 @@ async function resolveLinux(entry: BoxEntry, path: string, workingDir: string | 
 
 
 const linuxFs = {
-  async info(entry: BoxEntry, q: FsPathQuery): Promise<FsEntry> {
+  async info(entry: LinuxEntry, q: FsPathQuery): Promise<FsEntry> {
     const { box, real } = await resolveLinux(entry, q.path, q.workingDir, 'follow');
     const got = JSON.parse((await fsChild(entry, ['stat', real]).catch((e: unknown) => Promise.reject(fsError(e, box, 'read')))).toString()) as Info | null;
     if (!got) throw new BoxflowError('FILE_NOT_FOUND', `${box} does not exist in the box`);
     return entryOf(box, got);
   },
-  async exists(entry: BoxEntry, q: FsPathBody): Promise<FsExistsResult> {
+  async exists(entry: LinuxEntry, q: FsPathBody): Promise<FsExistsResult> {
     let resolved: Resolved;
     try {
       resolved = await resolveLinux(entry, q.path, q.workingDir, 'follow');
@@ -281,25 +281,25 @@ const linuxFs = {
     const got = JSON.parse((await fsChild(entry, ['stat', resolved.real]).catch((e: unknown) => Promise.reject(fsError(e, resolved.box, 'look at')))).toString()) as Info | null;
     return got ? { exists: true, type: got[0] === 'd' ? 'dir' : 'file' } : { exists: false };
   },
-  async list(entry: BoxEntry, q: FsListQuery): Promise<FsListResult> {
+  async list(entry: LinuxEntry, q: FsListQuery): Promise<FsListResult> {
     const { box, real } = await resolveLinux(entry, q.path, q.workingDir, 'follow');
     const got = JSON.parse((await fsChild(entry, ['list', real, String(q.depth ?? 1), String(kFsLimits.listEntries)]).catch((e: unknown) => Promise.reject(fsError(e, box, 'list')))).toString()) as { entries: Array<[string, ...Info]>; truncated: boolean };
     const data = got.entries.map(([rel, ...info]) => entryOf(posix.join(box, rel), info));
     return { data, ...(got.truncated ? { truncated: true } : {}) };
   },
-  async read(entry: BoxEntry, q: FsPathQuery): Promise<string> {
+  async read(entry: LinuxEntry, q: FsPathQuery): Promise<string> {
     const { box, real } = await resolveLinux(entry, q.path, q.workingDir, 'follow');
     const bytes = await fsChild(entry, ['read', real, String(kFsLimits.readBytes)], { maxOut: kFsLimits.readBytes }).catch((e: unknown) => Promise.reject(fsError(e, box, 'read')));
     return bytes.toString('utf8');
   },
-  async write(entry: BoxEntry, req: WriteRequest): Promise<FsEntry> {
+  async write(entry: LinuxEntry, req: WriteRequest): Promise<FsEntry> {
     const { box, real } = await resolveLinux(entry, req.path, req.workingDir, 'create');
     if (box === '/') throw new BoxflowError('UNPROCESSABLE', "/path: the box's root is a directory");
     const stdin = req.file ? createReadStream(req.file) : Readable.from([req.text ?? Buffer.alloc(0)], { objectMode: false });
     const got = JSON.parse((await fsChild(entry, ['write', real], { stdin, timeoutMs: kFsWriteChildMs }).catch((e: unknown) => Promise.reject(fsError(e, box, 'write')))).toString()) as Info;
     return entryOf(box, got);
   },
-  async remove(entry: BoxEntry, q: FsPathBody): Promise<string> {
+  async remove(entry: LinuxEntry, q: FsPathBody): Promise<string> {
     const { box, real } = await resolveLinux(entry, q.path, q.workingDir, 'leaf');
     const t = JSON.parse((await fsChild(entry, ['remove', real]).catch((e: unknown) => Promise.reject(fsError(e, box, 'remove')))).toString()) as 'd' | 'f';
     return `removed ${t === 'd' ? 'the directory ' : ''}${box}`;
@@ -340,7 +340,7 @@ exit 0`;
 
 const detected = new WeakMap<BoxEntry, Map<string, Promise<RunCodeLanguage[]>>>();
 
-async function linuxLanguages(entry: BoxEntry, envs: Record<string, string> | undefined): Promise<RunCodeLanguage[]> {
+async function linuxLanguages(entry: LinuxEntry, envs: Record<string, string> | undefined): Promise<RunCodeLanguage[]> {
   const key = envs?.PATH ?? entry.record.config.envs.PATH ?? '';
   let byPath = detected.get(entry);
   if (!byPath) detected.set(entry, (byPath = new Map()));
@@ -355,7 +355,7 @@ async function linuxLanguages(entry: BoxEntry, envs: Record<string, string> | un
 
 const kAndroidLanguages: readonly RunCodeLanguage[] = ['bash', 'sh'];
 
-async function runCodeLinux(entry: BoxEntry, body: RunCodeBody, signal?: AbortSignal, output?: OutputSink): Promise<CommandResult> {
+async function runCodeLinux(entry: LinuxEntry, body: RunCodeBody, signal?: AbortSignal, output?: OutputSink): Promise<CommandResult> {
   const language = body.language ?? 'python';
   const timeoutMs = parseDuration(body.timeout ?? '30s', '/timeout');
   const have = await linuxLanguages(entry, body.envs);
@@ -390,14 +390,14 @@ function queryOf(call: Call): Record<string, unknown> {
 
 export function createFileHandlers(deps: FileDeps) {
   const { boxCall } = deps;
-  const fs = <T>(name: EndpointName, call: Call, linux: (entry: BoxEntry) => Promise<T>, android: (box: AndroidBox) => Promise<T>, wrap: (v: T) => unknown = (v) => v) =>
-    boxCall(name, call, async (entry): Promise<Answer> => ({ status: 200, body: wrap(entry.android ? await android(entry.android) : await linux(entry)) }));
+  const fs = <T>(name: EndpointName, call: Call, linux: (entry: LinuxEntry) => Promise<T>, android: (box: AndroidBox) => Promise<T>, wrap: (v: T) => unknown = (v) => v) =>
+    boxCall(name, call, async (entry): Promise<Answer> => ({ status: 200, body: wrap(isAndroid(entry) ? await android(deviceOf(entry)) : await linux(entry)) }));
 
   return {
     runCode: (call: Call) =>
       inTurn(boxCall, 'runCode', call, async (entry): Promise<Answer> => {
         const body = bodyOf(endpoints.runCode.body, call.body) as RunCodeBody;
-        return { status: 200, body: entry.android ? await runCodeAndroid(entry, entry.android, body, call.signal, call.output) : await runCodeLinux(entry, body, call.signal, call.output) };
+        return { status: 200, body: isAndroid(entry) ? await runCodeAndroid(entry, deviceOf(entry), body, call.signal, call.output) : await runCodeLinux(entry, body, call.signal, call.output) };
       }),
     listFiles: (call: Call) => {
       const q = () => checkQuery(endpoints.listFiles.query, queryOf(call)) as FsListQuery;
@@ -423,12 +423,12 @@ export function createFileHandlers(deps: FileDeps) {
       boxCall('writeFile', call, async (entry): Promise<Answer> => {
         const parts = (call.body as Partial<MultipartBody> | undefined)?.[kMultipart];
         if (!parts) throw new BoxflowError('INVALID_REQUEST', 'send fs/write as multipart/form-data: a `path` text part, `content` (a text part or a file part) and optionally `workingDir`');
-        const android = entry.android;
+        const android = isAndroid(entry) ? deviceOf(entry) : undefined;
         let dir: string | undefined;
         const spoolDir = async () => (dir ??= android ? await android.installDir() : await mkdtemp(join(await boxRoot(entry), '.boxflow-upload-')));
         try {
           const req = await readWriteParts(parts, spoolDir);
-          return { status: 200, body: android ? await androidFs.write(android, req) : await linuxFs.write(entry, req) };
+          return { status: 200, body: android ? await androidFs.write(android, req) : await linuxFs.write(linuxOf(entry), req) };
         } finally {
           if (dir) await rm(dir, { recursive: true, force: true });
         }

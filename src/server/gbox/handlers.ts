@@ -6,7 +6,7 @@ import { bodyOf } from '../requestChecks.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError } from '../../errors.js';
 import { endpoints, type ClipboardBody, type EndpointName, type OpenBrowserBody, type ScreenRotationBody } from '../../api/schemas.js';
-import type { BoxEntry } from '../boxEntry.js';
+import { deviceOf, isAndroid, type BoxEntry, type LinuxEntry } from '../boxEntry.js';
 import type { TraceOp } from '../trace.js';
 import { checkOpenUrl } from '../urlPolicy.js';
 import type { Answer, Call } from '../call.js';
@@ -25,6 +25,8 @@ export interface Prepared {
 
 export interface GboxDeps {
   boxCall: <T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
+  /** boxCall for an endpoint that Android boxes do not reach here (see routes.ts). */
+  linuxCall: <T>(name: EndpointName, call: Call, work: (entry: LinuxEntry) => Promise<T>) => Promise<T>;
   action: <S extends TSchema>(name: EndpointName, call: Call, prepare: (entry: BoxEntry, body: Static<S>) => Promise<Prepared>) => Promise<Answer>;
   /** The box's pre-signed CDP URL (`expiresIn`, default 120m). */
   cdpUrl: (entry: BoxEntry, origin: string, expiresIn?: string) => string;
@@ -40,8 +42,10 @@ interface Backend {
 }
 
 function backendOf(entry: BoxEntry): Backend {
-  const android = entry.android;
-  if (android) return { context: androidContext(android, entry.scale), check: checkOnAndroid, perform: (g) => performOnAndroid(android, g) };
+  if (isAndroid(entry)) {
+    const android = deviceOf(entry);
+    return { context: androidContext(android, entry.scale), check: checkOnAndroid, perform: (g, signal) => performOnAndroid(android, g, signal) };
+  }
   return { context: linuxContext(entry.linux, entry.scale), check: () => {}, perform: (g, signal) => performOnLinux(entry.linux, g, signal) };
 }
 
@@ -49,7 +53,7 @@ const kSizeMin = 100;
 const kSizeMax = 7680;
 
 export function createGboxHandlers(deps: GboxDeps) {
-  const { boxCall, action } = deps;
+  const { boxCall, linuxCall, action } = deps;
 
   /** A pointer action: planned in the action scale (gestures.ts), checked against the backend, performed in real pixels. */
   const gesture = <N extends 'click' | 'tap' | 'longPress' | 'move' | 'scroll' | 'swipe' | 'touch'>(name: N, plan: (body: Static<(typeof endpoints)[N]['body']>, ctx: GestureContext) => GesturePlan | Promise<GesturePlan>) =>
@@ -72,7 +76,7 @@ export function createGboxHandlers(deps: GboxDeps) {
     touch: gesture('touch', planTouch),
     screenRotation: (call: Call) =>
       action<typeof endpoints.screenRotation.body>('screenRotation', call, async (entry, body: ScreenRotationBody) => {
-        if (entry.android) return rotateOnAndroid(entry.android, body.orientation);
+        if (isAndroid(entry)) return rotateOnAndroid(deviceOf(entry), body.orientation);
         return {
           message: `rotated the screen to ${body.orientation}`,
           trace: { kind: 'label', text: `rotate: ${body.orientation}` },
@@ -84,20 +88,20 @@ export function createGboxHandlers(deps: GboxDeps) {
       }),
     getClipboard: (call: Call) =>
       boxCall('getClipboard', call, async (entry): Promise<Answer> => {
-        if (entry.android) notOnAndroid('the clipboard');
+        if (isAndroid(entry)) notOnAndroid('the clipboard');
         return { status: 200, body: await readClipboard(entry.linux), jsonString: true };
       }),
     setClipboard: (call: Call) =>
       boxCall('setClipboard', call, async (entry): Promise<Answer> => {
         const body = bodyOf(endpoints.setClipboard.body, call.body) as ClipboardBody;
-        if (entry.android) notOnAndroid('the clipboard');
+        if (isAndroid(entry)) notOnAndroid('the clipboard');
         await writeClipboard(entry.linux, body.content);
         return { status: 204 };
       }),
 
     // ------------------------------------------------------------ browser (Linux boxes; Android: 400 UNSUPPORTED_BOX_TYPE in routes.ts)
     openBrowser: (call: Call) =>
-      boxCall('openBrowser', call, async (entry): Promise<Answer> => {
+      linuxCall('openBrowser', call, async (entry): Promise<Answer> => {
         const body = bodyOf(endpoints.openBrowser.body, call.body) as OpenBrowserBody;
         // The browser's window is the box's screen: `size` sets it, `maximize` (which wins) keeps it as it is.
         if (body.size && !body.maximize) {
@@ -108,16 +112,16 @@ export function createGboxHandlers(deps: GboxDeps) {
         await entry.linux.ensureBrowser();
         return { status: 200, body: { cdpUrl: deps.cdpUrl(entry, call.origin) } };
       }),
-    listTabs: (call: Call) => boxCall('listTabs', call, async (entry): Promise<Answer> => ({ status: 200, body: { data: await listTabs(entry.linux) } })),
+    listTabs: (call: Call) => linuxCall('listTabs', call, async (entry): Promise<Answer> => ({ status: 200, body: { data: await listTabs(entry.linux) } })),
     updateTab: (call: Call) =>
-      boxCall('updateTab', call, async (entry): Promise<Answer> => {
+      linuxCall('updateTab', call, async (entry): Promise<Answer> => {
         const body = bodyOf(endpoints.updateTab.body, call.body) as { url: string };
         return { status: 200, body: await navigateTab(entry.linux, call.params.tabId!, await checkOpenUrl(body.url, entry.dir), call.signal) };
       }),
-    switchTab: (call: Call) => boxCall('switchTab', call, async (entry): Promise<Answer> => ({ status: 200, body: await switchTab(entry.linux, call.params.tabId!) })),
-    closeTab: (call: Call) => boxCall('closeTab', call, async (entry): Promise<Answer> => ({ status: 200, body: await closeTab(entry.linux, call.params.tabId!) })),
+    switchTab: (call: Call) => linuxCall('switchTab', call, async (entry): Promise<Answer> => ({ status: 200, body: await switchTab(entry.linux, call.params.tabId!) })),
+    closeTab: (call: Call) => linuxCall('closeTab', call, async (entry): Promise<Answer> => ({ status: 200, body: await closeTab(entry.linux, call.params.tabId!) })),
 
     // ------------------------------------------------------------ the box (stop and start: routes.ts)
-    getDisplay: (call: Call) => boxCall('getDisplay', call, async (entry): Promise<Answer> => ({ status: 200, body: entry.android ? await androidDisplay(entry.android) : linuxDisplay(entry.linux) })),
+    getDisplay: (call: Call) => boxCall('getDisplay', call, async (entry): Promise<Answer> => ({ status: 200, body: isAndroid(entry) ? await androidDisplay(deviceOf(entry)) : linuxDisplay(entry.linux) })),
   } satisfies Partial<Record<EndpointName, (call: Call) => Promise<Answer>>>;
 }

@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
 import { kCommandOutputMax, type CommandBody, type CommandResult } from '../../api/schemas.js';
-import type { BoxEntry } from '../boxEntry.js';
+import type { BoxEntry, LinuxEntry } from '../boxEntry.js';
 import { boxPath, boxPathOf, realOf } from '../boxFs.js';
 import { boxEnv, checkBoxEnvs, isolatedLaunch, type IsolatedLaunch } from '../boxUser.js';
 import type { OutputSink } from '../call.js';
@@ -33,7 +33,7 @@ const running = new WeakMap<BoxEntry, number>();
 
 /** The real path of a Linux box's directory: what box paths are resolved in. */
 export async function boxRoot(entry: BoxEntry): Promise<string> {
-  if (entry.android) throw new Error('boxRoot: an Android box has no directory on the server');
+  if (entry.kind === 'android') throw new Error('boxRoot: an Android box has no directory on the server');
   if (!entry.dir) throw new BoxflowError('GRID_UNSUPPORTED', "this box's browser runs on a Selenium Grid node, so it has no shell or files on this server; create a box on a server without --grid for that");
   return realpath(entry.dir);
 }
@@ -87,7 +87,7 @@ export interface LinuxRun {
  * going away (`signal`) or the box ending kills it too. With `run.output` the output is streamed
  * there (the same bounds and notes), and the command is not read from while its reader lags behind.
  */
-export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: AbortSignal): Promise<CommandResult> {
+export async function runInLinuxBox(entry: LinuxEntry, run: LinuxRun, signal?: AbortSignal): Promise<CommandResult> {
   checkBoxEnvs(run.envs, '/envs');
   for (const a of run.argv) noNul(a, '/command');
   const cwd = await commandDir(entry, run.workingDir);
@@ -201,7 +201,7 @@ export async function runInLinuxBox(entry: BoxEntry, run: LinuxRun, signal?: Abo
 }
 
 /** POST /boxes/{id}/commands on a Linux box: the body's command line, run by `/bin/sh -c`. */
-export function runLinuxCommand(entry: BoxEntry, body: CommandBody, signal?: AbortSignal, output?: OutputSink): Promise<CommandResult> {
+export function runLinuxCommand(entry: LinuxEntry, body: CommandBody, signal?: AbortSignal, output?: OutputSink): Promise<CommandResult> {
   return runInLinuxBox(entry, { argv: ['/bin/sh', '-c', body.command], ...(body.envs ? { envs: body.envs } : {}), timeoutMs: parseDuration(body.timeout ?? '30s', '/timeout'), ...(body.workingDir !== undefined ? { workingDir: body.workingDir } : {}), ...(output ? { output } : {}) }, signal);
 }
 

@@ -31,7 +31,7 @@ import { checkMediaName } from '../adb/names.js';
 import { checkedParts, kMultipart, multipartError, type MultipartBody } from '../adb/routes.js';
 import { sh } from '../../api/shellQuote.js';
 import { humanSize } from '../boxFs.js';
-import type { BoxEntry } from '../boxEntry.js';
+import { isAndroid, type BoxEntry } from '../boxEntry.js';
 import type { BoxCall, RouteAnswer as Answer, RouteCall } from './boxRoute.js';
 
 interface MediaDeps<Call extends RouteCall> {
@@ -93,7 +93,7 @@ function mediaOf(dir: string, name: string, st: SyncStat): Media | undefined {
 }
 
 function androidOf(entry: BoxEntry): AndroidBox {
-  if (!entry.android) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `box ${entry.record.id} is a ${entry.record.type} box; albums are folders of an Android box's gallery`);
+  if (!isAndroid(entry) || !entry.android) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `box ${entry.record.id} is a ${entry.record.type} box; albums are folders of an Android box's gallery`);
   return entry.android;
 }
 

@@ -12,7 +12,7 @@ type Handlers = Record<EndpointName, (call: Call) => Promise<Answer>>;
 
 /** Whether `entry` is a Linux box whose browser is a grid session. */
 export function isGridBox(entry: BoxEntry | undefined): boolean {
-  return entry?.linux?.sourceKind === 'grid';
+  return entry !== undefined && entry.kind !== 'android' && entry.linux.sourceKind === 'grid';
 }
 
 /** The answer to `name` on a grid box. */

@@ -12,7 +12,7 @@ import { WebSocket } from 'ws';
 import { BoxflowError } from '../../errors.js';
 import type { Resolution } from '../../api/schemas.js';
 import { CdpPipe } from '../chromium/cdpPipe.js';
-import type { BrowserHandle, BrowserSource } from '../chromium/linuxBox.js';
+import type { BrowserHandle, BrowserSource } from '../chromium/source.js';
 import type { GridClient, GridSession } from './client.js';
 
 const kMaxPayload = 256 * 1024 * 1024; // screenshots of large pages are big
