@@ -1,5 +1,6 @@
 // Polling, not sleeping: re-check until a deadline with backoff (Playwright's 100/250/500/1000 ms).
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BoxflowError } from '../errors.js';
 import { kBackoffMs } from '../visual/stable.js';
 
 export async function pollUntil<T>(
@@ -14,6 +15,8 @@ export async function pollUntil<T>(
       const value = await probe();
       if (value !== undefined) return { value };
     } catch (err) {
+      // A step that is invalid (a selector key the box's layout cannot have) does not become valid by waiting.
+      if (BoxflowError.is(err) && err.code === 'STEP_INVALID') return { value: undefined, lastError: err };
       lastError = err;
     }
     const wait = kBackoffMs[Math.min(i + 1, kBackoffMs.length - 1)]!;
