@@ -155,10 +155,12 @@ export function suggestSelectors(tree: LayoutTree, node: LayoutNode, dialect: Di
   for (const id of ids) add('id', idValue(id));
   // 2. Test ids (a CSS attribute on the web: the author put them there for tests).
   if (web) for (const css of cssCandidates(node).filter((c) => c.startsWith('[data-'))) add('testId', { css });
-  // 3. What a person reads the element by: its role and accessible name, its label, its placeholder (boxflow only).
+  // 3. What a person reads the element by: its role and accessible name, its label, its placeholder
+  //    (boxflow only). On Android a node's text is its own and what its users write: the role comes after it.
   const role = dialect === 'boxflow' ? roleOf(tree, node) : undefined;
   const roleName = role ? readableText(accessibleName(tree, node)) : undefined;
-  if (role && roleName && !kNamelessRoles.has(role)) add('role', { role, name: roleName });
+  const named = role && roleName && !kNamelessRoles.has(role) ? { role, name: roleName } : undefined;
+  if (named && web) add('role', named);
   if (dialect === 'boxflow' && web) {
     const label = labelOf(tree, node);
     if (label) add('label', { label });
@@ -170,13 +172,14 @@ export function suggestSelectors(tree: LayoutTree, node: LayoutNode, dialect: Di
   if (text) add('text', text);
   const desc = readableText(node.desc);
   if (desc && desc !== text) add('desc', dialect === 'maestro' ? desc : { desc });
+  if (named && !web) add('role', named);
   // A role alone singles out an element only when it is the one of its kind (the one text field).
   if (role && !kNamelessRoles.has(role)) add('role', { role });
   // 5. A short CSS path (web), or the class (Android; Maestro has no class selector).
   if (web) for (const css of cssCandidates(node).filter((c) => !c.startsWith('[data-'))) add('css', { css });
   else if (dialect === 'boxflow') add('class', { class: simpleClass(node.tag) });
   // 6. Narrowed by index: the role's, the text's, the id's, the class's.
-  if (role && roleName && !kNamelessRoles.has(role)) indexed({ role, name: roleName });
+  if (named) indexed(named);
   if (text) indexed({ text });
   if (ids[0]) indexed(idValue(ids[0]));
   if (!web && dialect === 'boxflow') indexed({ class: simpleClass(node.tag) });

@@ -109,6 +109,10 @@ test('the role and name first when no id or test id names the element; then the 
     ['placeholder', { placeholder: 'you@example.com' }, 1],
   ]);
   assert.ok(!suggestSelectors(t, button, 'maestro').candidates.some((c) => ['role', 'label', 'placeholder'].includes(c.kind)));
+  // Android: the node's own text first, its role and name (content-desc) a candidate after it.
+  const once = query(android, { text: 'Just once' })[0]!;
+  const a = suggestSelectors(android, once, 'boxflow');
+  assert.deepEqual(a.candidates.slice(2, 5).map((c) => c.value), ['Just once', { desc: 'Use selected app just once' }, { role: 'button', name: 'Use selected app just once' }]);
   // A value to assert: a text field's, never a password's, nothing for a button.
   assert.equal(fieldValue(t, field), '');
   assert.equal(fieldValue(t, query(t, { id: 'pw' })[0]!), undefined);
