@@ -392,6 +392,10 @@ export function nearMatches(tree: LayoutTree, selector: Selector, n = 5): Layout
   if (sel.desc !== undefined) targets.push({ value: plain(sel.desc), fields: ['desc'] });
   if (sel.id !== undefined) targets.push({ value: plain(sel.id), fields: ['id'] });
   if (sel.class !== undefined) targets.push({ value: plain(sel.class), fields: ['tag'] });
+  // An accessible name or a label is most often the text or description of the element (or of its label).
+  if (sel.name !== undefined) targets.push({ value: plain(sel.name), fields: ['text', 'desc', 'hint'] });
+  if (sel.label !== undefined) targets.push({ value: plain(sel.label), fields: ['text', 'desc'] });
+  if (sel.placeholder !== undefined) targets.push({ value: plain(sel.placeholder), fields: ['hint'] });
   if (!targets.length) {
     try {
       return query(tree, selector, { visibleOnly: false }).filter((x) => !x.visible).slice(0, n);

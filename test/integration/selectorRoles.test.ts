@@ -82,6 +82,8 @@ test('a name that matches no button: the failure names the selector as written',
   const failed = steps(r)[1]!;
   assert.equal(failed.error?.code, 'ELEMENT_NOT_FOUND', explain(r));
   assert.match(failed.error!.message, /\{role: "button", name: "Sign up"\}/);
+  // The near matches: what reads like the name.
+  assert.match(failed.error!.message, /"Sign in"/);
 });
 
 test('Android: a role from the class, named by its content-desc; label refused with STEP_INVALID', async () => {
