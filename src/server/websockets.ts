@@ -37,13 +37,15 @@ export async function registerWebsockets(app: FastifyInstance, log: LogFn): Prom
   });
   const wss = app.websocketServer;
   const maxPayloadOf = new WeakMap<IncomingMessage, number>();
-  app.addHook('onRequest', async (req, reply) => {
-    if (!req.ws) return;
+  // Every request passes here: a plain one at the cost of a test (no promise).
+  app.addHook('onRequest', (req, reply, done) => {
+    if (!req.ws) return done();
     // Whatever the answer to a refused upgrade, its socket is closed after it.
     void reply.header('connection', 'close');
     const maxPayload = req.routeOptions.config.maxPayload;
-    if (maxPayload === undefined) throw new BoxflowError('NOT_FOUND', `no WebSocket endpoint at ${req.url.split('?')[0]!.slice(0, 100)}`);
+    if (maxPayload === undefined) return done(new BoxflowError('NOT_FOUND', `no WebSocket endpoint at ${req.url.split('?')[0]!.slice(0, 100)}`));
     maxPayloadOf.set(req.raw, maxPayload);
+    done();
   });
   // One ws server takes every socket, and reads maxPayload from its options at each handshake,
   // right after 'headers' (in the same turn): each route's own bound is set there.

@@ -82,6 +82,14 @@ test('a handshake ws refuses (a bad Sec-WebSocket-Key or version, an Upgrade tha
   }
 });
 
+test('an upgrade of a path that is no websocket (an API route, with a good key; no route at all) is 404 {code, message}, then closed', async () => {
+  for (const path of [new URL(`${server.baseUrl}/boxes`).pathname, '/no-such-path']) {
+    const answer = await exchange(upgradeHead(path, { authorization: `Bearer ${key}` }));
+    assert.equal(statusOf(answer), 404, `${path}: ${answer.slice(0, 200)}`);
+    assert.deepEqual(bodyOf(answer), { code: 'NOT_FOUND', message: `no WebSocket endpoint at ${path}` });
+  }
+});
+
 test('a plain GET of the CDP URL is told to upgrade (426 {code, message}), as the command socket URL is', async () => {
   const cdp = sockets.find((s) => s.name === 'CDP proxy')!;
   const command = sockets.find((s) => s.name === 'command socket')!;
