@@ -109,6 +109,19 @@ test('drag: a path becomes motion events, a simple drag one swipe, a zero-length
   ]);
 });
 
+test('drag: a request that goes away stops the path where the finger is and lifts it; the box serves the next request', async () => {
+  const m = dev.shellCommands.length;
+  const ac = new AbortController();
+  // Two legs of 25 s each: only the abort ends this drag in the test's time.
+  const dragging = client.drag(box.id, { path: [{ x: 10, y: 10 }, { x: 20, y: 30 }, { x: 40, y: 50 }], duration: '25s' }, { signal: ac.signal });
+  dragging.catch(() => {}); // awaited below, once aborted
+  await waitFor(() => since(dev, m).includes('input motionevent DOWN 10 10'));
+  ac.abort();
+  await assert.rejects(dragging);
+  await client.tap(box.id, { x: 5, y: 5 });
+  assert.deepEqual(since(dev, m), ['input motionevent DOWN 10 10', 'input motionevent UP 10 10', 'input tap 5 5']);
+});
+
 test('drag to a text target resolves it in the uiautomator layout; an unknown target is 422 with candidates', async () => {
   // real: nora_compose-chat_cjk-text.xml (re-served as a `uiautomator dump /dev/tty` reply)
   dev.layoutFixture = 'nora_compose-chat_cjk-text.xml';

@@ -5,6 +5,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { rejects } from '../support/apiErrors.js';
 import { useGboxServer } from '../support/gboxServer.js';
+import { waitFor } from '../support/waitFor.js';
 import type { FakeDevice } from '../support/fakeAdbServer.js';
 import type { Box } from '../../src/api/schemas.js';
 
@@ -63,6 +64,19 @@ test('touch with one finger: a path of `input motionevent`s through its moves an
   const lines = await sent(() => client().touch(box.id, { points: [{ start: { x: 10, y: 20 }, actions: [{ type: 'move', x: 10, y: 120, duration: '100ms' }, { type: 'wait', duration: '50ms' }] }] }));
   assert.deepEqual(lines, ['input motionevent DOWN 10 20', 'input motionevent MOVE 10 70', 'input motionevent MOVE 10 120', 'input motionevent MOVE 10 120', 'input motionevent UP 10 120']);
   assert.deepEqual(await sent(() => client().touch(box.id, { points: [{ start: { x: 5, y: 6 } }] })), ['input tap 5 6']);
+});
+
+test('a touch is stopped when its request goes away: the finger is lifted where it is and the box serves the next request', async () => {
+  const mark = dev.shellCommands.length;
+  const ac = new AbortController();
+  // A 20 s wait before the move: only the abort ends this touch in the test's time.
+  const touching = client().touch(box.id, { points: [{ start: { x: 10, y: 20 }, actions: [{ type: 'wait', duration: '20s' }, { type: 'move', x: 10, y: 120, duration: '100ms' }] }] }, { signal: ac.signal });
+  touching.catch(() => {}); // awaited below, once aborted
+  await waitFor(() => dev.shellCommands.slice(mark).includes('input motionevent DOWN 10 20'));
+  ac.abort();
+  await assert.rejects(touching);
+  await client().tap(box.id, { x: 5, y: 6 });
+  assert.deepEqual(dev.shellCommands.slice(mark), ['input motionevent DOWN 10 20', 'input motionevent UP 10 20', 'input tap 5 6']);
 });
 
 test('what adb\'s input cannot do is 422 before any device command: hover, two fingers, other buttons, modifiers; the clipboard (no stock shell command)', async () => {
