@@ -3,8 +3,7 @@
 import { kKeyNames, kPhases } from '../api/schemas.js';
 import { kDurationPattern } from '../api/duration.js';
 import type { ErrorCode } from '../errors.js';
-import { kAriaRoles } from '../layout/aria.js';
-import { kSelectorKeys as kLayoutSelectorKeys, kTraits, type SelectorKey } from '../layout/types.js';
+import { kAriaRoles, kSelectorKeys as kLayoutSelectorKeys, kTraits, type SelectorKey } from '../layout/types.js';
 
 export type JsonSchema = { [key: string]: unknown };
 export type Path = (string | number)[];

@@ -6,22 +6,10 @@
 // their content. Android maps what its layout has: the class to a role where it is obvious,
 // content-desc (else the text; for a text field, its hint) to the name.
 import { BoxflowError } from '../errors.js';
-import type { LayoutNode, LayoutTree } from './types.js';
+import { kAriaRoles, type AriaRole, type LayoutNode, type LayoutTree } from './types.js';
 import { normaliseText } from './text.js';
 import { contentOf, isUnrendered, treeIndex } from './tree.js';
 
-/** The roles `role` takes (WAI-ARIA 1.2, abstract roles left out), as Playwright's getByRole takes them. */
-export const kAriaRoles = [
-  'alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote', 'button', 'caption', 'cell', 'checkbox', 'code',
-  'columnheader', 'combobox', 'complementary', 'contentinfo', 'definition', 'deletion', 'dialog', 'directory', 'document',
-  'emphasis', 'feed', 'figure', 'form', 'generic', 'grid', 'gridcell', 'group', 'heading', 'img', 'insertion', 'link', 'list',
-  'listbox', 'listitem', 'log', 'main', 'marquee', 'math', 'meter', 'menu', 'menubar', 'menuitem', 'menuitemcheckbox',
-  'menuitemradio', 'navigation', 'none', 'note', 'option', 'paragraph', 'presentation', 'progressbar', 'radio', 'radiogroup',
-  'region', 'row', 'rowgroup', 'rowheader', 'scrollbar', 'search', 'searchbox', 'separator', 'slider', 'spinbutton', 'status',
-  'strong', 'subscript', 'superscript', 'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term', 'textbox', 'time', 'timer',
-  'toolbar', 'tooltip', 'tree', 'treegrid', 'treeitem',
-] as const;
-export type AriaRole = (typeof kAriaRoles)[number];
 const kRoleSet = new Set<string>(kAriaRoles);
 
 /** Roles whose name is the text of their content when nothing else names them. */

@@ -4,6 +4,8 @@
 import { distance } from 'fastest-levenshtein';
 import { BoxflowError } from '../errors.js';
 import {
+  kAriaRoles,
+  kNameWithoutRole,
   kPositionalKeys,
   kSelectorKeyKinds,
   kSelectorKeys,
@@ -16,7 +18,7 @@ import {
   type SelectorKeyKind,
   type SelectorObject,
 } from './types.js';
-import { accessibleName, ariaHidden, kAriaRoles, kNoAndroidLabel, labelTexts, roleOf } from './aria.js';
+import { accessibleName, ariaHidden, kNoAndroidLabel, labelTexts, roleOf } from './aria.js';
 import { cssMatches } from './css.js';
 import { containsMatcher, normaliseText, parseRegexLiteral, textMatcher, type TextMatcher } from './text.js';
 import { hintOf, normDesc, normHint, normText, textRuns, treeIndex, type TreeIndex } from './tree.js';
@@ -53,8 +55,6 @@ const kValueRules: Record<SelectorKeyKind, [string, (v: unknown) => boolean]> = 
   selector: ['a selector', isSelectorValue],
   selectors: ['a non-empty list of selectors', (v) => Array.isArray(v) && v.length > 0 && v.every(isSelectorValue)],
 };
-
-export const kNameWithoutRole = '"name" is the accessible name of a role: give the role too, e.g. { role: button, name: "Sign in" }';
 
 /** A bare string is `{text}`; an object is checked key by key (INVALID_ARGUMENT on a bad one). */
 export function toSelectorObject(selector: Selector): SelectorObject {

@@ -1,6 +1,5 @@
 // One node tree for every screen-layout format: Android uiautomator XML, HTML, and HTML with
 // geometry from the browser (CDP DOMSnapshot). Selector semantics are defined once, over this.
-import type { AriaRole } from './aria.js';
 
 /** Real screen pixels (not scaled), edges as Android writes them: [left,top][right,bottom]. */
 export interface Bounds {
@@ -104,6 +103,22 @@ export interface SelectorObject {
   /** Each of these selectors matches some descendant. */
   containsDescendants?: Selector[];
 }
+
+/** The roles `role` takes (WAI-ARIA 1.2, abstract roles left out), as Playwright's getByRole takes them. */
+export const kAriaRoles = [
+  'alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote', 'button', 'caption', 'cell', 'checkbox', 'code',
+  'columnheader', 'combobox', 'complementary', 'contentinfo', 'definition', 'deletion', 'dialog', 'directory', 'document',
+  'emphasis', 'feed', 'figure', 'form', 'generic', 'grid', 'gridcell', 'group', 'heading', 'img', 'insertion', 'link', 'list',
+  'listbox', 'listitem', 'log', 'main', 'marquee', 'math', 'meter', 'menu', 'menubar', 'menuitem', 'menuitemcheckbox',
+  'menuitemradio', 'navigation', 'none', 'note', 'option', 'paragraph', 'presentation', 'progressbar', 'radio', 'radiogroup',
+  'region', 'row', 'rowgroup', 'rowheader', 'scrollbar', 'search', 'searchbox', 'separator', 'slider', 'spinbutton', 'status',
+  'strong', 'subscript', 'superscript', 'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term', 'textbox', 'time', 'timer',
+  'toolbar', 'tooltip', 'tree', 'treegrid', 'treeitem',
+] as const;
+export type AriaRole = (typeof kAriaRoles)[number];
+
+/** Why a selector with `name` and no `role` is refused (at load time, and by the query). */
+export const kNameWithoutRole = '"name" is the accessible name of a role: give the role too, e.g. { role: button, name: "Sign in" }';
 
 export const kTraits = ['text', 'long-text', 'square'] as const;
 export type Trait = (typeof kTraits)[number];

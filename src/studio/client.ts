@@ -1,63 +1,12 @@
 // boxflow studio's page script (served as /studio.js by src/studio/server.ts). It runs in the browser
 // and may use nothing from outside its own body but its parts, given as arguments by src/studio/page.ts:
-// the screen (screen.ts), the recorder of what the hand does (record.ts) and the list of steps (stepList.ts).
+// the screen (screen.ts), the recorder of what the hand does (record.ts), the list of steps (stepList.ts)
+// and the screenshot assertion's form (shotForm.ts).
 import type { studioRecorder } from './record.js';
 import type { studioScreen } from './screen.js';
 import type { studioShotForm } from './shotForm.js';
 import type { studioStepList } from './stepList.js';
-
-export interface TreeNode {
-  i: number;
-  p: number;
-  tag: string;
-  id: string;
-  text: string;
-  desc: string;
-  b: [number, number, number, number] | null;
-  v: boolean;
-}
-interface Candidate {
-  value: unknown;
-  kind: string;
-  count: number;
-  unique: boolean;
-}
-interface Inspection {
-  version: number;
-  node: number;
-  text: string;
-  /** A form field's value (absent for other elements). */
-  value?: string;
-  dialect: string;
-  best: Candidate;
-  candidates: Candidate[];
-}
-export interface StepView {
-  id: string;
-  label: string;
-  command: string;
-  status: string;
-  durationMs: number;
-  actionId?: string;
-  message?: string;
-  error?: { code: string; message: string };
-  images: { name: string; url: string }[];
-}
-export interface State {
-  file: string;
-  path: string;
-  exists: boolean;
-  dialect: string;
-  box: { id: string; type: string };
-  live: { websocketUrl: string } | null;
-  text: string;
-  steps: { index: number; line: number; text: string }[];
-  results: Record<string, StepView>;
-  /** The step that ran last: new steps go after it (-1: before the first; null: at the end). */
-  cursor: number | null;
-  lastRun: { status: string; steps: StepView[] } | null;
-  problem: string | null;
-}
+import type { Inspection, State, StepView, TreeNode } from './pageTypes.js';
 
 export function studioClient(parts: { screen: typeof studioScreen; record: typeof studioRecorder; stepList: typeof studioStepList; shotForm: typeof studioShotForm }): void {
   const token = new URLSearchParams(location.search).get('token') ?? '';

@@ -9,7 +9,7 @@
 // - Keys typed while the screen has the focus go to the box: text as `type` steps, Enter, Tab,
 //   Backspace, Escape and the arrows as `pressKey` steps. Typing is gathered until a pause or another
 //   key, and waits its turn: nothing typed is lost while a step runs.
-import type { TreeNode } from './client.js';
+import type { TreeNode } from './pageTypes.js';
 
 export interface RecordHost {
   canvas: HTMLCanvasElement;

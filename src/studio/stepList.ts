@@ -3,7 +3,7 @@
 // end, and a mark says where. It runs in the browser inside /studio.js (src/studio/page.ts passes it
 // to client.ts's studioClient) and may use nothing from outside its own body but what the page gives
 // it (StepListHost).
-import type { State, StepView } from './client.js';
+import type { State, StepView } from './pageTypes.js';
 
 export interface StepListHost {
   list: HTMLElement;

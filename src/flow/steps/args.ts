@@ -2,9 +2,8 @@
 // points, files, names.
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDuration } from '../../api/duration.js';
-import { kNameWithoutRole } from '../../layout/query.js';
 import { parseRegexLiteral } from '../../layout/text.js';
-import { kNestedKeys, kPatternKeys, type Selector, type SelectorObject } from '../../layout/types.js';
+import { kNameWithoutRole, kNestedKeys, kPatternKeys, type Selector, type SelectorObject } from '../../layout/types.js';
 import { kDirections, kPercentPointPattern, kSelectorKeys, targetSchema, type JsonSchema, type Path } from '../parts.js';
 import type { ElementPoint, Target } from '../types.js';
 import type { NormalizeCtx } from './types.js';
