@@ -129,7 +129,7 @@ pre#source { margin: 0; padding: 6px 10px; max-height: 220px; overflow: auto; ba
     <div id="inspector" data-testid="inspector">
       <div class="row"><span>selector</span> <code id="selector" data-testid="selector">point at an element</code> <span id="match-count" class="count" data-testid="match-count"></span></div>
       <ul id="candidates" data-testid="candidates"></ul>
-      <div class="hint">Click: tap it and add the step (inside a large element, at that point). Drag: a drag along the path. Type: the keys go to the box. Right-click: assertions, screenshot masks and more. The selector is the most robust one that matches only this element. New steps go after the selected step (click one), else after the step that ran last.</div>
+      <div class="hint">Click: tap it and add the step (inside a large element, at that point). Drag: a drag along the path. Type: the keys go to the box. Right-click: assertions, screenshot masks and more. The selector is the first that matches only this element, in the order a person keeps them: its id, a test id, its role and name, its label, its placeholder, its text, a short CSS path. New steps go after the selected step (click one), else after the step that ran last.</div>
     </div>
   </section>
   <section class="pane">
