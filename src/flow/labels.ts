@@ -29,7 +29,7 @@ const textLabel = (ctx: LabelCtx, s: string): string => (isRegexLiteral(s) ? cli
 /** The last part of a path: `runFlow login.yaml`, `installApp app.apk`. */
 export const baseName = (ctx: LabelCtx, file: string): string => ctx.mask(file.slice(file.lastIndexOf('/') + 1));
 
-/** A selector as a user would point at it: "Welcome", #email, .todo label, [Menu], "OK" below #title. */
+/** A selector as a user would point at it: "Welcome", #email, .todo label, [Menu], button "Sign in", "OK" below #title. */
 export function selectorLabel(sel: Selector, ctx: LabelCtx = kNoMask): string {
   if (typeof sel === 'string') return textLabel(ctx, sel);
   const relative = kNestedKeys.filter((k) => sel[k] !== undefined);
@@ -41,7 +41,12 @@ export function selectorLabel(sel: Selector, ctx: LabelCtx = kNoMask): string {
   }
   const keys = Object.keys(sel).filter((k) => sel[k as keyof typeof sel] !== undefined);
   const index = sel.index !== undefined ? ` [${sel.index}]` : '';
+  // As the user reads the page: `button "Sign in"`, `label "Email"`, `placeholder "you@example.com"`.
+  if (sel.role !== undefined && sel.name !== undefined && keys.length === (index ? 3 : 2)) return `${sel.role} ${textLabel(ctx, sel.name)}${index}`;
   if (keys.length === 1 || (keys.length === 2 && index)) {
+    if (sel.role !== undefined) return `role ${sel.role}${index}`;
+    if (sel.label !== undefined) return `label ${textLabel(ctx, sel.label)}${index}`;
+    if (sel.placeholder !== undefined) return `placeholder ${textLabel(ctx, sel.placeholder)}${index}`;
     if (sel.css !== undefined) return clip(ctx, sel.css, 60) + index;
     if (sel.id !== undefined) return `#${ctx.mask(sel.id)}${index}`;
     if (sel.text !== undefined) return textLabel(ctx, sel.text) + index;

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BoxflowError } from '../../src/errors.js';
-import { parseFlowYaml, type FlowErrorDetails } from '../../src/flow/index.js';
+import { normalizeStep, parseFlowYaml, type FlowErrorDetails } from '../../src/flow/index.js';
+import { stepLabel } from '../../src/runner/label.js';
 import { accessibleName, roleOf } from '../../src/layout/aria.js';
 import { parseLayout, query, type LayoutTree } from '../../src/layout/index.js';
 
@@ -156,4 +157,14 @@ test('in a flow file: the keys load; a name without a role, an unknown role and 
   );
   assert.equal(loadError('  - tap: { name: Sign in }'), '2:12 steps[0].tap.name: "name" is the accessible name of a role: give the role too, e.g. { role: button, name: "Sign in" }');
   assert.equal(loadError('  - tap: { role: buton, name: Go }'), '2:18 steps[0].tap.role: "buton" is not an ARIA role (button, link, textbox, checkbox, heading, ...) (did you mean "button"?)');
+});
+
+test('step titles read as the page does: button "Sign in", label "Email", placeholder "…"', () => {
+  const label = (raw: Record<string, unknown>) => stepLabel(normalizeStep(raw, { file: '/p/a.flow.yaml', line: 1, column: 1 }));
+  assert.equal(label({ tap: { role: 'button', name: 'Sign in' } }), 'tap button "Sign in"');
+  assert.equal(label({ assertVisible: { role: 'heading', name: '/^welcome/i' } }), 'assertVisible heading /^welcome/i');
+  assert.equal(label({ tap: { role: 'button', name: 'Sign in', index: 1 } }), 'tap button "Sign in" [1]');
+  assert.equal(label({ tap: { role: 'textbox' } }), 'tap role textbox');
+  assert.equal(label({ fill: { label: 'Email', value: 'a' } }), 'fill label "Email" "a"');
+  assert.equal(label({ tap: { placeholder: 'you@example.com' } }), 'tap placeholder "you@example.com"');
 });
