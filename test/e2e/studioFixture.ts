@@ -1,11 +1,9 @@
-// `boxflow studio FILE` as a user runs it, for the studio's browser specs: the CLI under tsx (its
-// screenshot comparisons run in worker threads, which need the TypeScript loader), on the embedded
-// local box, stopped with Ctrl-C.
+// `boxflow studio FILE` as a user runs it, for the studio's browser specs: the built CLI (as the
+// package ships it: its flow validators compiled ahead of time), on the embedded local box, stopped
+// with Ctrl-C.
 import { expect, type Page } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { repoRoot } from './helpers.js';
+import { cliPath } from './helpers.js';
 
 export interface Running {
   url: string;
@@ -16,8 +14,7 @@ export interface Running {
 
 export async function launchStudio(file: string, cwd: string): Promise<Running> {
   const env = { ...process.env, BOXFLOW_BASE_URL: '', BOXFLOW_API_KEY: '', GBOX_BASE_URL: '', GBOX_API_KEY: '' };
-  const tsx = pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', tsx, join(repoRoot, 'src/cli/main.ts'), 'studio', file, '--port', '0', '--no-open'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliPath, 'studio', file, '--port', '0', '--no-open'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
