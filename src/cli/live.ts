@@ -5,7 +5,6 @@
 // has none shows its own page, the screen alone. Nothing here can fail the run: a box without a live
 // view is one warning, a page that stops taking the run's state is one more.
 import { spawn, spawnSync } from 'node:child_process';
-import { request } from 'undici';
 import type { BoxClient } from '../api/client.js';
 import { kLiveRunMaxSteps, type LiveRunState, type LiveRunStep } from '../api/liveRun.js';
 import type { BoxInfo, FlowInfo, FlowResult, Reporter, StepRecord } from '../runner/types.js';
@@ -64,9 +63,9 @@ class BoxPage {
         this.#dirty = false;
         const body = JSON.stringify(this.#state);
         try {
-          const res = await request(this.runUrl!, { method: 'PUT', headers: { 'content-type': 'application/json' }, body, headersTimeout: kPutTimeoutMs, bodyTimeout: kPutTimeoutMs });
-          const text = await res.body.text();
-          if (res.statusCode >= 300) this.#stop(`it answered ${res.statusCode} ${text.slice(0, 200)}`);
+          const res = await fetch(this.runUrl!, { method: 'PUT', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(kPutTimeoutMs) });
+          const text = await res.text();
+          if (res.status >= 300) this.#stop(`it answered ${res.status} ${text.slice(0, 200)}`);
         } catch (err) {
           this.#stop((err as Error).message);
         }
