@@ -203,7 +203,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         reply.raw.setHeader('connection', 'close');
         reply.raw.once('finish', () => req.raw.socket.destroy());
       }
-      void (reply as unknown as FastifyReply).code(r.status).send(r.body);
+      void (reply as FastifyReply).code(r.status).send(r.body);
     },
     // Requests Node's HTTP parser refuses never reach fastify: answer them on the socket.
     clientErrorHandler: (err, socket) => {

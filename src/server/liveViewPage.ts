@@ -103,7 +103,7 @@ function liveViewClient(): void {
   type RunStep = { id: string; label: string; status: string; actionId?: string };
   type Run = { flow: { name: string; attempt: number; status: string }; steps: RunStep[]; earlier?: number };
   const view = { frames: 0, seq: 0, screen: { width: 0, height: 0 }, actions: [] as { id: number; actionId?: string; ok: boolean; message?: string; code?: string }[], open: false, run: undefined as Run | undefined };
-  (window as unknown as { liveView: typeof view }).liveView = view;
+  Object.assign(window, { liveView: view });
 
   const setState = (state: string, text: string) => {
     stateEl.dataset.state = state;
@@ -240,7 +240,7 @@ function liveViewClient(): void {
       } else if (msg.type === 'status') {
         statusEl.textContent = String(msg.text ?? '');
       } else if (msg.type === 'run') {
-        showRun(msg as unknown as Run);
+        showRun(msg as Run);
       } else if (msg.type === 'action') {
         view.actions.push({ id: Number(msg.id), ok: msg.ok === true, ...(msg.actionId ? { actionId: String(msg.actionId) } : {}), ...(msg.message ? { message: String(msg.message) } : {}), ...(msg.code ? { code: String(msg.code) } : {}) });
         logLine(msg.ok ? `${String(msg.actionId)}  ${String(msg.message ?? 'done')}` : `${String(msg.actionId ?? '')}  ${String(msg.code)}: ${String(msg.message)}`, msg.ok !== true);

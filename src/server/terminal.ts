@@ -293,10 +293,11 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
  * measure: its write stream keeps a queue of {buffer, offset}. Without one, 0 (no backpressure).
  */
 function ptyQueued(pty: IPty): number {
-  const queue = (pty as unknown as { _writeStream?: { _writeQueue?: { buffer: Buffer; offset: number }[] } })._writeStream?._writeQueue;
+  const stream: unknown = Reflect.get(pty, '_writeStream');
+  const queue: unknown = stream && typeof stream === 'object' ? Reflect.get(stream, '_writeQueue') : undefined;
   if (!Array.isArray(queue)) return 0;
   let total = 0;
-  for (const task of queue) total += task.buffer.length - task.offset;
+  for (const task of queue as Array<{ buffer: Buffer; offset: number }>) total += task.buffer.length - task.offset;
   return total;
 }
 
