@@ -45,7 +45,7 @@ export function selectorLabel(sel: Selector, ctx: LabelCtx = kNoMask): string {
   if (sel.role !== undefined && sel.name !== undefined && keys.length === (index ? 3 : 2)) return `${sel.role} ${textLabel(ctx, sel.name)}${index}`;
   if (keys.length === 1 || (keys.length === 2 && index)) {
     if (sel.role !== undefined) return `role ${sel.role}${index}`;
-    if (sel.label !== undefined) return `label ${textLabel(ctx, sel.label)}${index}`;
+    if (sel.labelText !== undefined) return `label ${textLabel(ctx, sel.labelText)}${index}`;
     if (sel.placeholder !== undefined) return `placeholder ${textLabel(ctx, sel.placeholder)}${index}`;
     if (sel.css !== undefined) return clip(ctx, sel.css, 60) + index;
     if (sel.id !== undefined) return `#${ctx.mask(sel.id)}${index}`;

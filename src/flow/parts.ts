@@ -57,7 +57,7 @@ export const kSelectorProps: Record<SelectorKey, JsonSchema> = {
   desc: { type: 'string', description: 'Android content-desc; HTML aria-label, alt or title; or /regex/flags.' },
   role: { ...ref('role'), description: 'ARIA role, explicit or implicit (button, link, textbox, checkbox, heading, ...), as getByRole; Android: from the class (Button, EditText, CheckBox, ...).' },
   name: { type: 'string', description: 'With role: the accessible name (aria-labelledby, aria-label, <label>, alt, title, text; Android: content-desc, else text); exact or /regex/flags.' },
-  label: { type: 'string', description: 'A form field by the text of its <label>, aria-label or aria-labelledby (HTML), as getByLabel; exact or /regex/flags.' },
+  labelText: { type: 'string', description: 'A form field by the text of its <label>, aria-label or aria-labelledby (HTML), as getByLabel; exact or /regex/flags. (`label` is the step\'s title.)' },
   placeholder: { type: 'string', description: 'A field by its placeholder (HTML placeholder, Android hint), as getByPlaceholder; exact or /regex/flags.' },
   class: { type: 'string', description: 'Android class; HTML tag; or /regex/flags.' },
   css: { type: 'string', description: 'CSS selector (HTML boxes).' },

@@ -270,4 +270,4 @@ export function labelTexts(tree: LayoutTree, n: LayoutNode): string[] {
 }
 
 export const kNoAndroidLabel =
-  'the selector key "label" finds a web page\'s form field by its <label>, aria-label or aria-labelledby, and an Android layout has none of them: use desc (content-desc), placeholder (the hint) or text';
+  'the selector key "labelText" finds a web page\'s form field by its <label>, aria-label or aria-labelledby, and an Android layout has none of them: use desc (content-desc), placeholder (the hint) or text';

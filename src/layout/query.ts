@@ -247,9 +247,9 @@ function select(tree: LayoutTree, selector: Selector, opts: QueryOptions, innerm
     const m = textMatcher(sel.placeholder);
     preds.push((i) => hintOf(nodes[i]!) !== '' && m(hintOf(nodes[i]!), normHint(idx, i)));
   }
-  if (sel.label !== undefined) {
+  if (sel.labelText !== undefined) {
     if (tree.format !== 'html') throw new BoxflowError('STEP_INVALID', kNoAndroidLabel);
-    const m = textMatcher(sel.label);
+    const m = textMatcher(sel.labelText);
     preds.push((i) => labelTexts(tree, nodes[i]!).some((t) => m(t, t)));
   }
   if (sel.role !== undefined) {
@@ -394,7 +394,7 @@ export function nearMatches(tree: LayoutTree, selector: Selector, n = 5): Layout
   if (sel.class !== undefined) targets.push({ value: plain(sel.class), fields: ['tag'] });
   // An accessible name or a label is most often the text or description of the element (or of its label).
   if (sel.name !== undefined) targets.push({ value: plain(sel.name), fields: ['text', 'desc', 'hint'] });
-  if (sel.label !== undefined) targets.push({ value: plain(sel.label), fields: ['text', 'desc'] });
+  if (sel.labelText !== undefined) targets.push({ value: plain(sel.labelText), fields: ['text', 'desc'] });
   if (sel.placeholder !== undefined) targets.push({ value: plain(sel.placeholder), fields: ['hint'] });
   if (!targets.length) {
     try {

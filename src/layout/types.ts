@@ -71,7 +71,7 @@ export interface SelectorObject {
   /** With `role`: its accessible name (aria-labelledby, aria-label, <label>, alt, title, its text; Android: content-desc, else text). Exact text or `/regex/flags`. */
   name?: string;
   /** A form field by its <label>, aria-label or aria-labelledby text (HTML only), as getByLabel. Exact text or `/regex/flags`. */
-  label?: string;
+  labelText?: string;
   /** A field by its placeholder (HTML `placeholder`, Android `hint`), as getByPlaceholder. Exact text or `/regex/flags`. */
   placeholder?: string;
   class?: string;
@@ -143,7 +143,7 @@ export const kSelectorKeyKinds = {
   desc: 'pattern',
   role: 'role',
   name: 'pattern',
-  label: 'pattern',
+  labelText: 'pattern',
   placeholder: 'pattern',
   class: 'pattern',
   css: 'string',

@@ -163,7 +163,7 @@ export function suggestSelectors(tree: LayoutTree, node: LayoutNode, dialect: Di
   if (named && web) add('role', named);
   if (dialect === 'boxflow' && web) {
     const label = labelOf(tree, node);
-    if (label) add('label', { label });
+    if (label) add('label', { labelText: label });
   }
   const placeholder = dialect === 'boxflow' ? readableText(hintOf(node)) : undefined;
   if (placeholder) add('placeholder', { placeholder });

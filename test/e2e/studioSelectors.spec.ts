@@ -98,7 +98,7 @@ test('a button without an id gets its role and name; a field its role and label;
     const field = await pointOf(page, { tag: 'input' });
     await page.mouse.move(field.x, field.y);
     await expect(page.getByTestId('selector')).toHaveText('{ role: textbox, name: Email }');
-    await expect(page.getByTestId('candidate').filter({ hasText: /^label/ })).toHaveText(/\{ label: Email \}\s*1$/);
+    await expect(page.getByTestId('candidate').filter({ hasText: /^label/ })).toHaveText(/\{ labelText: Email \}\s*1$/);
     await expect(page.getByTestId('candidate').filter({ hasText: /^placeholder/ })).toHaveText(/\{ placeholder: "you@example.com" \}\s*1$/);
 
     // Click the field, type into it, and assert its value from the menu.

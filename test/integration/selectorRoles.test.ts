@@ -49,13 +49,13 @@ test('a YAML flow: fill by label, tap by placeholder and by role and name, asser
   const yaml = `name: roles in YAML
 steps:
   - openTab: ${pageUrl}
-  - fill: { label: Email, value: ann@example.com }
+  - fill: { labelText: Email, value: ann@example.com }
   - tap: { placeholder: Your password }
   - type: secret
   - tap: { role: button, name: Sign in }
   - assertVisible: { role: heading, name: "Welcome, ann@example.com" }
   - assertLayout: { selector: { role: textbox, name: Email }, text: ann@example.com }
-  - assertLayout: { selector: { label: Password }, text: "••••••" }
+  - assertLayout: { selector: { labelText: Password }, text: "••••••" }
   - assertLayout: { role: heading, name: "/^welcome/i", count: 1 }
 `;
   const flow = parseFlowYaml(yaml, join(local.dir, 'roles.flow.yaml'));
@@ -86,7 +86,7 @@ test('a name that matches no button: the failure names the selector as written',
   assert.match(failed.error!.message, /"Sign in"/);
 });
 
-test('Android: a role from the class, named by its content-desc; label refused with STEP_INVALID', async () => {
+test('Android: a role from the class, named by its content-desc; labelText refused with STEP_INVALID', async () => {
   const replay = await startAndroidReplay({ layout: 'android_open-with-resolver-dialog_samsung.xml' });
   const client = new BoxClient({ baseUrl: replay.baseUrl, apiKey: 'replay-key-0001', maxRetries: 0 });
   try {
@@ -101,10 +101,10 @@ test('Android: a role from the class, named by its content-desc; label refused w
     const drag = replay.requests.filter((q) => q.path.endsWith('/actions/drag')).map((q) => JSON.parse(q.body.toString()) as { start: { x: number; y: number } })[0]!;
     // "Just once" is [72,2124][538,2178] in the dump.
     assert.deepEqual(drag.start, { x: (72 + 538) / 2, y: (2124 + 2178) / 2 });
-    const refused = await run('box: android\nsteps:\n  - tap: { label: Open with }\n');
+    const refused = await run('box: android\nsteps:\n  - tap: { labelText: Open with }\n');
     const step = steps(refused)[0]!;
     assert.equal(step.error?.code, 'STEP_INVALID', explain(refused));
-    assert.match(step.error!.message, /"label" finds a web page's form field .* Android layout has none of them: use desc \(content-desc\), placeholder \(the hint\) or text/);
+    assert.match(step.error!.message, /"labelText" finds a web page's form field .* Android layout has none of them: use desc \(content-desc\), placeholder \(the hint\) or text/);
   } finally {
     await client.close();
     await replay.close();

@@ -103,9 +103,9 @@ test('the selector keys: role with an exact or /regex/ name, label, placeholder;
   assert.deepEqual(tags({ role: 'heading' }), ['h1']);
   // Hidden from assistive technology: no role, even to a query that looks at hidden elements.
   assert.equal(query(t, { role: 'button' }, { visibleOnly: false }).length, 2);
-  assert.deepEqual(tags({ label: 'Email' }), ['e']);
-  assert.deepEqual(tags({ label: 'Query' }), ['q']);
-  assert.deepEqual(tags({ label: 'Name' }), ['nm']);
+  assert.deepEqual(tags({ labelText: 'Email' }), ['e']);
+  assert.deepEqual(tags({ labelText: 'Query' }), ['q']);
+  assert.deepEqual(tags({ labelText: 'Name' }), ['nm']);
   assert.deepEqual(tags({ placeholder: 'you@example.com' }), ['e']);
   assert.deepEqual(tags({ placeholder: '/@example/' }), ['e']);
   // A typo or a name without its role: refused with what to write.
@@ -132,7 +132,7 @@ test('Android: the role from the class where it is obvious, the name from conten
   assert.deepEqual(ids({ placeholder: 'Email' }), ['email']);
   assert.deepEqual(ids({ role: 'button' }), ['go', 'close']);
   assert.equal(roleOf(t, query(t, 'Welcome')[0]!), undefined);
-  assert.throws(() => query(t, { label: 'Email' }), (e) => BoxflowError.is(e) && e.code === 'STEP_INVALID' && /Android layout has none/.test(e.message) && /placeholder \(the hint\)/.test(e.message));
+  assert.throws(() => query(t, { labelText: 'Email' }), (e) => BoxflowError.is(e) && e.code === 'STEP_INVALID' && /Android layout has none/.test(e.message) && /placeholder \(the hint\)/.test(e.message));
 });
 
 function loadError(step: string): string {
@@ -148,12 +148,12 @@ function loadError(step: string): string {
 
 test('in a flow file: the keys load; a name without a role, an unknown role and a label on selectOption are found at load time, at their place', () => {
   const flow = parseFlowYaml(
-    'steps:\n  - tap: { role: button, name: Sign in }\n  - fill: { label: Email, value: a@b.c }\n  - tap: { placeholder: "you@example.com" }\n  - selectOption: { role: combobox, name: Country, label: Spain }\n',
+    'steps:\n  - tap: { role: button, name: Sign in }\n  - fill: { labelText: Email, value: a@b.c }\n  - tap: { placeholder: "you@example.com" }\n  - selectOption: { role: combobox, name: Country, label: Spain }\n',
     '/flows/k.flow.yaml',
   );
   assert.deepEqual(
     flow.steps.map((s) => (s as { target?: { selector: unknown }; selector?: unknown }).target?.selector ?? (s as { selector?: unknown }).selector),
-    [{ role: 'button', name: 'Sign in' }, { label: 'Email' }, { placeholder: 'you@example.com' }, { role: 'combobox', name: 'Country' }],
+    [{ role: 'button', name: 'Sign in' }, { labelText: 'Email' }, { placeholder: 'you@example.com' }, { role: 'combobox', name: 'Country' }],
   );
   assert.equal(loadError('  - tap: { name: Sign in }'), '2:12 steps[0].tap.name: "name" is the accessible name of a role: give the role too, e.g. { role: button, name: "Sign in" }');
   assert.equal(loadError('  - tap: { role: buton, name: Go }'), '2:18 steps[0].tap.role: "buton" is not an ARIA role (button, link, textbox, checkbox, heading, ...) (did you mean "button"?)');
@@ -165,6 +165,6 @@ test('step titles read as the page does: button "Sign in", label "Email", placeh
   assert.equal(label({ assertVisible: { role: 'heading', name: '/^welcome/i' } }), 'assertVisible heading /^welcome/i');
   assert.equal(label({ tap: { role: 'button', name: 'Sign in', index: 1 } }), 'tap button "Sign in" [1]');
   assert.equal(label({ tap: { role: 'textbox' } }), 'tap role textbox');
-  assert.equal(label({ fill: { label: 'Email', value: 'a' } }), 'fill label "Email" "a"');
+  assert.equal(label({ fill: { labelText: 'Email', value: 'a' } }), 'fill label "Email" "a"');
   assert.equal(label({ tap: { placeholder: 'you@example.com' } }), 'tap placeholder "you@example.com"');
 });

@@ -105,7 +105,7 @@ test('the role and name first when no id or test id names the element; then the 
   const f = suggestSelectors(t, field, 'boxflow');
   assert.deepEqual(f.candidates.slice(0, 3).map((c) => [c.kind, c.value, c.count]), [
     ['role', { role: 'textbox', name: 'Email' }, 1],
-    ['label', { label: 'Email' }, 1],
+    ['label', { labelText: 'Email' }, 1],
     ['placeholder', { placeholder: 'you@example.com' }, 1],
   ]);
   assert.ok(!suggestSelectors(t, button, 'maestro').candidates.some((c) => ['role', 'label', 'placeholder'].includes(c.kind)));
