@@ -300,6 +300,7 @@ function sendJson(ws: WebSocket, msg: Record<string, unknown>): void {
   if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
 }
 
+/** Registers the pages and their websockets (after registerWebsockets). */
 export function attachLiveView(app: FastifyInstance, deps: LiveViewDeps): LiveView {
   const feeds = new Map<BoxEntry, Feed>();
   const minGapMs = 1000 / Math.max(1, Math.min(deps.maxFps ?? kMaxFps, 60));
