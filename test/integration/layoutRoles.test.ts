@@ -1,44 +1,15 @@
-// The `role`/`name`, `label` and `placeholder` selector keys find what Playwright's getByRole,
+// The `role`/`name`, `labelText` and `placeholder` selector keys find what Playwright's getByRole,
 // getByLabel and getByPlaceholder find (exact: true): each page is laid out by a real Chromium,
 // captured with DOMSnapshot as the runner does, and the elements our query finds are the ones
 // Playwright's own engine finds.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { fromDomSnapshot, kSnapshotStyles, query, type DomSnapshot, type LayoutTree, type SelectorObject } from '../../src/layout/index.js';
+import type { Locator, Page } from 'playwright-core';
+import { query, type SelectorObject } from '../../src/layout/index.js';
+import { useSnapshotPage } from '../support/snapshotPage.js';
 
-let context: BrowserContext;
-let page: Page;
-let profile: string;
-
-before(async () => {
-  profile = mkdtempSync(join(tmpdir(), 'boxflow-roles-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.BOXFLOW_CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 800, height: 2000 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-});
-
-after(async () => {
-  await context?.close();
-  rmSync(profile, { recursive: true, force: true });
-});
-
-async function snapshot(): Promise<LayoutTree> {
-  const cdp = await context.newCDPSession(page);
-  try {
-    const snap = (await cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: kSnapshotStyles, includeDOMRects: true })) as unknown as DomSnapshot;
-    return fromDomSnapshot(snap, { width: 800, height: 2000 });
-  } finally {
-    await cdp.detach();
-  }
-}
+const shots = useSnapshotPage('boxflow-roles-');
+const snapshot = () => shots.snapshot();
 
 const kPage = `<!doctype html><html><body>
 <header data-k="banner">Shop</header>
@@ -110,12 +81,12 @@ const kCases: { sel: SelectorObject; pw: (p: Page) => Locator }[] = [
 ];
 
 test('role and name, label and placeholder find on a real page what Playwright\'s getByRole, getByLabel and getByPlaceholder find', async () => {
-  await page.setContent(kPage);
+  await shots.page.setContent(kPage);
   const tree = await snapshot();
   const mismatches: string[] = [];
   for (const c of kCases) {
     const ours = query(tree, c.sel).map((n) => n.attributes['data-k'] ?? n.tag).sort();
-    const theirs = (await c.pw(page).evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.k ?? e.tagName.toLowerCase()))).sort();
+    const theirs = (await c.pw(shots.page).evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.k ?? e.tagName.toLowerCase()))).sort();
     if (JSON.stringify(ours) !== JSON.stringify(theirs)) mismatches.push(`${JSON.stringify(c.sel)}: ours ${JSON.stringify(ours)}, Playwright's ${JSON.stringify(theirs)}`);
     assert.ok(theirs.length > 0, `${JSON.stringify(c.sel)} finds something in Playwright`);
   }

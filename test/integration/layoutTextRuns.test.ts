@@ -1,51 +1,20 @@
 // A run of text that stands on its own beside element siblings is found by a whole-text selector,
 // as Playwright's text engine finds it: each case is laid out by a real Chromium, captured with
 // DOMSnapshot as the runner does, and the element our query finds is the one Playwright's finds.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { fromDomSnapshot, kSnapshotStyles, parseAndroid, query } from '../../src/layout/index.js';
-import type { DomSnapshot, LayoutTree } from '../../src/layout/index.js';
+import { parseAndroid, query } from '../../src/layout/index.js';
+import { useSnapshotPage } from '../support/snapshotPage.js';
 
-let context: BrowserContext;
-let page: Page;
-let profile: string;
-
-before(async () => {
-  profile = mkdtempSync(join(tmpdir(), 'boxflow-textruns-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.BOXFLOW_CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 800, height: 2000 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-});
-
-after(async () => {
-  await context?.close();
-  rmSync(profile, { recursive: true, force: true });
-});
-
-async function snapshot(): Promise<LayoutTree> {
-  const cdp = await context.newCDPSession(page);
-  try {
-    const snap = (await cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: kSnapshotStyles, includeDOMRects: true })) as unknown as DomSnapshot;
-    return fromDomSnapshot(snap, { width: 800, height: 2000 });
-  } finally {
-    await cdp.detach();
-  }
-}
+const shots = useSnapshotPage('boxflow-textruns-');
+const snapshot = () => shots.snapshot();
 
 test('a text node the page appends beside a button is found on its own, as Playwright finds it', async () => {
-  await page.setContent(
+  await shots.page.setContent(
     `<!doctype html><html><body><button onclick="document.body.appendChild(document.createTextNode('clicked'))">Go</button></body></html>`,
   );
-  await page.click('button');
-  await page.locator('text="clicked"').waitFor();
+  await shots.page.click('button');
+  await shots.page.locator('text="clicked"').waitFor();
   const tree = await snapshot();
   const found = query(tree, 'clicked');
   assert.deepEqual(
@@ -85,9 +54,9 @@ const kCases: [string, string, string | null][] = [
 
 for (const [markup, text, id] of kCases) {
   test(`${JSON.stringify(text)} in ${JSON.stringify(markup)}`, async () => {
-    await page.setContent(`<!doctype html><html><body><main>${markup}</main></body></html>`);
+    await shots.page.setContent(`<!doctype html><html><body><main>${markup}</main></body></html>`);
     const ids = (els: Element[]) => els.map((e) => e.id);
-    const theirs = [...(await page.locator(`text="${text}"`).evaluateAll(ids)), ...(await page.getByText(text, { exact: true }).evaluateAll(ids))];
+    const theirs = [...(await shots.page.locator(`text="${text}"`).evaluateAll(ids)), ...(await shots.page.getByText(text, { exact: true }).evaluateAll(ids))];
     const ours = query(await snapshot(), text).map((n) => n.id);
     assert.deepEqual(ours, id === null ? [] : [id]);
     if (id !== null) assert.ok(theirs.includes(id), `Playwright's text engine finds #${id} too (it found ${JSON.stringify(theirs)})`);
