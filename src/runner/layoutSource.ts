@@ -93,6 +93,20 @@ export class LayoutSource {
     return quietly(() => this.#connect());
   }
 
+  /**
+   * The tab the box itself calls active (its tab list), when the flow opened none: the box knows
+   * which tab it brought to the front, where a page's focus is only a guess. Undefined when the
+   * service cannot say.
+   */
+  async #activeTabId(): Promise<string | undefined> {
+    try {
+      const { data } = await this.client.listTabs(this.box.id);
+      return data.find((t) => t.active)?.id;
+    } catch {
+      return undefined;
+    }
+  }
+
   async #connect(): Promise<{ page: Page; cdp: CDPSession }> {
     if (this.#browser && !this.#browser.isConnected()) this.reset();
     if (!this.#browser) {
@@ -104,7 +118,7 @@ export class LayoutSource {
         this.#session = undefined;
       });
     }
-    const page = await activePage(this.#browser, this.state.tabId);
+    const page = await activePage(this.#browser, this.state.tabId ?? (await this.#activeTabId()));
     if (this.#session?.page !== page) {
       this.#session = { page, cdp: await page.context().newCDPSession(page) };
     }

@@ -4,15 +4,11 @@
 // the same on a Maestro file; and the box's live view shows what the box changes by itself.
 // BOXFLOW_WRITE_DOCS=1 also writes the README's screenshot, docs/studio.png.
 import { test, expect, type Page } from '@playwright/test';
-import { createServer, type Server } from 'node:http';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { repoRoot } from './helpers.js';
-import { launchStudio, openStudio, waitIdle } from './studioFixture.js';
+import { launchStudio, openStudio, waitIdle, studioSite } from './studioFixture.js';
 
-let app: Server;
 let base: string;
 let dir: string;
 
@@ -29,20 +25,9 @@ body { font: 18px sans-serif; margin: 24px; } button { font-size: 18px; margin: 
 <script>let n = 0; setInterval(() => { document.getElementById('clock').textContent = String(++n); }, 300);</script>
 </body></html>`;
 
-test.beforeAll(async () => {
-  app = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(kApp);
-  });
-  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
-  dir = mkdtempSync(join(tmpdir(), 'boxflow-studio-e2e-'));
-});
-
-test.afterAll(async () => {
-  await new Promise<void>((r) => app.close(() => r()));
-  rmSync(dir, { recursive: true, force: true });
-});
+const site = studioSite(kApp, 'boxflow-studio-e2e-');
+test.beforeAll(async () => void ({ base, dir } = await site.start()));
+test.afterAll(() => site.stop());
 
 /** Where an element of the box's layout is on the page (the canvas scales the box's screen). */
 async function pointOf(page: Page, find: { id?: string; text?: string; tag?: string; nth?: number }): Promise<{ x: number; y: number }> {

@@ -3,6 +3,11 @@
 // with Ctrl-C.
 import { expect, type Page } from '@playwright/test';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cliPath } from './helpers.js';
 
 export interface Running {
@@ -60,4 +65,25 @@ export async function openStudio(page: Page, file: string, cwd: string): Promise
 
 export async function waitIdle(page: Page): Promise<void> {
   await expect(page.getByTestId('busy')).toBeHidden({ timeout: 60_000 });
+}
+
+/** The app a studio spec points at (one HTML page on loopback), and a temp folder for its flow files. */
+export function studioSite(html: string, prefix: string): { start(): Promise<{ base: string; dir: string }>; stop(): Promise<void> } {
+  let app: Server | undefined;
+  let dir = '';
+  return {
+    async start() {
+      app = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(html);
+      });
+      await new Promise<void>((r) => app!.listen(0, '127.0.0.1', r));
+      dir = mkdtempSync(join(tmpdir(), prefix));
+      return { base: `http://127.0.0.1:${(app.address() as AddressInfo).port}/`, dir };
+    },
+    async stop() {
+      await new Promise<void>((r) => (app ? app.close(() => r()) : r()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

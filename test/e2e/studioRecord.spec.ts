@@ -5,14 +5,10 @@
 // go after the selected step, or after the step that ran last; steps move and are deleted in the
 // file's own style.
 import { test, expect, type Page } from '@playwright/test';
-import { createServer, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { openStudio, waitIdle, type Running } from './studioFixture.js';
+import { openStudio, waitIdle, type Running, studioSite } from './studioFixture.js';
 
-let app: Server;
 let base: string;
 let dir: string;
 
@@ -47,20 +43,9 @@ document.getElementById('map').addEventListener('click', (e) => {
 });
 </script></body></html>`;
 
-test.beforeAll(async () => {
-  app = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(kApp);
-  });
-  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
-  dir = mkdtempSync(join(tmpdir(), 'boxflow-studio-record-'));
-});
-
-test.afterAll(async () => {
-  await new Promise<void>((r) => app.close(() => r()));
-  rmSync(dir, { recursive: true, force: true });
-});
+const site = studioSite(kApp, 'boxflow-studio-record-');
+test.beforeAll(async () => void ({ base, dir } = await site.start()));
+test.afterAll(() => site.stop());
 
 type Studio = { studio: { screen: { width: number; height: number }; tree: { nodes: { id: string; text: string; b: number[] | null; v: boolean }[] } } };
 
@@ -202,6 +187,8 @@ test('new steps go after the selected step, or after the step run last; steps mo
     await page.getByTestId('run-step').nth(1).click();
     await waitIdle(page);
     await expect(page.locator('#steps > li').nth(2)).toHaveAttribute('data-testid', 'insert-point');
+    // The studio's tree shows the fresh page (as a person sees it) before the menu reads the text.
+    await expect.poll(() => page.evaluate(() => (window as unknown as Studio).studio.tree.nodes.find((n) => n.id === 'out')?.text), { timeout: 30_000 }).toBe('Not saved');
     const out = await pointIn(page, 'out');
     await page.mouse.click(out.x, out.y, { button: 'right' });
     await page.getByTestId('menu-assert-text').click();

@@ -5,14 +5,10 @@
 // element (its baseline has the element's size) with a mask; visible, text and value assertions
 // added and run green with the whole file.
 import { test, expect, type Page } from '@playwright/test';
-import { createServer, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { openStudio, waitIdle } from './studioFixture.js';
+import { openStudio, waitIdle, studioSite } from './studioFixture.js';
 
-let app: Server;
 let base: string;
 let dir: string;
 
@@ -29,20 +25,9 @@ body { font: 18px sans-serif; margin: 24px; } button { font-size: 18px; padding:
 <div id="card"><b>Plan</b> Pro <span id="stamp">#4711</span></div>
 </body></html>`;
 
-test.beforeAll(async () => {
-  app = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(kApp);
-  });
-  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
-  dir = mkdtempSync(join(tmpdir(), 'boxflow-studio-selectors-'));
-});
-
-test.afterAll(async () => {
-  await new Promise<void>((r) => app.close(() => r()));
-  rmSync(dir, { recursive: true, force: true });
-});
+const site = studioSite(kApp, 'boxflow-studio-selectors-');
+test.beforeAll(async () => void ({ base, dir } = await site.start()));
+test.afterAll(() => site.stop());
 
 type Node = { id: string; text: string; tag: string; b: number[] | null; v: boolean };
 type Find = { tag: string; text?: string; id?: string };
