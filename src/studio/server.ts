@@ -9,6 +9,7 @@
 // carries the session's token in a header (a page of another site cannot send that header, nor read
 // the answers), a Host that is not this server's is refused (DNS rebinding), and no other site may
 // embed an answer (the step images, which <img> loads without the header).
+import type { StepView } from './pageTypes.js';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
@@ -71,18 +72,6 @@ interface TreeEntry {
   json: string;
 }
 
-/** A step's record as the page shows it (images as URLs of this server). */
-interface StepView {
-  id: string;
-  label: string;
-  command: string;
-  status: string;
-  durationMs: number;
-  actionId?: string;
-  message?: string;
-  error?: { code: string; message: string };
-  images: { name: string; url: string }[];
-}
 
 
 export async function startStudioServer(opts: StudioServerOptions): Promise<StudioServer> {
