@@ -29,4 +29,11 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
     },
   },
+  {
+    // The pages' scripts are checked with the DOM's types alone.
+    files: ['src/browser/**/*.ts'],
+    languageOptions: {
+      parserOptions: { project: './src/browser/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
 );

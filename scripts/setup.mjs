@@ -145,3 +145,12 @@ if (!existsSync(validators) || statSync(validators).mtimeMs < statSync(out).mtim
   const r = spawnSync(process.execPath, ['scripts/flowValidators.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
+// The pages' scripts bundled for the built server (scripts/browserBundles.mjs), for each change of src/.
+const bundled = Math.min(...['live', 'studio'].map((name) => {
+  const f = `dist/browser/${name}.js`;
+  return existsSync(f) ? statSync(f).mtimeMs : 0;
+}));
+if (bundled < newest('src')) {
+  const r = spawnSync(process.execPath, ['scripts/browserBundles.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}

@@ -1,10 +1,6 @@
 // boxflow studio's page: the box's screen, the layout tree beside it, the flow file and its results.
-// The script is src/studio/client.ts with its parts (screen.ts, record.ts, stepList.ts), served as /studio.js.
-import { studioClient } from './client.js';
-import { studioRecorder } from './record.js';
-import { studioScreen } from './screen.js';
-import { studioShotForm } from './shotForm.js';
-import { studioStepList } from './stepList.js';
+// Its script is src/browser/studio bundled, served as /studio.js.
+import { browserScript } from '../browserBundles.js';
 
 export function studioPageHtml(): string {
   return `<!doctype html>
@@ -153,7 +149,7 @@ pre#source { margin: 0; padding: 6px 10px; max-height: 220px; overflow: auto; ba
 `;
 }
 
-/** The script as the browser gets it; `__name` is what tsx's keepNames adds to functions (a no-op here). */
+/** The page's script, src/browser/studio/main.ts bundled (src/browserBundles.ts). */
 export function studioScript(): string {
-  return `'use strict';\nvar __name = (f) => f;\n(${studioClient.toString()})({\n  screen: ${studioScreen.toString()},\n  record: ${studioRecorder.toString()},\n  stepList: ${studioStepList.toString()},\n  shotForm: ${studioShotForm.toString()},\n});\n`;
+  return browserScript('studio');
 }

@@ -1,6 +1,6 @@
-// What boxflow studio's page script and its parts (client.ts, record.ts, stepList.ts) exchange with
-// the studio's server: the layout's nodes, an element's selectors, step results and the state.
-// Types only, so the parts need not import one another.
+// What boxflow studio's page script (src/browser/studio) exchanges with the studio's server: the
+// layout's nodes, an element's selectors, step results and the state. Types only: the server and the
+// browser bundle both read them.
 
 export interface TreeNode {
   i: number;

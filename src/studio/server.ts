@@ -1,4 +1,4 @@
-// boxflow studio's local web server: the page (src/studio/page.ts, client.ts) and the API it calls.
+// boxflow studio's local web server: the page (src/studio/page.ts, its script src/browser/studio) and the API it calls.
 // It holds one box and one flow file. The screen comes from the box's live view (its websocket, when
 // the service is boxflow serve; else screenshots), the layout from the runner's own LayoutSource, the
 // selectors from selectors.ts, and every action is a step run by the runner (runFlows on the box) that

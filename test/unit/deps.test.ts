@@ -1,6 +1,7 @@
 // Keeps the dependency arrows of the table below (cli → runner, server, reporters; runner → flow,
 // api, layout, visual; reporters → runner result types; server → api, png; flow → api, layout types; visual → png;
-// server, runner → cdp; api, layout, png, cdp → nothing internal; everyone → src/errors.ts and src/mask.ts) true, and keeps npm packages
+// server, runner → cdp; server, studio → src/browserBundles.ts; browser → studio types; api, layout, png, cdp →
+// nothing internal; everyone → src/errors.ts and src/mask.ts) true, and keeps npm packages
 // with the folder that owns them, and keeps modules free of import cycles (type-only imports count: a
 // cycle of types still ties two modules into one). It reads the import lines of every .ts under src/
 // and reporters/.
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'png' | 'errors' | 'mask' | 'index' | 'playwright' | 'studio' | 'loopback' | 'cdp';
+type Area = 'cli' | 'runner' | 'reporters' | 'server' | 'flow' | 'api' | 'layout' | 'visual' | 'png' | 'errors' | 'mask' | 'index' | 'playwright' | 'studio' | 'loopback' | 'cdp' | 'browser' | 'bundles';
 
 /** What each area may import besides itself and the leaves src/errors.ts and src/mask.ts. `types` = `import type` only. */
 const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
@@ -21,7 +22,7 @@ const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
   runner: { flow: 'all', api: 'all', layout: 'all', visual: 'all', cdp: 'all' },
   reporters: { runner: 'all', flow: 'all', loopback: 'all' }, // narrowed to result types, events and the code frame below
   // png: the PNG codec the visual comparison and the server's trace drawing share.
-  server: { api: 'all', png: 'all', cdp: 'all' },
+  server: { api: 'all', png: 'all', cdp: 'all', bundles: 'all' },
   flow: { api: 'all', layout: 'types' },
   api: {},
   layout: {},
@@ -32,11 +33,15 @@ const kAllowed: Record<Area, Partial<Record<Area, 'all' | 'types'>>> = {
   errors: {},
   mask: {},
   // boxflow studio: a page on a box that writes flow files; it runs steps with the runner.
-  studio: { runner: 'all', flow: 'all', api: 'all', layout: 'all', loopback: 'all' },
+  studio: { runner: 'all', flow: 'all', api: 'all', layout: 'all', loopback: 'all', bundles: 'all' },
   // The local HTTP servers' one fastify app and file serving (the studio's, show-report's).
   loopback: {},
   // The one DevTools protocol client: serve's page connections, the runner's queued CDP-only steps.
   cdp: {},
+  // The pages' scripts (the live view's, the studio's), bundled for the browser: they read the studio's page types.
+  browser: { studio: 'types' },
+  // Those scripts as the servers serve them (src/browserBundles.ts).
+  bundles: {},
 };
 
 /** Leaf modules every area may import; they import nothing internal. */
@@ -65,6 +70,8 @@ const kPackageOwners: Record<string, Area | Area[]> = {
   '@fastify/websocket': 'server',
   // An optional peer dependency: only the boxflow/test entry may load it.
   '@playwright/test': 'playwright',
+  // A devDependency: only the bundling of the pages' scripts from source may load it.
+  esbuild: 'bundles',
 };
 
 /**
@@ -126,6 +133,7 @@ function importLines(file: string, text: string): ImportLine[] {
 function areaOf(file: string): Area | undefined {
   if (file === 'src/errors.ts') return 'errors';
   if (file === 'src/mask.ts') return 'mask';
+  if (file === 'src/browserBundles.ts') return 'bundles';
   if (file === 'src/index.ts') return 'index';
   if (file.startsWith('reporters/')) return 'reporters';
   const m = /^src\/([^/]+)\//.exec(file);

@@ -1,9 +1,7 @@
 // boxflow studio's list of the flow's steps: each with its result, run (▶), moved (↑ ↓) or deleted
 // (✕) there; one selected, after which new steps go, else after the step that ran last, else at the
-// end, and a mark says where. It runs in the browser inside /studio.js (src/studio/page.ts passes it
-// to client.ts's studioClient) and may use nothing from outside its own body but what the page gives
-// it (StepListHost).
-import type { State, StepView } from './pageTypes.js';
+// end, and a mark says where. The page script (main.ts) gives it what it works with (StepListHost).
+import type { State, StepView } from '../../studio/pageTypes.js';
 
 export interface StepListHost {
   list: HTMLElement;

@@ -1,6 +1,5 @@
-// boxflow studio's recorder: what the hand does on the box's screen in the page becomes steps. It
-// runs in the browser inside /studio.js (src/studio/page.ts passes it to client.ts's studioClient) and
-// may use nothing from outside its own body but what the page gives it (RecordHost).
+// boxflow studio's recorder: what the hand does on the box's screen in the page becomes steps, through
+// what the page script (main.ts) gives it (RecordHost).
 //
 // - A press that stays put is a click: on a small control, a tap on it; inside a large element (a
 //   canvas, a map, an image), a tap on it at that point; where there is no element, a tap at a point
@@ -9,7 +8,7 @@
 // - Keys typed while the screen has the focus go to the box: text as `type` steps, Enter, Tab,
 //   Backspace, Escape and the arrows as `pressKey` steps. Typing is gathered until a pause or another
 //   key, and waits its turn: nothing typed is lost while a step runs.
-import type { TreeNode } from './pageTypes.js';
+import type { TreeNode } from '../../studio/pageTypes.js';
 
 export interface RecordHost {
   canvas: HTMLCanvasElement;

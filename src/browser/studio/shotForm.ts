@@ -1,8 +1,7 @@
 // boxflow studio's screenshot assertion form, opened from an element's menu: the baseline's name
 // (typed in the page, never a browser prompt), what it holds (the element, its baseline the element's
 // size, or the whole screen) and the elements masked in it. Adding runs the step; cancelling says
-// that nothing was added. It runs in the browser inside /studio.js (src/studio/page.ts passes it to
-// client.ts's studioClient) and may use nothing from outside its own body but what the page gives it.
+// that nothing was added. The page script (main.ts) gives it what it works with (ShotFormHost).
 
 export interface ShotFormHost {
   form: HTMLElement;
