@@ -59,7 +59,7 @@ export const errorCodes = {
   BROWSER_ERROR: { status: 502, exit: 3, summary: 'The box\'s browser failed or crashed while serving the request.' },
   BOX_CRASHED: { status: 502, exit: 3, summary: 'The box\'s Chromium exited on its own; the box is in status `error` with the reason until it is terminated.' },
   GRID_UNAVAILABLE: { status: 503, exit: 3, summary: 'boxflow serve --grid: the Selenium Grid gave no session for a Linux box: it is unreachable, refused (its reason is in the message), or had no free slot within the wait (`--grid-session-timeout`, default 30 s); the request was withdrawn.' },
-  // The endpoints named here are those of src/server/grid/capabilities.ts (test/unit/gridRefusals.test.ts).
+  // The endpoints named here are those the grid kind declares (src/server/devices/kinds.ts; test/unit/gridRefusals.test.ts).
   GRID_UNSUPPORTED: { status: 501, exit: 3, summary: 'The box\'s browser runs on a Selenium Grid node, so what needs the box\'s own machine is not available on it: a shell (POST /commands, POST /run-code, GET /websocket-url), the web terminal (POST /web-terminal-url), files (GET /fs/list, GET /fs/read, POST /fs/write, POST /fs/exists, GET /fs/info, DELETE /fs, POST /fs/rename; paths under /boxes/{boxId}), POST /browser/tabs and PUT /browser/tabs/{tabId} with a file: URL, and POST /boxes/linux with config.envs or config.workingDir.' },
   BROWSER_TIMEOUT: { status: 504, exit: 3, summary: 'The box\'s browser did not answer a command in time (e.g. a page stuck in a loop).' },
   REQUEST_CANCELLED: { status: 499, exit: 3, summary: 'The client went away before its request ran or finished; the server cancelled the work.' },

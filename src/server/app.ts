@@ -11,13 +11,13 @@ import { preview } from '../api/validate.js';
 import multipart from '@fastify/multipart';
 import { kInstallMaxBytes } from '../api/schemas.js';
 import { AdbBackend, adbAddresses } from './adb/backend.js';
-import { kMultipart } from './adb/routes.js';
+import { kMultipart } from './multipart.js';
 import { BoxRegistry } from './boxes.js';
 import { attachCdpProxy } from './cdpProxy.js';
 import { findChromium } from './chromium/findChromium.js';
 import { closeInheritedFds } from './inheritedFds.js';
 import { GridClient, type GridOptions } from './grid/client.js';
-import { guardGridBoxes, isGridBox } from './grid/guard.js';
+import { deviceOfBox, facet } from './devices/index.js';
 import { kNotOffered, notOffered } from './gbox/notOffered.js';
 import { attachCommandSockets } from './gbox/commandSocket.js';
 import { kFsWriteParts } from './gbox/files.js';
@@ -228,8 +228,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const registry = new BoxRegistry({ dataDir: opts.dataDir, executablePath, log, android, ...(grid ? { grid } : {}), ...(opts.cdpTimeoutMs ? { cdpTimeoutMs: opts.cdpTimeoutMs } : {}), ...(opts.maxBoxesPerKey ? { maxBoxesPerKey: opts.maxBoxesPerKey } : {}) });
   const store = new ObjectStore(join(opts.dataDir, 'objects'), secret, opts.artifactsDir);
   const keys = new KeyVerifier(secret);
-  const allHandlers = createHandlers({ registry, store, secret, allowInnerDownloads: opts.allowInnerDownloads });
-  const handlers = grid ? guardGridBoxes(allHandlers, (tenant, id) => registry.get(tenant, id)) : allHandlers;
+  const handlers = createHandlers({ registry, store, secret, allowInnerDownloads: opts.allowInnerDownloads });
   // For the websockets that call handlers themselves (command sockets, live view input): the same body checks as a route's.
   const checkedHandlers = withBodyChecks(handlers);
 
@@ -347,7 +346,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       },
       // Before the body's schema: the box (another tenant's is 404) and an endpoint its kind lacks.
       preValidation: async (req) => {
-        precheckBox(registry, name, req.tenant, (req.params as { boxId?: string }).boxId);
+        precheckBox(registry, name, req.tenant, (req.params as { boxId?: string }).boxId, req.body);
         if (bodySchema && req.isMultipart()) throw foreignBodyError(String(req.headers['content-type']));
       },
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
@@ -398,7 +397,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     box: (tenant, id) => {
       const entry = registry.get(tenant, id);
       registry.requireUsable(entry);
-      if (isGridBox(entry)) throw new BoxflowError('GRID_UNSUPPORTED', "this box's browser runs on a Selenium Grid node, so it has no shell on this server; create a box on a server without --grid for that");
+      facet(entry, 'shell', 'websocketUrl');
       return entry;
     },
     handlers: checkedHandlers,
@@ -406,7 +405,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     log,
   });
   const liveView = attachLiveView(app, { secret, lookup: (id) => registry.find(id), handlers: checkedHandlers, log });
-  const terminal = attachWebTerminal(app, { secret, lookup: (id) => (isGridBox(registry.find(id)) ? undefined : registry.find(id)), log });
+  const terminal = attachWebTerminal(app, { secret, lookup: (id) => { const entry = registry.find(id); return entry && deviceOfBox(entry).shell ? entry : undefined; }, log });
   const cdp = attachCdpProxy(app, {
     secret,
     lookup: (id) => registry.find(id),

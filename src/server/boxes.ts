@@ -169,6 +169,11 @@ export class BoxRegistry {
     }
   }
 
+  /** The kind of the Linux boxes this server makes: grid with --grid, else local. */
+  get linuxKind(): 'local' | 'grid' {
+    return this.#grid ? 'grid' : 'local';
+  }
+
   create(tenant: string, type: 'linux', body: CreateBoxBody): Promise<BoxEntry> {
     checkBoxEnvs(body.config?.envs);
     if (this.#grid) return this.#capped(tenant, () => this.#createOnGrid(tenant, type, body, this.#grid!));
@@ -178,12 +183,10 @@ export class BoxRegistry {
   /**
    * A Linux box whose browser is a session of the grid (src/server/grid): the same LinuxBox, with the
    * grid as its browser source. It has no directory, user or processes here, so what needs the box's
-   * own machine (environment, working dir; terminal and files, see grid/guard.ts) is GRID_UNSUPPORTED.
+   * own machine (environment, working dir; terminal and files) is GRID_UNSUPPORTED, as its kind declares (devices/kinds.ts).
    */
   async #createOnGrid(tenant: string, type: 'linux', body: CreateBoxBody, grid: GridClient): Promise<BoxEntry> {
     const cfg = body.config ?? {};
-    if (Object.keys(cfg.envs ?? {}).length) throw new BoxflowError('GRID_UNSUPPORTED', "/config/envs: a grid box's browser runs on a grid node, whose environment this server does not set");
-    if (cfg.workingDir !== undefined) throw new BoxflowError('GRID_UNSUPPORTED', '/config/workingDir: a grid box has no working dir (no files or terminal on this server)');
     await this.#ready;
     const id = randomUUID();
     // The node is the grid's choice, made per session: its size is unknown here (0, as for Android devices).

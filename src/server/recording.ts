@@ -14,10 +14,10 @@ import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
 import { endpoints, kRecordingLimits, type RecordingStopBody } from '../api/schemas.js';
 import { requestProblem } from '../api/validate.js';
-import { deviceOf, isAndroid, type BoxEntry } from './boxEntry.js';
+import type { BoxEntry } from './boxEntry.js';
+import { deviceOfBox } from './devices/index.js';
 import type { BoxRegistry } from './boxes.js';
-import { startAndroidRecording } from './recordingAndroid.js';
-import { startLinuxRecording, type Recorder, type RecordingLimits } from './recordingLinux.js';
+import type { Recorder, RecordingLimits } from './recordingLinux.js';
 import type { Answer, Call } from './call.js';
 import type { ObjectStore } from './storage.js';
 
@@ -58,7 +58,7 @@ export function createRecordingHandlers(deps: RecordingDeps) {
       const rec: Running = {
         id: `rec_${randomBytes(9).toString('base64url')}`,
         // Its temporary folder names the box (boxflow-rec-<box>-…), for whoever looks at the machine.
-        recorder: isAndroid(entry) ? startAndroidRecording(deviceOf(entry), limits, entry.record.id) : startLinuxRecording(entry.linux, limits, entry.record.id),
+        recorder: deviceOfBox(entry).record(limits, entry.record.id),
       };
       running.set(entry, rec);
       // Terminating the box (not a browser that closes between flows) throws the recording away.

@@ -4,18 +4,19 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError } from '../errors.js';
 import { parseDuration } from '../api/duration.js';
 import { endpoints, type CreateBoxBody, type DragBody, type EndpointName, type ListBoxesQuery, type OpenTabBody, type PressButtonBody, type PressKeyBody, type RenameBody, type Resolution, type ScreenshotBody, type TypeBody } from '../api/schemas.js';
-import { deviceOf, isAndroid, linuxOf, withDevice, type BoxEntry, type DeviceEntry, type LinuxEntry } from './boxEntry.js';
+import type { BoxEntry } from './boxEntry.js';
 import type { BoxRegistry } from './boxes.js';
-import { createAndroidHandlers } from './adb/routes.js';
-import { renameInBox } from './boxFs.js';
-import { planDrag, resolveTextTarget, typeMessage, typeTraceLabel } from './dragPlan.js';
-import { createGboxHandlers, kGboxAndroid, type Prepared } from './gbox/handlers.js';
-import { tallScreenshot } from './gbox/linux.js';
+import type { AndroidBox } from './adb/androidBox.js';
+import { deviceOfBox, facet, kGridKind, refusalFor, type BoxDevice } from './devices/index.js';
+import { refusal } from './devices/device.js';
+import { planDrag, typeMessage, typeTraceLabel } from './dragPlan.js';
+import { createGboxHandlers, type Prepared } from './gbox/handlers.js';
+import { createAppHandlers } from './gbox/apps.js';
 import { createRecordingHandlers } from './recording.js';
 import { createCommandHandlers } from './gbox/commands.js';
-import { createFileHandlers, kFileEndpoints } from './gbox/files.js';
-import { createAndroidAppHandlers, kAndroidAppEndpoints } from './gbox/androidApps.js';
-import { createMediaHandlers, kMediaEndpoints } from './gbox/media.js';
+import { createFileHandlers } from './gbox/files.js';
+import { createAndroidAppHandlers } from './gbox/androidApps.js';
+import { createMediaHandlers } from './gbox/media.js';
 import { createStorageUrlHandlers } from './gbox/storageUrl.js';
 import { createDetectHandlers } from './gbox/detect.js';
 import { screenshotAnswer, screenshotPlan, withScreenshots, type ShotContext } from './screenshots.js';
@@ -23,7 +24,6 @@ import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
 import { terminalPath, webTerminalReady } from './terminal.js';
 import { liveViewUrlAnswer } from './liveView.js';
-import { checkOpenUrl } from './urlPolicy.js';
 import { bodyOf, checkQuery } from './requestChecks.js';
 
 export interface RouteDeps {
@@ -38,55 +38,32 @@ export { newActionId, type Answer, type Call } from './call.js';
 import type { Answer, Call } from './call.js';
 
 export const kActionEndpoints: ReadonlySet<EndpointName> = new Set(['drag', 'pressKey', 'type', 'screenshot', 'pressButton', 'click', 'tap', 'longPress', 'move', 'scroll', 'swipe', 'touch', 'screenRotation', 'setClipboard', 'detectElements']);
-/** Endpoints whose handler here serves Android boxes itself; any other goes to src/server/adb/routes.ts. */
-const kOwnAndroid: ReadonlySet<EndpointName> = new Set([...kGboxAndroid, 'screenshot', 'liveViewUrl', 'runCommand', 'websocketUrl', 'detectElements', ...kAndroidAppEndpoints, ...kMediaEndpoints, 'getMediaSupport', 'createPresignedUrl', ...kFileEndpoints]);
-const kAndroidOnly: ReadonlySet<EndpointName> = new Set(['listPackages', 'getPackage', 'installPackage', 'listApps', 'closeAllApps', 'deleteMedia', 'deleteAlbum', 'openApp', 'restartApp', 'closeApp', 'clearAppData', ...kAndroidAppEndpoints, ...kMediaEndpoints]);
 
 export { kForeignBody, type ForeignBody } from './requestChecks.js';
 
-const round = (n: number) => Math.round(n * 100) / 100;
-
 /**
- * What a request on a box is refused for before its body is looked at: an unknown box, or another
- * tenant's (404 BOX_NOT_FOUND), and an endpoint only Android boxes have. fastify runs it before the
- * body's schema check (app.ts, preValidation); boxCall again, for callers that are not routes.
+ * What a request is refused for before its body's schema is checked: an unknown box, or another
+ * tenant's (404 BOX_NOT_FOUND), and what the box's kind declares it cannot do (devices/kinds.ts). A
+ * request that names no box is the server's: on a server with --grid, a Linux box it makes is a grid
+ * box. fastify runs this in preValidation (app.ts); boxCall again, for callers that are not routes.
  */
-export function precheckBox(registry: BoxRegistry, name: string, tenant: string, boxId: string | undefined): BoxEntry | undefined {
-  if (boxId === undefined) return undefined;
+export function precheckBox(registry: BoxRegistry, name: string, tenant: string, boxId: string | undefined, body: unknown): BoxEntry | undefined {
+  if (boxId === undefined) {
+    const refused = name === 'createLinuxBox' && registry.linuxKind === 'grid' ? refusal(kGridKind, name, body) : undefined;
+    if (refused) throw refused;
+    return undefined;
+  }
   const entry = registry.get(tenant, boxId);
-  if (kAndroidOnly.has(name as EndpointName) && entry.record.type !== 'android') {
-    const { method, path } = endpoints[name as EndpointName];
-    throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${method} ${path} is for Android boxes; box ${entry.record.id} is a ${entry.record.type} box`);
-  }
+  const refused = refusalFor(entry, name as EndpointName, body);
+  if (refused) throw refused;
   return entry;
-}
-
-/** How a box's screen is taken for the images around an action. */
-function captureOf(entry: BoxEntry, scale: number): Pick<ShotContext, 'capture' | 'screen' | 'settle'> {
-  if (isAndroid(entry)) {
-    const android = deviceOf(entry);
-    return { capture: () => android.screenshot(scale) };
-  }
-  return {
-    capture: () => entry.linux.screenshot(scale),
-    screen: () => entry.linux.screen(scale),
-    settle: (maxMs, signal, onStill) => entry.linux.settledScreen(scale, maxMs, signal, onStill),
-  };
 }
 
 export function createHandlers(deps: RouteDeps) {
   const { registry } = deps;
-  const android = createAndroidHandlers({ store: deps.store, secret: deps.secret, allowInnerDownloads: deps.allowInnerDownloads });
 
-  /** An Android box's request, to src/server/adb/routes.ts; what has no meaning there is refused. */
-  function onAndroid(name: EndpointName, entry: DeviceEntry, call: Call): Promise<Answer> {
-    const handler = android[name];
-    if (!handler) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `${endpoints[name].method} ${endpoints[name].path} does not apply to Android boxes`);
-    return handler(entry, call);
-  }
-
-  async function boxCall<T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>): Promise<T> {
-    const entry = precheckBox(registry, name, call.tenant, call.params.boxId!)!;
+  async function boxCall<T>(name: EndpointName, call: Call, work: (entry: BoxEntry, device: BoxDevice) => Promise<T>): Promise<T> {
+    const entry = precheckBox(registry, name, call.tenant, call.params.boxId!, call.body)!;
     const refuse = () => registry.requireUsable(entry);
     refuse();
     return registry.run(entry, async () => {
@@ -94,23 +71,23 @@ export function createHandlers(deps: RouteDeps) {
       call.signal?.throwIfAborted();
       refuse();
       try {
-        return isAndroid(entry) && !kOwnAndroid.has(name) ? ((await onAndroid(name, withDevice(entry), call)) as T) : await work(entry);
+        return await work(entry, deviceOfBox(entry));
       } catch (err) {
         if (entry.record.status === 'terminated' || entry.record.status === 'stopped') throw new BoxflowError('BOX_NOT_RUNNING', `box ${entry.record.id} was ${entry.record.status === 'stopped' ? 'stopped' : 'terminated'} during the request`, { cause: err });
         if (call.signal?.aborted) throw call.signal.reason;
-        if (entry.kind !== 'android' && entry.linux.crashed) registry.requireUsable(entry); // the browser died under it: BOX_CRASHED
+        registry.requireUsable(entry); // the browser died under it: BOX_CRASHED
         if (BoxflowError.is(err)) throw err;
         throw new BoxflowError('BROWSER_ERROR', `the box's browser failed: ${(err as Error).message.split('\n')[0]}`, { cause: err });
       }
     }, name);
   }
 
-  function shots(entry: BoxEntry, call: Call, body: Parameters<typeof screenshotPlan>[0]): ShotContext | null {
+  function shots(entry: BoxEntry, device: BoxDevice, call: Call, body: Parameters<typeof screenshotPlan>[0]): ShotContext | null {
     const plan = screenshotPlan(body);
     if (!plan) return null;
     return {
       plan,
-      ...captureOf(entry, entry.scale),
+      ...device.shots(entry.scale),
       store: deps.store,
       origin: call.origin,
       keyPrefix: `boxes/${entry.record.id}/actions/${call.actionId}`,
@@ -123,23 +100,13 @@ export function createHandlers(deps: RouteDeps) {
    * (targets, limits: a refusal comes before any image), `act` runs between the before and after
    * images the options ask for.
    */
-  function action<S extends TSchema>(name: EndpointName, call: Call, prepare: (entry: BoxEntry, body: Static<S>) => Promise<Prepared>): Promise<Answer> {
-    return boxCall(name, call, async (entry) => {
+  function action<S extends TSchema>(name: EndpointName, call: Call, prepare: (entry: BoxEntry, device: BoxDevice, body: Static<S>) => Promise<Prepared>): Promise<Answer> {
+    return boxCall(name, call, async (entry, device) => {
       const body = bodyOf((endpoints[name] as { body?: S }).body, call.body);
-      const p = await prepare(entry, body);
-      const { value, screenshot } = await withScreenshots(shots(entry, call, body as Parameters<typeof screenshotPlan>[0]), async () => ({ value: await p.act(), trace: p.trace }));
+      const p = await prepare(entry, device, body);
+      const { value, screenshot } = await withScreenshots(shots(entry, device, call, body as Parameters<typeof screenshotPlan>[0]), async () => ({ value: await p.act(), trace: p.trace }));
       return { status: 200, body: { actionId: call.actionId, message: value ?? p.message, ...(p.actual !== undefined ? { actual: p.actual } : {}), ...(screenshot ? { screenshot } : {}) } };
     });
-  }
-
-  /** boxCall for an endpoint whose handler here is for Linux boxes: boxCall hands an Android box's request to adb/routes.ts. */
-  function linuxCall<T>(name: EndpointName, call: Call, work: (entry: LinuxEntry) => Promise<T>): Promise<T> {
-    return boxCall(name, call, (entry) => work(linuxOf(entry)));
-  }
-
-  /** action for an endpoint whose handler here is for Linux boxes (as linuxCall). */
-  function linuxAction<S extends TSchema>(name: EndpointName, call: Call, prepare: (entry: LinuxEntry, body: Static<S>) => Promise<Prepared>): Promise<Answer> {
-    return action<S>(name, call, (entry, body) => prepare(linuxOf(entry), body));
   }
 
   /** The pre-signed URL of the box's DevTools (docs/server.md): no API key in it. */
@@ -149,6 +116,9 @@ export function createHandlers(deps: RouteDeps) {
     return `${origin.replace(/^http/, 'ws')}${path}?${presign(deps.secret, path, expiresAt)}`;
   }
 
+  /** An app endpoint of an Android box. */
+  const onApps = (name: EndpointName, call: Call, work: (apps: AndroidBox, entry: BoxEntry) => Promise<Answer>) => boxCall(name, call, (entry) => work(facet(entry, 'apps', name), entry));
+  const noted = (message: string, note: string | undefined) => (note ? `${message} (${note})` : undefined);
 
   const handlers: Record<EndpointName, (call: Call) => Promise<Answer>> = {
     // ------------------------------------------------------------ boxes
@@ -168,6 +138,7 @@ export function createHandlers(deps: RouteDeps) {
     },
     getBox: async (call) => ({ status: 200, body: registry.get(call.tenant, call.params.boxId!).record }),
     createLinuxBox: async (call) => {
+      precheckBox(registry, 'createLinuxBox', call.tenant, undefined, call.body);
       const body = bodyOf(endpoints.createLinuxBox.body, call.body) as CreateBoxBody;
       const entry = await registry.create(call.tenant, 'linux', body);
       return { status: 201, body: entry.record };
@@ -197,32 +168,33 @@ export function createHandlers(deps: RouteDeps) {
 
     // ------------------------------------------------------------ UI actions
     drag: (call) =>
-      linuxAction<typeof endpoints.drag.body>('drag', call, async (entry, body: DragBody) => {
+      action<typeof endpoints.drag.body>('drag', call, async (entry, device, body: DragBody) => {
         const scale = entry.scale;
-        // Points off the screen (or far off it) are moved to its edge.
-        const { width, height } = entry.linux.resolution;
-        const clamp = (v: number, max: number) => round(Math.min(Math.max(v, 0), max));
-        const plan = await planDrag(body, (t, field) => resolveTextTarget(t, field, entry.scale, (text) => entry.linux.resolveTarget(text)), (p) => ({ x: clamp(p.x, width * scale), y: clamp(p.y, height * scale) }));
-        const act = () => entry.linux.drag(plan.points.map((p) => ({ x: p.x / scale, y: p.y / scale })), plan.segments, call.signal);
+        // Points off the screen (or far off it) are moved to its edge where the box knows it.
+        const ctx = device.gestures(scale);
+        const plan = await planDrag(body, ctx.resolve, ctx.fit);
+        const act = () => device.drag(plan.points.map((p) => ({ x: p.x / scale, y: p.y / scale })), plan.segments, call.signal);
         return { message: plan.message, trace: plan.trace, actual: plan.actual, act };
       }),
     pressKey: (call) =>
-      linuxAction<typeof endpoints.pressKey.body>('pressKey', call, async (entry, body: PressKeyBody) => {
+      action<typeof endpoints.pressKey.body>('pressKey', call, async (_entry, device, body: PressKeyBody) => {
         const combination = body.combination ?? false;
         const label = body.keys.join(combination ? '+' : ', ');
-        return { message: `pressed ${label}`, trace: { kind: 'label', text: `keys: ${label}` }, act: () => entry.linux.pressKeys(body.keys, combination, call.signal) };
+        return { message: `pressed ${label}`, trace: { kind: 'label', text: `keys: ${label}` }, act: () => device.pressKeys(body.keys, combination, call.signal) };
       }),
     type: (call) =>
-      linuxAction<typeof endpoints.type.body>('type', call, async (entry, body: TypeBody) => {
+      action<typeof endpoints.type.body>('type', call, async (_entry, device, body: TypeBody) => {
         const message = typeMessage(body);
-        const act = async () => {
-          const focus = await entry.linux.type(body.text, body.mode === 'replace');
-          if (body.pressEnter) await entry.linux.pressKeys(['enter'], false);
-          return focus === 'none' || focus === 'other' ? `${message} (no editable element has focus)` : undefined;
-        };
+        const act = async () => noted(message, await device.type(body.text, { replace: body.mode === 'replace', pressEnter: body.pressEnter ?? false }, call.signal));
         return { message, trace: { kind: 'label', text: typeTraceLabel(body) }, act };
       }),
-    screenLayout: (call) => linuxCall('screenLayout', call, async (entry) => ({ status: 200, body: { content: await entry.linux.layout() } })),
+    // A Linux box has one hardware-like button: back (its kind refuses the others).
+    pressButton: (call) =>
+      action<typeof endpoints.pressButton.body>('pressButton', call, async (_entry, device, body: PressButtonBody) => {
+        const message = `pressed ${body.buttons.join(', ')}`;
+        return { message, trace: { kind: 'label', text: `buttons: ${body.buttons.join(', ')}` }, act: async () => noted(message, await device.pressButtons(body.buttons, call.signal)) };
+      }),
+    screenLayout: (call) => boxCall('screenLayout', call, async (_entry, device) => ({ status: 200, body: { content: await device.layout() } })),
     updateSettings: (call) =>
       boxCall('updateSettings', call, async (entry) => {
         const body = bodyOf(endpoints.updateSettings.body, call.body) as { scale: number };
@@ -236,70 +208,28 @@ export function createHandlers(deps: RouteDeps) {
         return { status: 200, body: { scale: 1 } };
       }),
     screenshot: (call) =>
-      boxCall('screenshot', call, async (entry) => {
+      boxCall('screenshot', call, async (entry, device) => {
         const body = bodyOf(endpoints.screenshot.body, call.body) as ScreenshotBody;
-        if (body.saveToAlbum && !isAndroid(entry)) throw new BoxflowError('UNPROCESSABLE', `/saveToAlbum: boxflow serve keeps no screenshot album on ${entry.record.type} boxes; store the image with outputFormat: storageKey instead`);
         if (body.scrollCapture && body.clip) throw new BoxflowError('INVALID_REQUEST', '/scrollCapture and /clip cannot be combined: a scroll capture is the page from its top');
-        if (isAndroid(entry)) {
-          if (body.scrollCapture) throw new BoxflowError('UNPROCESSABLE', '/scrollCapture is not offered on Android boxes: it would need swipes and stitching');
-          return onAndroid('screenshot', withDevice(entry), call);
-        }
         const scale = entry.scale;
-        if (body.scrollCapture) {
-          const png = await tallScreenshot(entry.linux, scale, body.scrollCapture.maxHeight ?? 4000);
-          return screenshotAnswer(png, body, { store: deps.store, origin: call.origin, boxId: entry.record.id, actionId: call.actionId });
-        }
-        const screen = entry.linux.resolution;
-        if (body.clip && (body.clip.x + body.clip.width > screen.width * scale + 0.5 || body.clip.y + body.clip.height > screen.height * scale + 0.5)) {
-          throw new BoxflowError('INVALID_REQUEST', `/clip reaches outside the screen, which is ${round(screen.width * scale)}×${round(screen.height * scale)} at scale ${scale}`);
-        }
+        const where = { store: deps.store, origin: call.origin, boxId: entry.record.id, actionId: call.actionId };
+        if (body.scrollCapture) return screenshotAnswer(await facet(entry, 'browser', 'screenshot').tallScreenshot(scale, body.scrollCapture.maxHeight ?? 4000), body, where);
         const clip = body.clip && { x: body.clip.x / scale, y: body.clip.y / scale, width: body.clip.width / scale, height: body.clip.height / scale };
-        const png = await entry.linux.screenshot(scale, clip);
-        return screenshotAnswer(png, body, { store: deps.store, origin: call.origin, boxId: entry.record.id, actionId: call.actionId });
+        const png = await device.screenshot(scale, clip);
+        // The device's Pictures album, under a name of this box and action (the answer stays the same).
+        if (body.saveToAlbum) await facet(entry, 'apps', 'screenshot').saveToAlbum(png, `boxflow-${entry.record.id}-${call.actionId ?? Date.now().toString(36)}`);
+        return screenshotAnswer(png, body, where);
       }),
-
-    // ------------------------------------------------------------ Android-only (refused on Linux boxes by boxCall)
-    listPackages: (call) => boxCall('listPackages', call, unreachable),
-    getPackage: (call) => boxCall('getPackage', call, unreachable),
-    installPackage: (call) => boxCall('installPackage', call, unreachable),
-    listApps: (call) => boxCall('listApps', call, unreachable),
-    closeAllApps: (call) => boxCall('closeAllApps', call, unreachable),
-    openApp: (call) => boxCall('openApp', call, unreachable),
-    restartApp: (call) => boxCall('restartApp', call, unreachable),
-    closeApp: (call) => boxCall('closeApp', call, unreachable),
-    clearAppData: (call) => boxCall('clearAppData', call, unreachable),
-    // A Linux box has one hardware-like button: back, the active tab's history back.
-    pressButton: (call) =>
-      linuxAction<typeof endpoints.pressButton.body>('pressButton', call, async (entry, body: PressButtonBody) => {
-        const other = body.buttons.find((b) => b !== 'back');
-        if (other) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `/buttons: a Linux box has no "${other}" button (only back, the tab's history back)`);
-        // The answer says what happened: a back with no history left goes nowhere, and says so.
-        const act = async () => {
-          const page = await entry.linux.activePage();
-          const cdp = await entry.linux.pageCdp();
-          let none = 0;
-          for (let i = 0; i < body.buttons.length; i++) {
-            const { currentIndex } = await cdp.send<{ currentIndex: number }>('Page.getNavigationHistory');
-            if (currentIndex <= 0) none++;
-            // 'commit': a same-document (SPA) back fires no load event.
-            else await page.goBack({ waitUntil: 'commit', timeout: 10_000 });
-          }
-          return none ? `pressed ${body.buttons.join(', ')} (the tab had no history to go back to${none < body.buttons.length ? ` for ${none} of them` : ''})` : undefined;
-        };
-        return { message: `pressed ${body.buttons.join(', ')}`, trace: { kind: 'label', text: 'buttons: back' }, act };
-      }),
-    deleteMedia: (call) => boxCall('deleteMedia', call, unreachable),
-    deleteAlbum: (call) => boxCall('deleteAlbum', call, unreachable),
 
     // ------------------------------------------------------------ browser
     openTab: (call) =>
-      linuxCall('openTab', call, async (entry) => {
+      boxCall('openTab', call, async (_entry, device) => {
         const body = bodyOf(endpoints.openTab.body, call.body) as Static<typeof OpenTabBody>;
-        return { status: 200, body: await entry.linux.openTab(await checkOpenUrl(body.url, entry.dir), call.signal) };
+        return { status: 200, body: await device.openLink(body.url, call.signal) };
       }),
     closeBrowser: (call) =>
-      linuxCall('closeBrowser', call, async (entry) => {
-        await entry.linux.closeBrowser();
+      boxCall('closeBrowser', call, async (entry) => {
+        await facet(entry, 'browser', 'closeBrowser').close();
         return { status: 200 };
       }),
     cdpUrl: (call) =>
@@ -310,13 +240,14 @@ export function createHandlers(deps: RouteDeps) {
 
     // ------------------------------------------------------------ utilities
     setResolution: (call) =>
-      linuxCall('setResolution', call, async (entry) => {
+      boxCall('setResolution', call, async (_entry, device) => {
         const body = bodyOf(endpoints.setResolution.body, call.body) as Resolution;
-        await entry.linux.setResolution({ width: body.width, height: body.height });
+        await device.setResolution({ width: body.width, height: body.height });
         return { status: 200, body: { width: body.width, height: body.height } };
       }),
     webTerminalUrl: (call) =>
       boxCall('webTerminalUrl', call, async (entry) => {
+        facet(entry, 'shell', 'webTerminalUrl');
         const body = bodyOf(endpoints.webTerminalUrl.body, call.body) as { expiresIn?: string };
         const expiresAt = Date.now() + parseDuration(body.expiresIn ?? '180m', '/expiresIn');
         await webTerminalReady();
@@ -325,24 +256,21 @@ export function createHandlers(deps: RouteDeps) {
       }),
     liveViewUrl: (call) => boxCall('liveViewUrl', call, async (entry) => liveViewUrlAnswer(deps.secret, entry, { ...call, body: bodyOf(endpoints.liveViewUrl.body, call.body) })),
     renameFile: (call) =>
-      linuxCall('renameFile', call, async (entry) => {
+      boxCall('renameFile', call, async (entry) => {
         const body = bodyOf(endpoints.renameFile.body, call.body) as RenameBody;
-        return { status: 200, body: await renameInBox(entry.dir, entry.record.config.workingDir!, body, entry.user) };
+        return { status: 200, body: await facet(entry, 'files', 'renameFile').rename(body) };
       }),
 
     // ------------------------------------------------------------ the rest of the GBOX vocabulary (src/server/gbox)
-    ...createGboxHandlers({ boxCall, linuxCall, action, cdpUrl }),
+    ...createGboxHandlers({ boxCall, action, cdpUrl }),
     ...createRecordingHandlers({ registry, store: deps.store }),
     ...createCommandHandlers({ boxCall }),
     ...createFileHandlers({ boxCall }),
+    ...createAppHandlers({ onApps, allowInnerDownloads: deps.allowInnerDownloads === true }),
     ...createAndroidAppHandlers({ boxCall }),
     ...createMediaHandlers({ boxCall }),
     ...createStorageUrlHandlers({ boxCall, store: deps.store }),
     ...createDetectHandlers({ boxCall, store: deps.store }),
   };
   return handlers;
-}
-
-async function unreachable(): Promise<never> {
-  throw new BoxflowError('ANDROID_UNAVAILABLE', 'no Android backend');
 }

@@ -11,12 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { BoxClient, type BoxApiError } from '../../src/api/client.js';
-import { endpoints, type Box } from '../../src/api/schemas.js';
+import { endpoints, type Box, type EndpointName } from '../../src/api/schemas.js';
 import { parseFlowYaml } from '../../src/flow/index.js';
 import { ReporterHost } from '../../src/runner/reporterHost.js';
 import { runFlows } from '../../src/runner/run.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
-import { kGridRefusals, type GridRefused, type Refusal } from '../../src/server/grid/capabilities.js';
+import { kGridKind, refusedEndpoints } from '../../src/server/devices/index.js';
+
+/** The endpoints a grid box refuses for running on a grid node, with their reasons. */
+const kGridRefusals = Object.fromEntries(refusedEndpoints(kGridKind).filter(([, r]) => r.code === 'GRID_UNSUPPORTED')) as Partial<Record<EndpointName, { reason: string }>>;
+type GridRefused = 'createLinuxBox' | 'runCommand' | 'runCode' | 'websocketUrl' | 'webTerminalUrl' | 'listFiles' | 'readFile' | 'writeFile' | 'fileExists' | 'fileInfo' | 'removeFile' | 'renameFile' | 'openTab' | 'updateTab';
 import { decodePng } from '../../src/visual/index.js';
 import { testRunOptions } from '../support/runOptions.js';
 import { gridUnavailable, startGrid, type LocalGrid } from './gridSupport.js';
@@ -230,7 +234,8 @@ test('every endpoint a grid box refuses is 501 GRID_UNSUPPORTED naming it and wh
         const err = await failure(request(client, box, tabId));
         assert.equal(err.httpStatus, 501, `${name}: ${err.message}`);
         assert.equal(err.serverCode, 'GRID_UNSUPPORTED', name);
-        assert.ok(err.message.endsWith(`: ${method} ${path}: a grid box's browser runs on a Selenium Grid node, so it has no ${(kGridRefusals[name] as Refusal).lacks} on this server; create a box on a server without --grid for that`), err.message);
+        assert.ok(err.message.endsWith(`: ${method} ${path}: ${kGridRefusals[name]!.reason}`), err.message);
+        assert.match(err.message, /a grid box's browser runs on a Selenium Grid node, so it has no .+ on this server/);
         if (path.includes('{boxId}')) assert.equal((await failure(request(other, box, tabId))).serverCode, 'BOX_NOT_FOUND', `${name}: tenancy comes first`);
       }
     }

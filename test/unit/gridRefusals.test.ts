@@ -1,4 +1,4 @@
-// Every endpoint a grid box refuses (the table of src/server/grid/capabilities.ts) is named where a
+// Every endpoint a grid box refuses (the grid kind's declaration, src/server/devices/kinds.ts) is named where a
 // user looks for it: the grid section of docs/scaling.md, the GRID_UNSUPPORTED row of docs/errors.md
 // and the code's summary in src/errors.ts. An endpoint is named as `METHOD path`, with the path under
 // /boxes/{boxId} written from there (`POST /commands`); a refusal of some requests only also names them.
@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { endpoints, type EndpointName } from '../../src/api/schemas.js';
 import { errorCodes } from '../../src/errors.js';
-import { kGridRefusals, type Refusal } from '../../src/server/grid/capabilities.js';
+import { kGridKind, refusedEndpoints } from '../../src/server/devices/index.js';
 
-const refusals = Object.entries(kGridRefusals) as Array<[EndpointName, Refusal]>;
+/** What a grid box refuses because it runs on a grid node (what it shares with a local box has other codes). */
+const refusals = refusedEndpoints(kGridKind).filter(([, r]) => r.code === 'GRID_UNSUPPORTED');
 
 /** How the docs name an endpoint. */
 function named(name: EndpointName): string {

@@ -110,19 +110,8 @@ export async function androidDisplay(box: AndroidBox): Promise<Display> {
  * androidDisplay reads it back). AndroidBox.rotate reads the settings before the box's first turn
  * and its release puts them back, so the rotation does not outlive the box.
  */
-export function rotateOnAndroid(box: AndroidBox, orientation: Orientation): { message: string; trace: { kind: 'label'; text: string }; act: () => Promise<string> } {
+export async function rotateOnAndroid(box: AndroidBox, orientation: Orientation): Promise<string> {
   const rotation = kOrientations.indexOf(orientation) as 0 | 1 | 2 | 3;
-  return {
-    message: `rotated the screen to ${orientation}`,
-    trace: { kind: 'label', text: `rotate: ${orientation}` },
-    act: async () => {
-      await box.rotate(rotation);
-      return `rotated the screen to ${orientation} (user_rotation ${rotation}, auto-rotate off until the box is released)`;
-    },
-  };
-}
-
-/** Not offered on Android boxes: the clipboard has no stock shell command (only helper apps set it). */
-export function notOnAndroid(what: string): never {
-  throw new BoxflowError('UNPROCESSABLE', `${what} is not offered on Android boxes by boxflow serve yet`);
+  await box.rotate(rotation);
+  return `rotated the screen to ${orientation} (user_rotation ${rotation}, auto-rotate off until the box is released)`;
 }

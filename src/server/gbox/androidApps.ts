@@ -20,7 +20,7 @@ import type { AndroidBox } from '../adb/androidBox.js';
 import { readApk, type Activity } from '../adb/apk.js';
 import { checkPackageName } from '../adb/names.js';
 import { sh } from '../../api/shellQuote.js';
-import { isAndroid, type BoxEntry } from '../boxEntry.js';
+import { facet } from '../devices/index.js';
 import type { BoxCall, RouteAnswer as Answer, RouteCall } from './boxRoute.js';
 
 interface AppDeps<Call extends RouteCall> {
@@ -33,10 +33,7 @@ export const kAndroidAppEndpoints = ['getApp', 'listPackagesSimple', 'listActivi
 /** Pulling a base APK to read its manifest: a large app over a slow link still fits. */
 const kPullTimeoutMs = 10 * 60_000;
 
-function androidOf(entry: BoxEntry): AndroidBox {
-  if (!isAndroid(entry) || !entry.android) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `box ${entry.record.id} is a ${entry.record.type} box; this endpoint is for Android boxes`);
-  return entry.android;
-}
+
 
 const firstLine = (text: string) => text.trim().split('\n')[0]!.replace(/\r$/, '').slice(0, 300) || 'no output';
 
@@ -149,7 +146,7 @@ export function createAndroidAppHandlers<Call extends RouteCall>(deps: AppDeps<C
     getApp: (call: Call) =>
       boxCall('getApp', call, async (entry): Promise<Answer> => {
         const packageName = packageParam(call);
-        const box = androidOf(entry);
+        const box = facet(entry, 'apps', 'getApp');
         const app: LauncherApp | undefined = (await box.listApps()).find((a) => a.packageName === packageName);
         if (app) return { status: 200, body: app };
         await apkPaths(box, packageName);
@@ -160,7 +157,7 @@ export function createAndroidAppHandlers<Call extends RouteCall>(deps: AppDeps<C
         const raw = call.query.pkgType;
         const q = raw === undefined ? {} : { pkgType: (Array.isArray(raw) ? raw.join(',') : String(raw)).split(',').filter(Boolean) };
         const query = checkQuery(endpoints.listPackagesSimple.query, q);
-        const box = androidOf(entry);
+        const box = facet(entry, 'apps', 'listPackagesSimple');
         const types = [...new Set(query.pkgType?.length ? query.pkgType : (['thirdParty'] as const))];
         // `-3` third-party packages only, `-s` system ones: one command per type asked for.
         const lists = await Promise.all(types.map(async (t) => parsePackageList(await box.shell(t === 'system' ? 'pm list packages -f -s' : 'pm list packages -f -3'), t)));
@@ -169,13 +166,13 @@ export function createAndroidAppHandlers<Call extends RouteCall>(deps: AppDeps<C
     listActivities: (call: Call) =>
       boxCall('listActivities', call, async (entry): Promise<Answer> => {
         const packageName = packageParam(call);
-        return { status: 200, body: { data: await activitiesOf(androidOf(entry), packageName, call.signal) } };
+        return { status: 200, body: { data: await activitiesOf(facet(entry, 'apps', 'listActivities'), packageName, call.signal) } };
       }),
     uninstallPackage: (call: Call) =>
       boxCall('uninstallPackage', call, async (entry): Promise<Answer> => {
         const packageName = packageParam(call);
         const body = bodyOf(endpoints.uninstallPackage.body, call.body) as UninstallBody;
-        const box = androidOf(entry);
+        const box = facet(entry, 'apps', 'uninstallPackage');
         await apkPaths(box, packageName);
         const out = await box.shell(body.keepData ? sh`pm uninstall -k ${packageName}` : sh`pm uninstall ${packageName}`);
         if (!/^Success\b/m.test(out)) throw new BoxflowError('UNPROCESSABLE', `device ${box.info.serial} did not uninstall ${packageName}: ${firstLine(out)}`);
@@ -183,7 +180,7 @@ export function createAndroidAppHandlers<Call extends RouteCall>(deps: AppDeps<C
       }),
     getConnectAddress: (call: Call) =>
       boxCall('getConnectAddress', call, async (entry): Promise<Answer> => {
-        const box = androidOf(entry);
+        const box = facet(entry, 'apps', 'getConnectAddress');
         const address = connectAddress(box.info.serial, box.adbServer);
         if ('why' in address) {
           throw new BoxflowError('NOT_OFFERED_LOCALLY', `GET /boxes/{boxId}/android/connect-address: ${address.why}, so there is no address to \`adb connect\` to; the box's web terminal (POST /boxes/{boxId}/web-terminal-url) is an adb shell on it`);

@@ -2,6 +2,7 @@
 // as types of their own: routes.ts imports those modules, so they do not import it back.
 import type { EndpointName } from '../../api/schemas.js';
 import type { BoxEntry } from '../boxEntry.js';
+import type { BoxDevice } from '../devices/device.js';
 
 /** The part of routes.ts's Call a handler reads. */
 export interface RouteCall {
@@ -25,4 +26,4 @@ export interface RouteAnswer {
 }
 
 /** routes.ts's boxCall: tenancy, box type and state, the box's queue, then `work`. */
-export type BoxCall<C extends RouteCall> = <T>(name: EndpointName, call: C, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
+export type BoxCall<C extends RouteCall> = <T>(name: EndpointName, call: C, work: (entry: BoxEntry, device: BoxDevice) => Promise<T>) => Promise<T>;

@@ -6,17 +6,15 @@
 // With the call's `output` (the command websocket, commandSocket.ts) the output is streamed there
 // as it comes, under the same bounds, instead of coming back in the answer.
 import { bodyOf } from '../requestChecks.js';
-import { BoxflowError } from '../../errors.js';
-import { parseDuration } from '../../api/duration.js';
 import { endpoints, type CommandBody, type EndpointName } from '../../api/schemas.js';
-import { deviceOf, isAndroid, type BoxEntry } from '../boxEntry.js';
+import type { BoxEntry } from '../boxEntry.js';
+import type { BoxCall } from './boxRoute.js';
 import type { Answer, Call } from '../call.js';
-import { androidScript, runAndroidScript } from './androidCommands.js';
+import { facet } from '../devices/index.js';
 import { commandSocketUrls } from './commandSocket.js';
-import { runLinuxCommand } from './linuxCommands.js';
 
 export interface CommandDeps {
-  boxCall: <T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
+  boxCall: BoxCall<Call>;
 }
 
 /**
@@ -37,19 +35,16 @@ export async function inTurn<T>(boxCall: CommandDeps['boxCall'], name: EndpointN
 
 export function createCommandHandlers(deps: CommandDeps) {
   return {
-    /** The two websockets of commandSocket.ts; a grid box has no shell here. */
+    /** The two websockets of commandSocket.ts, for a box with a shell. */
     websocketUrl: (call: Call) =>
       deps.boxCall('websocketUrl', call, async (entry): Promise<Answer> => {
-        if (!isAndroid(entry) && !entry.dir) throw new BoxflowError('GRID_UNSUPPORTED', "this box's browser runs on a Selenium Grid node, so it has no shell on this server; create a box on a server without --grid for that");
+        facet(entry, 'shell', 'websocketUrl');
         return { status: 200, body: commandSocketUrls(call.origin, entry.record.id) };
       }),
     runCommand: (call: Call) =>
       inTurn(deps.boxCall, 'runCommand', call, async (entry): Promise<Answer> => {
         const body = bodyOf(endpoints.runCommand.body, call.body) as CommandBody;
-        if (!isAndroid(entry)) return { status: 200, body: await runLinuxCommand(entry, body, call.signal, call.output) };
-        const android = deviceOf(entry);
-        const timeoutMs = parseDuration(body.timeout ?? '30s', '/timeout');
-        return { status: 200, body: await runAndroidScript(entry, android, androidScript(android, body), timeoutMs, 'command', '/command', call.signal, call.output) };
+        return { status: 200, body: await facet(entry, 'shell', 'runCommand').run(body, call.signal, call.output) };
       }),
   };
 }

@@ -25,9 +25,9 @@ import { bodyOf } from '../requestChecks.js';
 import { Parser } from 'htmlparser2';
 import { BoxflowError } from '../../errors.js';
 import { parseDuration } from '../../api/duration.js';
-import { endpoints, kDetectMaxElements, type DetectedElement, type DetectElementsBody, type EndpointName } from '../../api/schemas.js';
-import type { AndroidBox } from '../adb/androidBox.js';
-import { deviceOf, isAndroid, type BoxEntry } from '../boxEntry.js';
+import { endpoints, kDetectMaxElements, type DetectedElement, type DetectElementsBody } from '../../api/schemas.js';
+import type { FoundElement } from '../devices/device.js';
+import type { BoxCall } from './boxRoute.js';
 import type { Answer, Call } from '../call.js';
 import type { LinuxBox } from '../chromium/linuxBox.js';
 import { call as callScript } from '../chromium/pageScripts.js';
@@ -37,20 +37,12 @@ import type { ObjectStore } from '../storage.js';
 import { isolatedWorld, type Evaluated } from './linux.js';
 
 export interface DetectDeps {
-  boxCall: <T>(name: EndpointName, call: Call, work: (entry: BoxEntry) => Promise<T>) => Promise<T>;
+  boxCall: BoxCall<Call>;
   store: ObjectStore;
 }
 
 /** An element as a backend finds it: its box in the screen's real pixels. */
-interface Found {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  label: string;
-  path: string;
-  type: string;
-}
+type Found = FoundElement;
 
 const kLabelChars = 200;
 
@@ -133,7 +125,7 @@ const kDetectScript = String.raw`(max) => {
   return { elements: out, truncated };
 }`;
 
-async function detectOnLinux(box: LinuxBox): Promise<{ found: Found[]; truncated: boolean }> {
+export async function detectOnLinux(box: LinuxBox): Promise<{ found: Found[]; truncated: boolean }> {
   const cdp = await box.pageCdp();
   const contextId = await isolatedWorld(cdp, 'boxflow-detect');
   const r = await cdp.send<Evaluated>('Runtime.evaluate', { expression: callScript(kDetectScript, kDetectMaxElements), contextId, returnByValue: true });
@@ -192,10 +184,6 @@ export function androidElements(xml: string): Found[] {
   return out;
 }
 
-async function detectOnAndroid(android: AndroidBox): Promise<{ found: Found[]; truncated: boolean }> {
-  const found = androidElements(await android.layout());
-  return { found, truncated: false };
-}
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
@@ -252,27 +240,19 @@ export async function drawMarked(png: Buffer, elements: readonly DetectedElement
   return canvas.encode('png');
 }
 
-/** The box's elements and its screen, taken one after the other. */
-async function scan(entry: BoxEntry, scale: number): Promise<{ found: Found[]; truncated: boolean; png: Buffer; by: string }> {
-  if (isAndroid(entry)) {
-    const android = deviceOf(entry);
-    const { found, truncated } = await detectOnAndroid(android);
-    return { found, truncated, png: await android.screenshot(scale), by: 'uiautomator' };
-  }
-  const { found, truncated } = await detectOnLinux(entry.linux);
-  return { found, truncated, png: await entry.linux.screenshot(scale), by: 'browser' };
-}
 
 export function createDetectHandlers(deps: DetectDeps) {
   return {
     detectElements: (call: Call) =>
-      deps.boxCall('detectElements', call, async (entry): Promise<Answer> => {
+      deps.boxCall('detectElements', call, async (entry, device): Promise<Answer> => {
         const body = bodyOf(endpoints.detectElements.body, call.body) as DetectElementsBody;
         const format = body.screenshot?.outputFormat ?? 'base64';
         const expiresAt = Date.now() + parseDuration(body.screenshot?.presignedExpiresIn ?? '30m', '/screenshot/presignedExpiresIn');
         await loadCanvas(); // the marked image needs it: refused before the box does anything
         const scale = entry.scale;
-        const { found, truncated, png, by } = await scan(entry, scale);
+        // The box's elements and then its screen.
+        const { found, truncated, by } = await device.elements();
+        const png = await device.screenshot(scale);
         const { width, height } = pngSize(png, 'the screenshot');
         const { elements, truncated: cut } = inScreen(found, scale, width, height, by);
         const marked = await drawMarked(png, elements);

@@ -7,7 +7,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BoxflowError } from '../../errors.js';
 import { kFsLimits, type FsEntry } from '../../api/schemas.js';
-import { checkedParts, multipartError, type MultipartPart } from '../adb/routes.js';
+import { checkedParts, multipartError, type MultipartPart } from '../multipart.js';
 import { humanSize, modeString } from '../boxFs.js';
 
 /** A file's [type d|f, st_mode, size, mtimeMs]. */

@@ -28,10 +28,10 @@ import { BoxflowError } from '../../errors.js';
 import { kMediaLimits, type EndpointName, type Media, type MediaAlbum, type MediaSupport } from '../../api/schemas.js';
 import type { AndroidBox } from '../adb/androidBox.js';
 import { checkMediaName } from '../adb/names.js';
-import { checkedParts, kMultipart, multipartError, type MultipartBody } from '../adb/routes.js';
+import { checkedParts, kMultipart, multipartError, type MultipartBody } from '../multipart.js';
 import { sh } from '../../api/shellQuote.js';
 import { humanSize } from '../boxFs.js';
-import { isAndroid, type BoxEntry } from '../boxEntry.js';
+import { facet } from '../devices/index.js';
 import type { BoxCall, RouteAnswer as Answer, RouteCall } from './boxRoute.js';
 
 interface MediaDeps<Call extends RouteCall> {
@@ -92,10 +92,7 @@ function mediaOf(dir: string, name: string, st: SyncStat): Media | undefined {
   return { type: kind.type, name, path: `${dir}/${name}`, size: humanSize(st.size), mimeType: kind.mimeType, lastModified: st.mtime.toISOString() };
 }
 
-function androidOf(entry: BoxEntry): AndroidBox {
-  if (!isAndroid(entry) || !entry.android) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `box ${entry.record.id} is a ${entry.record.type} box; albums are folders of an Android box's gallery`);
-  return entry.android;
-}
+
 
 /** The album's folder: the first of the media roots that has it. */
 async function findAlbum(box: AndroidBox, name: string): Promise<{ dir: string; st: SyncStat } | undefined> {
@@ -299,7 +296,7 @@ export function createMediaHandlers<Call extends RouteCall>(deps: MediaDeps<Call
   return {
     listAlbums: (call: Call) =>
       boxCall('listAlbums', call, async (entry): Promise<Answer> => {
-        const box = androidOf(entry);
+        const box = facet(entry, 'apps', 'listAlbums');
         const seen = new Set<string>();
         const data: MediaAlbum[] = [];
         for (const root of kMediaRoots) {
@@ -313,7 +310,7 @@ export function createMediaHandlers<Call extends RouteCall>(deps: MediaDeps<Call
       }),
     createAlbum: (call: Call) =>
       boxCall('createAlbum', call, async (entry): Promise<Answer> => {
-        const box = androidOf(entry);
+        const box = facet(entry, 'apps', 'createAlbum');
         return withUpload(box, call, async ({ name: given, files }) => {
           if (given === undefined) throw new BoxflowError('INVALID_REQUEST', '/name is required: the album (a folder of /sdcard/Pictures) to create');
           const name = checkMediaName(given, '/name');
@@ -336,14 +333,14 @@ export function createMediaHandlers<Call extends RouteCall>(deps: MediaDeps<Call
     getAlbum: (call: Call) =>
       boxCall('getAlbum', call, async (entry): Promise<Answer> => {
         const name = albumParam(call);
-        const box = androidOf(entry);
+        const box = facet(entry, 'apps', 'getAlbum');
         const { dir, st } = await requireAlbum(box, name);
         return { status: 200, body: await albumOf(box, name, dir, st) };
       }),
     updateAlbum: (call: Call) =>
       boxCall('updateAlbum', call, async (entry): Promise<Answer> => {
         const name = albumParam(call);
-        const box = androidOf(entry);
+        const box = facet(entry, 'apps', 'updateAlbum');
         const { dir } = await requireAlbum(box, name);
         return withUpload(box, call, async ({ files }) => {
           if (!files.length) throw new BoxflowError('INVALID_REQUEST', '/media[] is required: the photo and video files to add to the album');
@@ -355,7 +352,7 @@ export function createMediaHandlers<Call extends RouteCall>(deps: MediaDeps<Call
     listMedia: (call: Call) =>
       boxCall('listMedia', call, async (entry): Promise<Answer> => {
         const name = albumParam(call);
-        const box = androidOf(entry);
+        const box = facet(entry, 'apps', 'listMedia');
         const { dir } = await requireAlbum(box, name);
         return { status: 200, body: { data: await mediaIn(box, dir) } };
       }),
@@ -363,13 +360,13 @@ export function createMediaHandlers<Call extends RouteCall>(deps: MediaDeps<Call
       boxCall('getMedia', call, async (entry): Promise<Answer> => {
         const album = albumParam(call);
         const name = mediaParam(call);
-        return { status: 200, body: (await mediaFile(androidOf(entry), album, name)).media };
+        return { status: 200, body: (await mediaFile(facet(entry, 'apps', 'getMedia'), album, name)).media };
       }),
     downloadMedia: (call: Call) =>
       boxCall('downloadMedia', call, async (entry): Promise<Answer> => {
         const album = albumParam(call);
         const name = mediaParam(call);
-        const box = androidOf(entry);
+        const box = facet(entry, 'apps', 'downloadMedia');
         const { media, st } = await mediaFile(box, album, name);
         if (st.size > kMediaLimits.fileBytes) throw tooLarge(`${media.path} is ${humanSize(st.size)}; a download is at most ${kMediaLimits.fileBytes / 2 ** 20} MB`);
         const from: Readable = await box.readStream(media.path, st.size);
