@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoxClient } from '../src/api/client.js';
-import { Adb } from '../src/server/adb/adbkit.js';
+import { Adb } from '../src/server/devices/android/adbkit.js';
 import { createApiKey, startServer } from '../src/server/index.js';
 import { FakeAdbServer, packagesFromFixture } from '../test/support/fakeAdbServer.js';
 import { benchSize, percentile, printResult } from './_report.js';

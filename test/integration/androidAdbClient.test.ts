@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { BoxClient } from '../../src/api/client.js';
-import { AdbBackend } from '../../src/server/adb/backend.js';
+import { AdbBackend } from '../../src/server/devices/android/backend.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { FakeAdbServer } from '../support/fakeAdbServer.js';
 

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AdbBackend, adbAddress } from '../../src/server/adb/backend.js';
-import { kTypeBudgetMs, type AndroidBox } from '../../src/server/adb/androidBox.js';
-import { extractHierarchy, resolveTargetInLayout } from '../../src/server/adb/layout.js';
-import { keyCode } from '../../src/server/adb/keys.js';
+import { AdbBackend, adbAddress } from '../../src/server/devices/android/backend.js';
+import { kTypeBudgetMs, type AndroidBox } from '../../src/server/devices/android/androidBox.js';
+import { extractHierarchy, resolveTargetInLayout } from '../../src/server/devices/android/layout.js';
+import { keyCode } from '../../src/server/devices/android/keys.js';
 import { kKeyNames } from '../../src/api/schemas.js';
 import { FakeAdbServer, fixture, packagesFromFixture, type FakeDevice } from '../support/fakeAdbServer.js';
 import { waitFor } from '../support/waitFor.js';
@@ -329,7 +329,7 @@ test('the adb server going away marks every claimed device gone; the next claim 
 test('a ZIP whose .apk is not an APK is refused as bad input, without the server\'s temporary path', async () => {
   const { tmpdir } = await import('node:os');
   const { createWriteStream } = await import('node:fs');
-  const { readApk } = await import('../../src/server/adb/apk.js');
+  const { readApk } = await import('../../src/server/devices/android/apk.js');
   const yazl = (await import('yazl')).default;
   const zipPath = join(tmpdir(), `boxflow-bad-${process.pid}.zip`);
   const zip = new yazl.ZipFile();

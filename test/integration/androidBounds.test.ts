@@ -15,9 +15,9 @@ import { rejects } from '../support/apiErrors.js';
 import { useGboxServer } from '../support/gboxServer.js';
 import type { FakeDevice } from '../support/fakeAdbServer.js';
 import { kCommandOutputMax, kFsLimits, type Box } from '../../src/api/schemas.js';
-import { Adb } from '../../src/server/adb/adbkit.js';
-import { AndroidBox } from '../../src/server/adb/androidBox.js';
-import { startAndroidRecording } from '../../src/server/recordingAndroid.js';
+import { Adb } from '../../src/server/devices/android/adbkit.js';
+import { AndroidBox } from '../../src/server/devices/android/androidBox.js';
+import { startAndroidRecording } from '../../src/server/devices/android/recording.js';
 
 const kSerialA = 'emulator-5590';
 const kSerialB = 'emulator-5592';

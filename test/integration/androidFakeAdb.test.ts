@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { Adb, type Client } from '../../src/server/adb/adbkit.js';
+import { Adb, type Client } from '../../src/server/devices/android/adbkit.js';
 import { FakeAdbServer, fixture, shellWords } from '../support/fakeAdbServer.js';
 import { waitFor } from '../support/waitFor.js';
 

@@ -17,7 +17,7 @@ import yazl from 'yazl';
 import { WebSocket } from 'ws';
 import { BoxClient } from '../../src/api/client.js';
 import type { Box } from '../../src/api/schemas.js';
-import { Adb } from '../../src/server/adb/adbkit.js';
+import { Adb } from '../../src/server/devices/android/adbkit.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { FakeAdbDevice, RealAdbServer, findAdb } from '../support/fakeAdbDevice.js';
 import { fixture, packagesFromFixture, type FakeDevice } from '../support/fakeDevice.js';

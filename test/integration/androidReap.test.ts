@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoxClient } from '../../src/api/client.js';
 import { createApiKey } from '../../src/server/index.js';
-import { reapDataDir, selfIdentity } from '../../src/server/reaper.js';
+import { reapDataDir } from '../../src/server/boxes/reaper.js';
+import { selfIdentity } from '../../src/server/host/processes.js';
 import { FakeAdbServer } from '../support/fakeAdbServer.js';
 import { waitFor } from '../support/waitFor.js';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { rejects } from '../support/apiErrors.js';
 import { useGboxServer } from '../support/gboxServer.js';
 import { fixture, type FakeDevice } from '../support/fakeAdbServer.js';
-import { connectAddress } from '../../src/server/gbox/androidApps.js';
+import { connectAddress } from '../../src/server/http/endpoints/androidApps.js';
 import type { Box } from '../../src/api/schemas.js';
 
 const kEmulator = 'emulator-5560';

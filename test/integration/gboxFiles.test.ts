@@ -10,7 +10,7 @@ import { request } from 'undici';
 import { rejects } from '../support/apiErrors.js';
 import { useGboxServer } from '../support/gboxServer.js';
 import { kFsLimits, type Box, type FsEntry } from '../../src/api/schemas.js';
-import { isolationAvailable } from '../../src/server/boxUser.js';
+import { isolationAvailable } from '../../src/server/host/boxUser.js';
 
 const srv = useGboxServer('gbox-files');
 const a = () => srv.client('a');

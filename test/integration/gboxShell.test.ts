@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { rejects } from '../support/apiErrors.js';
 import { useGboxServer } from '../support/gboxServer.js';
 import { kCommandOutputMax, type Box } from '../../src/api/schemas.js';
-import { isolationAvailable } from '../../src/server/boxUser.js';
+import { isolationAvailable } from '../../src/server/host/boxUser.js';
 import { waitFor } from '../support/waitFor.js';
 
 const srv = useGboxServer('gbox-shell');

@@ -17,7 +17,7 @@ import { liveProcesses } from '../support/procs.js';
 import { waitFor } from '../support/waitFor.js';
 import { kCommandOutputMax, type Box } from '../../src/api/schemas.js';
 import { createApiKey } from '../../src/server/index.js';
-import { kFirstFrameMs, kMaxSocketsPerBox } from '../../src/server/gbox/commandSocket.js';
+import { kFirstFrameMs, kMaxSocketsPerBox } from '../../src/server/http/endpoints/commandSocket.js';
 
 const kSerial = 'emulator-5570';
 const kSerialGone = 'emulator-5572';

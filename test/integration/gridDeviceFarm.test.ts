@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoxClient, type BoxApiError } from '../../src/api/client.js';
-import { adbAddresses } from '../../src/server/adb/backend.js';
+import { adbAddresses } from '../../src/server/devices/android/backend.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
 import { FakeAdbServer } from '../support/fakeAdbServer.js';
 import { waitFor } from '../support/waitFor.js';

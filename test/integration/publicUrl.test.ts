@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { BoxApiError, BoxClient } from '../../src/api/client.js';
 import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
-import { getPublicUrl, isInnerAddress } from '../../src/server/publicUrl.js';
+import { getPublicUrl, isInnerAddress } from '../../src/server/http/publicUrl.js';
 import { FakeAdbServer, packagesFromFixture, type FakeDevice } from '../support/fakeAdbServer.js';
 
 const kSecret = 'public-url-secret-0123456789abcdef';

@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BoxApiError, BoxClient } from '../../src/api/client.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
-import { findChromium } from '../../src/server/chromium/findChromium.js';
-import { LinuxBox } from '../../src/server/chromium/linuxBox.js';
-import { startLinuxRecording } from '../../src/server/recordingLinux.js';
+import { findChromium } from '../../src/server/devices/linux/chromium/findChromium.js';
+import { LinuxBox } from '../../src/server/devices/linux/chromium/linuxBox.js';
+import { startLinuxRecording } from '../../src/server/devices/linux/recording.js';
 import { waitFor } from '../support/waitFor.js';
 
 const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0 && spawnSync('ffprobe', ['-version']).status === 0;

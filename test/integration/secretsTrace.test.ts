@@ -13,7 +13,7 @@ import { ReporterHost } from '../../src/runner/reporterHost.js';
 import { runFlows } from '../../src/runner/run.js';
 import type { StepRecord } from '../../src/runner/types.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
-import { drawTrace } from '../../src/server/trace.js';
+import { drawTrace } from '../../src/server/http/trace.js';
 import { decodePng } from '../../src/visual/index.js';
 import { testRunOptions } from '../support/runOptions.js';
 

@@ -15,7 +15,7 @@ import { BoxClient } from '../../src/api/client.js';
 import { rejects } from '../support/apiErrors.js';
 import { kKeyNames, type Box } from '../../src/api/schemas.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
-import { presign } from '../../src/server/secret.js';
+import { presign } from '../../src/server/http/secret.js';
 import { waitFor } from '../support/waitFor.js';
 
 const kSecret = 'integration-test-secret-0123456789abcdef';

@@ -14,8 +14,8 @@ import { BoxClient, BoxApiError } from '../../src/api/client.js';
 import { rejects as rejectsWith } from '../support/apiErrors.js';
 import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
-import { BoxRegistry } from '../../src/server/boxes.js';
-import { cleanStaleServeDirs, reapDataDir } from '../../src/server/reaper.js';
+import { BoxRegistry } from '../../src/server/boxes/boxes.js';
+import { cleanStaleServeDirs, reapDataDir } from '../../src/server/boxes/reaper.js';
 import { waitFor } from '../support/waitFor.js';
 
 const kCanaryEnv = 'BOXFLOW_ISOLATION_CANARY';

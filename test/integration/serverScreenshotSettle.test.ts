@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Box } from '../../src/api/schemas.js';
-import { drawTrace } from '../../src/server/trace.js';
+import { drawTrace } from '../../src/server/http/trace.js';
 import { decodePng } from '../../src/visual/index.js';
 import { useLocalServer } from '../support/localServer.js';
 import { waitFor } from '../support/waitFor.js';

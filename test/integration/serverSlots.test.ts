@@ -16,8 +16,8 @@ import { WebSocket, type RawData } from 'ws';
 import { BoxClient } from '../../src/api/client.js';
 import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, startServer, type RunningServer, type ServerOptions } from '../../src/server/index.js';
-import { kMaxClientsPerBox, kMaxClientsPerTenant } from '../../src/server/liveView.js';
-import { kMaxSocketsPerBox, kMaxSocketsPerTenant } from '../../src/server/gbox/commandSocket.js';
+import { kMaxClientsPerBox, kMaxClientsPerTenant } from '../../src/server/http/liveView.js';
+import { kMaxSocketsPerBox, kMaxSocketsPerTenant } from '../../src/server/http/endpoints/commandSocket.js';
 import { FakeAdbServer, packagesFromFixture } from '../support/fakeAdbServer.js';
 import { waitFor } from '../support/waitFor.js';
 

@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import { BoxClient } from '../../src/api/client.js';
 import { createApiKey, resolveSecret, startServer } from '../../src/server/index.js';
-import { claimBoxUser, isolatedLaunch, kLaunchDir, releaseBoxUser } from '../../src/server/boxUser.js';
+import { claimBoxUser, isolatedLaunch, kLaunchDir, releaseBoxUser } from '../../src/server/host/boxUser.js';
 import { rejects } from '../support/apiErrors.js';
 import { tempDir } from '../support/tmp.js';
 import { waitFor } from '../support/waitFor.js';

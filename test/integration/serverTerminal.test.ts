@@ -11,7 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { BoxClient, BoxApiError } from '../../src/api/client.js';
 import type { Box } from '../../src/api/schemas.js';
 import { createApiKey, startServer } from '../../src/server/index.js';
-import { presign } from '../../src/server/secret.js';
+import { presign } from '../../src/server/http/secret.js';
 import { liveProcesses } from '../support/procs.js';
 import { waitFor } from '../support/waitFor.js';
 

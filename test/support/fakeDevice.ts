@@ -345,7 +345,7 @@ export class FakeDevice {
   ];
 
   readonly #shellHandlers: Array<[RegExp, Handler]> = [
-    // The commands endpoint's line (src/server/gbox/androidCommands.ts): `sh -c '<command>'` runs the
+    // The commands endpoint's line (src/server/devices/android/commands.ts): `sh -c '<command>'` runs the
     // command as a line of its own (exit status 127 and sh's message on stderr when the fake does not
     // know it), `echo` prints its words, `$?` as that status. `2>FILE` after it (the legacy path)
     // writes its stderr to FILE.
@@ -383,7 +383,7 @@ export class FakeDevice {
     // `exit N` inside a command's `sh -c`: its status (what `echo $?` prints after it).
     [/^exit (\d+)$/, (m, d) => ((d.lastExit = Number(m[1])), '')],
     [/^echo (.*)$/, (m, d) => `${shellWords(m[1]!.replaceAll('$?', String(d.lastExit))).join(' ')}\n`],
-    // run-code's line (src/server/gbox/files.ts), inside its `sh -c`: `cd <dir> || exit 1` (sh's
+    // run-code's line (src/server/http/endpoints/files.ts), inside its `sh -c`: `cd <dir> || exit 1` (sh's
     // message for a dir that is not there), `export NAME=<value>` and `set -- <argv>` print nothing.
     [/^cd (.+) \|\| exit 1$/, (m, d) => (d.files.has(shellWords(m[1]!)[0]!) ? '' : `/system/bin/sh: cd: ${shellWords(m[1]!)[0]}: No such file or directory\n`)],
     [/^export [A-Za-z_][A-Za-z0-9_]*=.*$/s, () => ''],

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BoxLedger } from '../../src/server/reaper.js';
+import { BoxLedger } from '../../src/server/host/processes.js';
 
 test('a ledger write that fails is swallowed, and the next one writes everything once it can', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'boxflow-ledger-'));

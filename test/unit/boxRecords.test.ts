@@ -1,11 +1,11 @@
-// The box records a serve keeps in its data dir (src/server/boxRecords.ts): what a crash in the
+// The box records a serve keeps in its data dir (src/server/boxes/boxRecords.ts): what a crash in the
 // middle of a write leaves (a temporary file beside the record) loses no box.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BoxRecords, type SavedBox } from '../../src/server/boxRecords.js';
+import { BoxRecords, type SavedBox } from '../../src/server/boxes/boxRecords.js';
 
 function saved(id: string, status: SavedBox['record']['status'] = 'running'): SavedBox {
   const now = new Date().toISOString();

@@ -1,8 +1,8 @@
 // What serve's CDP proxy does to a tenant's commands: "the browser's" cookies, permissions and new
-// tabs are the box's browser context's (src/server/cdpProxy.ts).
+// tabs are the box's browser context's (src/server/http/cdpProxy.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ContextScope } from '../../src/server/cdpProxy.js';
+import { ContextScope } from '../../src/server/http/cdpProxy.js';
 
 const msg = (o: unknown) => Buffer.from(JSON.stringify(o));
 const sent = (scope: ContextScope, o: unknown) => JSON.parse(Buffer.from(scope.command(msg(o)) as Buffer).toString('utf8')) as { params?: Record<string, unknown> };

@@ -1,10 +1,10 @@
-// How serve reads DevTools messages as bytes (src/server/chromium/cdpMessage.ts): a client's command
+// How serve reads DevTools messages as bytes (src/server/devices/linux/chromium/cdpMessage.ts): a client's command
 // passes with its params unread only when nothing after them can add a key; anything nested deeper
 // than Chromium reads is refused with its id; the pipe's stream is split without joining a message,
 // and one longer than its bound is let go with only its two ends kept.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answerHead, eventHead, NulSplitter, readCommand, sessionTail, sliceParts } from '../../src/server/chromium/cdpMessage.js';
+import { answerHead, eventHead, NulSplitter, readCommand, sessionTail, sliceParts } from '../../src/server/devices/linux/chromium/cdpMessage.js';
 
 const b = (s: string) => Buffer.from(s);
 const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;

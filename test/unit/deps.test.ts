@@ -257,7 +257,7 @@ test('the rules catch forbidden arrows, value imports where only types may go, a
   const found = violations([
     { file: 'src/api/client.ts', text: "import { run } from '../runner/run.js';\nimport { BoxflowError } from '../errors.js';" },
     { file: 'src/layout/query.ts', text: "import { x } from '../flow/index.js';" },
-    { file: 'src/server/app.ts', text: "import type { S } from '../runner/types.js';\nimport { request } from 'undici';" },
+    { file: 'src/server/http/app.ts', text: "import type { S } from '../../runner/types.js';\nimport { request } from 'undici';" },
     { file: 'src/flow/steps.ts', text: "import { parseTree } from '../layout/index.js';\nimport type { Selector } from '../layout/types.js';\nimport { kKeyNames } from '../api/schemas.js';\nimport { textMatcher } from '../layout/text.js';" },
     { file: 'reporters/list.ts', text: "import type { RunResult } from '../src/runner/types.js';\nimport { run } from '../src/runner/run.js';" },
     { file: 'reporters/junit.ts', text: "import { codeFrame } from '../src/flow/codeFrame.js';\nimport { loadFlows } from '../src/flow/load.js';" },
@@ -272,8 +272,8 @@ test('the rules catch forbidden arrows, value imports where only types may go, a
   assert.deepEqual(found, [
     "src/api/client.ts:1: forbidden arrow api → runner (import '../runner/run.js')",
     "src/layout/query.ts:1: forbidden arrow layout → flow (import '../flow/index.js')",
-    "src/server/app.ts:1: forbidden arrow server → runner (import '../runner/types.js')",
-    'src/server/app.ts:2: the package undici belongs to src/api/; server imports it',
+    "src/server/http/app.ts:1: forbidden arrow server → runner (import '../../runner/types.js')",
+    'src/server/http/app.ts:2: the package undici belongs to src/api/; server imports it',
     "src/flow/steps.ts:1: flow → layout may import types only; use `import type` (import '../layout/index.js')",
     'reporters/list.ts:2: forbidden arrow reporters → src/runner/run.ts: reporters read only src/runner/types.ts, src/runner/events.ts',
     'reporters/junit.ts:2: forbidden arrow reporters → src/flow/load.ts: reporters read only src/flow/codeFrame.ts of flow/',
@@ -326,4 +326,69 @@ test('boxflow/test may read the CLI config and nothing else of the CLI, and owns
     'src/playwright/index.ts:1: forbidden arrow playwright → src/cli/commands.ts: boxflow/test reads only src/cli/config.ts, src/cli/embedded.ts',
     'src/runner/run.ts:1: the package @playwright/test belongs to src/playwright/; runner imports it',
   ]);
+});
+
+// ------------------------------------------------------------------ the rooms of src/server
+
+/** src/server's rooms, top to bottom: a module imports its own room and those below it, never one above. */
+const kServerRooms = ['http', 'boxes', 'devices', 'host'] as const;
+/**
+ * The kinds of box, each a folder of devices/; a kind reads no other kind but these. The files shared
+ * by the kinds (devices/*.ts) name a kind's types only, and only devices/index.ts makes a kind's device.
+ */
+const kKindReads: Record<string, readonly string[]> = { linux: [], grid: ['linux'], android: [] };
+
+/** A server file's room (and, in devices/, its kind); src/server/index.ts is the package's entry, above them all. */
+function roomOf(file: string): { room: number; kind?: string } | undefined {
+  const m = /^src\/server\/([^/]+)\/(?:([^/]+)\/)?/.exec(file);
+  if (!m) return undefined;
+  const room = kServerRooms.indexOf(m[1] as (typeof kServerRooms)[number]);
+  if (room === -1) return undefined;
+  return m[1] === 'devices' && m[2] && m[2] in kKindReads ? { room, kind: m[2] } : { room };
+}
+
+function roomProblems(files: Array<{ file: string; text: string }>): string[] {
+  const problems: string[] = [];
+  for (const { file, text } of files) {
+    if (!file.startsWith('src/server/')) continue;
+    const from = roomOf(file);
+    if (!from) {
+      if (file !== 'src/server/index.ts') problems.push(`${file} is in no room of src/server (${kServerRooms.join(', ')})`);
+      continue;
+    }
+    for (const imp of importLines(file, text).filter((i) => i.spec.startsWith('.'))) {
+      const to = target(file, imp.spec);
+      if (!to.startsWith('src/server/')) continue;
+      const into = roomOf(to);
+      const where = `${file}:${imp.line}`;
+      if (!into) problems.push(`${where}: imports ${to}, above the rooms`);
+      else if (into.room < from.room) problems.push(`${where}: climbs from ${kServerRooms[from.room]} up to ${kServerRooms[into.room]} (${to})`);
+      else if (into.kind && from.kind !== into.kind && !(from.kind && kKindReads[from.kind]!.includes(into.kind)) && !(from.kind === undefined && (file === 'src/server/devices/index.ts' || imp.typeOnly)) && from.room === into.room) {
+        problems.push(`${where}: ${from.kind ? `the ${from.kind} kind reads the ${into.kind} kind` : `devices/ reads the ${into.kind} kind outside devices/index.ts`} (${to})`);
+      }
+    }
+  }
+  return problems;
+}
+
+test('the room rules catch an import that climbs, a kind that reads another, and a file outside the rooms', () => {
+  assert.deepEqual(
+    roomProblems([
+      { file: 'src/server/devices/android/a.ts', text: "import { x } from '../../boxes/boxes.js';\nimport { y } from '../linux/b.js';\nimport { z } from '../../host/c.js';" },
+      { file: 'src/server/devices/grid/g.ts', text: "import { y } from '../linux/b.js';" },
+      { file: 'src/server/devices/kinds.ts', text: "import { y } from './linux/b.js';\nimport type { Y } from './linux/b.js';" },
+      { file: 'src/server/http/h.ts', text: "import { y } from '../devices/linux/b.js';" },
+      { file: 'src/server/loose.ts', text: '' },
+    ]),
+    [
+      'src/server/devices/android/a.ts:1: climbs from devices up to boxes (src/server/boxes/boxes.ts)',
+      'src/server/devices/android/a.ts:2: the android kind reads the linux kind (src/server/devices/linux/b.ts)',
+      'src/server/devices/kinds.ts:1: devices/ reads the linux kind outside devices/index.ts (src/server/devices/linux/b.ts)',
+      'src/server/loose.ts is in no room of src/server (http, boxes, devices, host)',
+    ],
+  );
+});
+
+test('src/server: imports only go down its rooms (http → boxes → devices → host), and a kind of box reads no other', () => {
+  assert.deepEqual(roomProblems(sources()), []);
 });

@@ -1,7 +1,7 @@
-// The one reading of a drag body that Linux and Android boxes share (src/server/dragPlan.ts).
+// The one reading of a drag body that Linux and Android boxes share (src/server/http/endpoints/dragPlan.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { planDrag, typeTraceLabel } from '../../src/server/dragPlan.js';
+import { planDrag, typeTraceLabel } from '../../src/server/http/endpoints/dragPlan.js';
 
 const noTargets = async (t: { x: number; y: number } | string) => (typeof t === 'string' ? assert.fail('no text targets here') : t);
 

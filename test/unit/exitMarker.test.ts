@@ -1,9 +1,9 @@
-// The exit marker of an Android command (src/server/gbox/exitMarker.ts): the device's output ends
+// The exit marker of an Android command (src/server/devices/exitMarker.ts): the device's output ends
 // with `boxflow-exit:<$?>`; the scanner passes the output on as it comes and holds back at most the
 // marker line's length, whatever the output looks like.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ExitMarkerScanner, kMarkerLineMax } from '../../src/server/gbox/exitMarker.js';
+import { ExitMarkerScanner, kMarkerLineMax } from '../../src/server/devices/exitMarker.js';
 
 /** The output `chunks` make: what the scanner passed on, what it held back at the end and the code. */
 function scan(chunks: Array<string | Buffer>): { out: string; held: string; code: number | undefined } {

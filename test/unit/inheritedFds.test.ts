@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../support/tmp.js';
 
-const kModule = fileURLToPath(new URL('../../src/server/inheritedFds.ts', import.meta.url));
+const kModule = fileURLToPath(new URL('../../src/server/host/inheritedFds.ts', import.meta.url));
 
 /** Runs `code` (ESM, with `m` the module) in a node whose fd 40 is `file` (inherited, not close-on-exec) and whose fd 3 is an IPC channel; resolves its one message. */
 function inChild(file: string, code: string): Promise<unknown> {

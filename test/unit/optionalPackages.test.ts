@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { BoxflowError } from '../../src/errors.js';
-import { optionalPackage } from '../../src/server/optionalPackages.js';
+import { optionalPackage } from '../../src/server/host/optionalPackages.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -17,8 +17,8 @@ test('import "boxflow", the client, the runner and the server modules load none 
 
 test('with the packages absent, the web terminal names both it needs and trace drawing names @napi-rs/canvas', { timeout: 120_000 }, async () => {
   const script = [
-    "const { webTerminalReady } = await import('./src/server/terminal.ts');",
-    "const { traceReady } = await import('./src/server/trace.ts');",
+    "const { webTerminalReady } = await import('./src/server/http/terminal.ts');",
+    "const { traceReady } = await import('./src/server/http/trace.ts');",
     'const out = [];',
     'for (const ready of [webTerminalReady, traceReady]) await ready().then(() => out.push(null), (e) => out.push({ code: e.code, message: e.message }));',
     'process.stdout.write(JSON.stringify(out));',

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
 import { decodePng, overlayPng, type Overlay } from '../../src/png/png.js';
-import { drawTrace } from '../../src/server/trace.js';
+import { drawTrace } from '../../src/server/http/trace.js';
 import { screenPng } from '../fixtures/results/fixture.js';
 
 /** A patch: a red ring with a translucent fill, and fully transparent corners. */

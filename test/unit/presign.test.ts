@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { presign, verifyPresigned } from '../../src/server/secret.js';
+import { presign, verifyPresigned } from '../../src/server/http/secret.js';
 
 const kSecret = 'presign-unit-secret-0123456789abcdef';
 

@@ -1,11 +1,11 @@
 // The one helper that quotes values for the device's sh (src/api/shellQuote.ts), and the
-// package/activity names the Android routes accept (src/server/adb/names.ts). The quoting is checked
+// package/activity names the Android routes accept (src/server/devices/android/names.ts). The quoting is checked
 // against a real POSIX sh: what it prints for the quoted word must be the value, byte for byte.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { sh, shQuote } from '../../src/api/shellQuote.js';
-import { activityClass, checkPackageName, isPackageName } from '../../src/server/adb/names.js';
+import { activityClass, checkPackageName, isPackageName } from '../../src/server/devices/android/names.js';
 
 const kNasty = [
   '',

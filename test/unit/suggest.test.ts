@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { didYouMean } from '../../src/api/suggest.js';
 import { check, kKeyNames, PressKeyBody } from '../../src/api/index.js';
-import { resolveTextTarget } from '../../src/server/dragPlan.js';
+import { resolveTextTarget } from '../../src/server/http/endpoints/dragPlan.js';
 import type { BoxflowError } from '../../src/errors.js';
 
 test('a misspelt name, a case slip, a prefix and an alias are suggested; a name far from all is not', () => {

@@ -6,22 +6,16 @@
 // body asks. refusal() answers both, before the request reaches the device.
 import { BoxflowError, type ErrorCode } from '../../errors.js';
 import { endpoints, type CommandBody, type CommandResult, type Display, type EndpointName, type FsEntry, type FsExistsResult, type FsListQuery, type FsListResult, type FsPathBody, type FsPathQuery, type KeyName, type Orientation, type Point, type RenameBody, type Resolution, type RunCodeBody, type Tab } from '../../api/schemas.js';
-import type { OutputSink } from '../call.js';
-import type { Gesture, GestureContext } from '../gbox/gestures.js';
-import type { WriteRequest } from '../gbox/fsEntries.js';
-import type { Recorder, RecordingLimits } from '../recordingLinux.js';
-import type { AndroidBox } from '../adb/androidBox.js';
+import type { OutputSink } from './commandOutput.js';
+import type { Gesture, GestureContext } from './gesture.js';
+import type { WriteRequest } from './fsEntries.js';
+import type { Recorder, RecordingLimits } from './recording.js';
+import type { TargetResolution } from './targets.js';
+import type { AndroidBox } from './android/androidBox.js';
 
 export type DeviceKind = 'local' | 'grid' | 'android';
 
-/** An element a text target names, in the box's real pixels. */
-export interface TargetMatch {
-  tag: string;
-  text: string;
-  x: number;
-  y: number;
-}
-export type TargetResolution = { how: string; found: TargetMatch } | { how: string; ambiguous: TargetMatch[] } | { how: string; candidates: TargetMatch[] };
+export type { TargetMatch, TargetResolution } from './targets.js';
 
 /** An element the box's own layout describes (detect-elements), in real pixels. */
 export interface FoundElement {

@@ -1,0 +1,115 @@
+// A Linux box's screen (linuxBox.ts): captures of the active tab, with its frames watched
+// (frameWatch.ts) so that an unchanged screen costs no capture and a settled one can be told.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BoxflowError } from '../../../../errors.js';
+import type { Resolution } from '../../../../api/schemas.js';
+import type { CdpConnection } from '../../../../cdp/connection.js';
+import { FrameWatch } from './frameWatch.js';
+
+const kSwapRetryMs = 50;
+/** A capture that takes longer fell into a renderer swap and will never answer: try on a new connection. */
+const kCaptureStallMs = 5_000;
+/** A frame drawn now is told within about this: one frame at 60 Hz and the few ms the telling takes. */
+const kFrameToldMs = 20;
+
+export class ScreenCapture {
+  /** The active tab's own CDP connection (LinuxBox: it starts the browser if needed). */
+  readonly #input: () => Promise<CdpConnection>;
+  readonly #resolution: () => Resolution;
+  /** The bound on one capture, its retries included (the box's CDP timeout). */
+  readonly #timeoutMs: number;
+  readonly #watches = new WeakMap<CdpConnection, Promise<FrameWatch | undefined>>();
+
+  constructor(opts: { input: () => Promise<CdpConnection>; resolution: () => Resolution; timeoutMs: number }) {
+    this.#input = opts.input;
+    this.#resolution = opts.resolution;
+    this.#timeoutMs = opts.timeoutMs;
+  }
+
+  /** A PNG of the viewport (or of `clip`, in real pixels), `scale` times its size. */
+  async screenshot(scale: number, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
+    // While a navigation swaps the page's renderer, Chromium has no frame to draw for a moment: it
+    // answers "Not attached to an active page", or never answers on the old connection. Both pass
+    // with the navigation, so try again (on a fresh connection after a stall) until the CDP bound.
+    const until = performance.now() + this.#timeoutMs;
+    for (;;) {
+      const left = until - performance.now();
+      try {
+        return await this.#take(scale, clip, Math.min(kCaptureStallMs, left));
+      } catch (err) {
+        const swapped = /Not attached to an active page/i.test((err as Error).message);
+        const stalled = BoxflowError.is(err) && err.code === 'BROWSER_TIMEOUT';
+        if (!(swapped || stalled) || left <= kCaptureStallMs) throw err;
+        if (stalled) (await this.#input()).close();
+        await sleep(kSwapRetryMs);
+      }
+    }
+  }
+
+  async #take(scale: number, clip: { x: number; y: number; width: number; height: number } | undefined, timeoutMs: number): Promise<Buffer> {
+    const s = await this.#input();
+    // The whole viewport at its size needs no clip, so no round trip for the scroll offset.
+    let box: object = {};
+    if (clip || scale !== 1) {
+      const { cssVisualViewport: vv } = await s.send<{ cssVisualViewport: { pageX: number; pageY: number } }>('Page.getLayoutMetrics', {}, { timeoutMs });
+      const area = clip ?? { x: 0, y: 0, ...this.#resolution() };
+      box = { clip: { x: vv.pageX + area.x, y: vv.pageY + area.y, width: area.width, height: area.height, scale } };
+    }
+    const take = async () => {
+      const { data } = await s.send<{ data: string }>('Page.captureScreenshot', {
+        format: 'png',
+        ...box,
+        captureBeyondViewport: false,
+        // zlib's fastest level instead of its default: the PNG is a little larger and takes a fraction of the time.
+        optimizeForSpeed: true,
+      }, { timeoutMs });
+      return Buffer.from(data, 'base64');
+    };
+    const watch = clip ? undefined : await this.#watchOf(s);
+    return watch ? watch.capture(scale, take) : take();
+  }
+
+  #watchOf(cdp: CdpConnection): Promise<FrameWatch | undefined> {
+    let w = this.#watches.get(cdp);
+    if (!w) {
+      // Not the CDP bound: a page that cannot start a screencast at once (a renderer swap) is only watched less.
+      w = FrameWatch.start(cdp, kCaptureStallMs);
+      this.#watches.set(cdp, w);
+    }
+    return w;
+  }
+
+  /**
+   * The screen as it is: the last capture when Chromium drew no frame since, else a new one. A change
+   * made in the last frame's time (~16 ms) before the call may not be told yet, and not show.
+   */
+  async screen(scale: number): Promise<Buffer> {
+    const watch = await this.#watchOf(await this.#input());
+    return watch?.current(scale) ?? this.screenshot(scale);
+  }
+
+  /**
+   * The after-shot of `settle: 'frames'`, `maxMs` at most: the first capture during which Chromium
+   * drew no frame but the one the capture asks for, and none in kFrameToldMs after it (a frame drawn
+   * late in the capture is told a little later). The first capture waits up to kFrameToldMs for the
+   * frame that shows the action (a capture taken while it is drawn would be one too many). `onStill`
+   * gets each candidate as soon as it is one (the trace is drawn on it meanwhile). Undefined without
+   * a screencast: the caller compares captures instead.
+   */
+  async settledScreen(scale: number, maxMs: number, signal?: AbortSignal, onStill?: (png: Buffer) => unknown): Promise<Buffer | undefined> {
+    const until = performance.now() + maxMs;
+    const left = () => Math.max(0, until - performance.now());
+    const watch = await this.#watchOf(await this.#input());
+    if (!watch) return undefined;
+    await watch.quiet(Math.min(kFrameToldMs, left()), signal);
+    for (;;) {
+      signal?.throwIfAborted();
+      const frame = await this.screenshot(scale);
+      if (!left()) return frame;
+      if (watch.current(scale) === frame) {
+        onStill?.(frame);
+        if (await watch.quiet(Math.min(kFrameToldMs, left()), signal)) return frame;
+      }
+    }
+  }
+}

@@ -1,0 +1,65 @@
+// Chromium draws a page only when something on it changed (or a capture asks for a frame), and
+// tells each new frame to a screencast. A screencast of tiny frames (a few bytes each) is thus a
+// change signal for the page: a capture during which no other frame was drawn shows a still screen,
+// and stays the screen's image until the next frame. That saves the captures (~40 ms each) that
+// only confirmed what was known.
+import type { CdpConnection } from '../../../../cdp/connection.js';
+
+export class FrameWatch {
+  #frames = 0;
+  #still: { png: Buffer; scale: number; frames: number } | undefined;
+  readonly #waiters = new Set<() => void>();
+
+  /** Watches the page of `cdp`; undefined when Chromium offers no screencast there (within `timeoutMs`). */
+  static async start(cdp: CdpConnection, timeoutMs: number): Promise<FrameWatch | undefined> {
+    const watch = new FrameWatch();
+    cdp.on('Page.screencastFrame', (p) => {
+      watch.#frames++;
+      for (const w of [...watch.#waiters]) w();
+      cdp.send('Page.screencastFrameAck', { sessionId: p.sessionId }).catch(() => {});
+    });
+    try {
+      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 10, maxWidth: 16, maxHeight: 16, everyNthFrame: 1 }, { timeoutMs });
+      return watch;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Runs a capture of the whole screen and keeps it as the screen's image, unless a frame besides
+   * the one the capture itself makes Chromium draw came meanwhile (the screen changed during it).
+   * A frame told only after the capture answered counts as a change: never a stale image, at
+   * worst a capture more.
+   */
+  async capture(scale: number, take: () => Promise<Buffer>): Promise<Buffer> {
+    const seen = this.#frames;
+    const png = await take();
+    this.#still = this.#frames - seen <= 1 ? { png, scale, frames: this.#frames } : undefined;
+    return png;
+  }
+
+  /** The last capture at this scale while no frame came since: the screen as it is. */
+  current(scale: number): Buffer | undefined {
+    const still = this.#still;
+    return still && still.frames === this.#frames && still.scale === scale ? still.png : undefined;
+  }
+
+  /** True when no frame comes within `ms`; false at the first one. */
+  quiet(ms: number, signal?: AbortSignal): Promise<boolean> {
+    signal?.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const end = (settle: () => void) => () => {
+        clearTimeout(timer);
+        this.#waiters.delete(moved);
+        signal?.removeEventListener('abort', aborted);
+        settle();
+      };
+      const moved = end(() => resolve(false));
+      const aborted = end(() => reject(signal!.reason as Error));
+      const timer = setTimeout(end(() => resolve(true)), ms);
+      this.#waiters.add(moved);
+      signal?.addEventListener('abort', aborted, { once: true });
+    });
+  }
+}
