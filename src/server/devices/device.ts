@@ -48,6 +48,8 @@ export interface BrowserFacet {
   closeTab(tabId: string): Promise<{ message: string }>;
   /** The page from its top, at most `maxHeight` pixels tall in the action scale. */
   tallScreenshot(scale: number, maxHeight: number): Promise<Buffer>;
+  /** Where a DevTools client reaches the browser (started if it is not), and the browser context the box's pages are in. */
+  devtools(): Promise<{ endpoint: string; contextId: string | undefined }>;
 }
 
 export interface ClipboardFacet {

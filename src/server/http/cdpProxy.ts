@@ -23,6 +23,7 @@
 // (1009); the box's pipe gives this connection no longer message (an answer becomes an error
 // answer, an event is dropped). A client is not read while what it sent waits to reach the browser,
 // and one that leaves kMaxUnread of the browser's messages unread is closed.
+import { facet } from '../devices/index.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WebSocket } from 'ws';
 import { BoxflowError } from '../../errors.js';
@@ -97,10 +98,8 @@ export function attachCdpProxy(app: FastifyInstance, deps: CdpProxyDeps): CdpPro
           upstream.terminate();
         }
       });
-      if (entry.kind === 'android') throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `box ${entry.record.id} is an Android box: it has no browser to reach over CDP`);
-      const endpoint = await entry.linux.wsEndpoint();
+      const { endpoint, contextId } = await facet(entry, 'browser', 'cdpUrl').devtools();
       if (socket.destroyed) throw new BoxflowError('REQUEST_CANCELLED', 'the client went away');
-      const contextId = entry.linux.contextId;
       // The box's pipe gives this connection no message longer than a frame may be.
       const up = new WebSocket(`${endpoint}?maxMessage=${kMaxFrame}`, { perMessageDeflate: false, maxPayload: kMaxFrame, generateMask: noMask });
       upstream = up;

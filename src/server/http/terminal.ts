@@ -1,6 +1,7 @@
 // The web terminal: GET /terminal/<boxId>?exp&sig serves an xterm.js page; the same URL upgraded to
 // a websocket runs the user's shell on a pty (node-pty) in the box's working dir. The signature and
 // expiry are checked before the page is served and before the upgrade is accepted.
+import { facet } from '../devices/index.js';
 import { accessSync, constants } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -89,7 +90,7 @@ export function attachWebTerminal(app: FastifyInstance, deps: { secret: string; 
     verifyPresigned(deps.secret, url.pathname, url.searchParams);
     const entry = deps.lookup(decodeURIComponent(m[1]!));
     if (!entry) throw new BoxflowError('BOX_NOT_FOUND', 'the box no longer exists');
-    if (entry.record.type !== 'linux' && !(entry.kind === 'android' && entry.android)) throw new BoxflowError('WEB_TERMINAL_UNAVAILABLE', `box ${entry.record.id} is a ${entry.record.type} box; the web terminal is for Linux boxes`);
+    facet(entry, 'shell', 'webTerminalUrl');
     requireUsable(entry);
     return entry;
   }

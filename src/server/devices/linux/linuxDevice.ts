@@ -40,6 +40,7 @@ export class LinuxDevice implements BoxDevice {
       switchTo: (id) => switchTab(box(), id),
       closeTab: (id) => closeTab(box(), id),
       tallScreenshot: (scale, maxHeight) => tallScreenshot(box(), scale, maxHeight),
+      devtools: async () => ({ endpoint: await box().wsEndpoint(), contextId: box().contextId }),
     };
     this.clipboard = { read: () => readClipboard(box()), write: (text) => writeClipboard(box(), text) };
     if (entry.kind === 'local') {
