@@ -23,7 +23,7 @@ import { attachCommandSockets } from './endpoints/commandSocket.js';
 import { kFsWriteParts } from './endpoints/files.js';
 import { kMediaUploadLimits, kMediaUploads } from './endpoints/media.js';
 import { createHandlers, kActionEndpoints, newActionId, precheckBox, type Answer, type Call } from './routes.js';
-import { bodyValidator, foreignBodyError, kForeignBody, withBodyChecks } from './requestChecks.js';
+import { bodyValidator, foreignBodyError, kForeignBody, kQueryReaders, queryValidator, withBodyChecks } from './requestChecks.js';
 import { storedContentType } from './recording.js';
 import { KeyVerifier, resolveSecret } from './secret.js';
 import { kStoragePrefix, ObjectStore } from './storage.js';
@@ -264,7 +264,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   app.decorateRequest('tenant', '');
   app.decorateRequest('actionId', undefined);
   // Each route's body schema (the endpoints table) is checked by fastify, with this API's errors.
-  app.setValidatorCompiler(({ schema }) => bodyValidator(schema as TSchema));
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'querystring' ? queryValidator(schema as TSchema) : bodyValidator(schema as TSchema)));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, raw, done) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(String(req.headers['content-type']))?.[1]?.toLowerCase();
@@ -327,10 +327,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   for (const { name, method, path, handler, isAction } of routes) {
     const route = `${method} ${path}`;
     const bodySchema = (endpoints as Record<string, { body?: TSchema }>)[name]?.body;
+    const querySchema = (endpoints as Record<string, { query?: TSchema }>)[name]?.query;
+    const readQuery = kQueryReaders[name as EndpointName];
     app.route({
       method,
       url: kApiPrefix + path.replace(/\{(\w+)\}/g, ':$1'),
-      ...(bodySchema ? { schema: { body: bodySchema } } : {}),
+      ...(bodySchema || querySchema ? { schema: { ...(bodySchema ? { body: bodySchema } : {}), ...(querySchema ? { querystring: querySchema } : {}) } } : {}),
       // The key is checked before the body is read: a request without a good one is answered at once.
       onRequest: async (req, reply) => {
         try {
@@ -348,6 +350,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       preValidation: async (req) => {
         precheckBox(registry, name, req.tenant, (req.params as { boxId?: string }).boxId, req.body);
         if (bodySchema && req.isMultipart()) throw foreignBodyError(String(req.headers['content-type']));
+        if (readQuery) req.query = readQuery(req.query as Record<string, unknown>);
       },
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const started = performance.now();

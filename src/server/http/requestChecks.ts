@@ -2,8 +2,8 @@
 // before its handler runs: by fastify for HTTP (app.ts sets each route's `schema` and this module's
 // validator), by withBodyChecks for the websockets that call handlers (live view input, command
 // sockets). A handler reads the body as the schema has it (bodyOf) and checks nothing again.
-// Queries, which each endpoint first turns from strings into its schema's types, are checked by
-// their handler (checkQuery).
+// A query is the same: its strings are first read into its schema's types (kQueryReaders: numbers,
+// comma lists, `labels[k]`), then fastify checks it against the endpoint's query schema.
 import type { Static, TSchema } from '@sinclair/typebox';
 import { BoxflowError } from '../../errors.js';
 import { endpoints, type EndpointName } from '../../api/schemas.js';
@@ -45,12 +45,45 @@ export function bodyOf<S extends TSchema>(_schema: S | undefined, body: unknown)
   return (body ?? {}) as Static<S>;
 }
 
-/** A query, its values already turned into the schema's types by the handler: checked, or its 4xx. */
-export function checkQuery<S extends TSchema>(schema: S | undefined, query: unknown): Static<S> {
-  const problem = schema && requestProblem(schema, query ?? {}, 'query ');
-  if (problem) throw problem;
-  return (query ?? {}) as Static<S>;
+/** fastify's validator for a route's query schema (the query read by kQueryReaders first). */
+export function queryValidator(schema: TSchema): (data: unknown) => { value: unknown } | { error: Error } {
+  return (data) => {
+    const problem = requestProblem(schema, data ?? {}, 'query ');
+    return problem ? { error: problem } : { value: data ?? {} };
+  };
 }
+
+const list = (v: unknown): string[] => (Array.isArray(v) ? v.join(',') : String(v)).split(',').filter(Boolean);
+/** A number where the schema wants one; other text is left for the schema to refuse. */
+const count = (v: unknown): unknown => (typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : v);
+const withDepth = (q: Record<string, unknown>) => ('depth' in q ? { ...q, depth: count(q.depth) } : q);
+const lists = (...keys: string[]) => (q: Record<string, unknown>) => {
+  const out: Record<string, unknown> = { ...q };
+  for (const k of keys) if (q[k] !== undefined) out[k] = list(q[k]);
+  return out;
+};
+
+/** How an endpoint's query strings become its schema's types, before fastify checks them. */
+export const kQueryReaders: Partial<Record<EndpointName, (query: Record<string, unknown>) => Record<string, unknown>>> = {
+  // page and pageSize are numbers, type and status comma lists, `labels[k]=v` a label filter.
+  listBoxes: (raw) => {
+    const q: Record<string, unknown> = {};
+    const labels: Record<string, string> = {};
+    for (const [k, v] of Object.entries(raw)) {
+      const label = /^labels\[(.+)\]$/.exec(k);
+      if (label) labels[label[1]!] = Array.isArray(v) ? v.join(',') : String(v);
+      else if (k === 'page' || k === 'pageSize') q[k] = count(Array.isArray(v) ? v.join(',') : v);
+      else if (k === 'type' || k === 'status') q[k] = list(v);
+      else q[k] = v;
+    }
+    return { ...q, labels };
+  },
+  listPackages: lists('pkgType', 'runningFilter'),
+  listPackagesSimple: lists('pkgType'),
+  listFiles: withDepth,
+  readFile: withDepth,
+  fileInfo: withDepth,
+};
 
 type Handlers = Record<EndpointName, (call: Call) => Promise<Answer>>;
 

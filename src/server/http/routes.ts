@@ -24,7 +24,7 @@ import { presign } from './secret.js';
 import type { ObjectStore } from './storage.js';
 import { terminalPath, webTerminalReady } from './terminal.js';
 import { liveViewUrlAnswer } from './liveView.js';
-import { bodyOf, checkQuery } from './requestChecks.js';
+import { bodyOf } from './requestChecks.js';
 
 export interface RouteDeps {
   registry: BoxRegistry;
@@ -123,18 +123,8 @@ export function createHandlers(deps: RouteDeps) {
   const handlers: Record<EndpointName, (call: Call) => Promise<Answer>> = {
     // ------------------------------------------------------------ boxes
     listBoxes: async (call) => {
-      const q: Record<string, unknown> = {};
-      const labels: Record<string, string> = {};
-      for (const [k, v] of Object.entries(call.query)) {
-        const text = Array.isArray(v) ? v.join(',') : String(v);
-        const label = /^labels\[(.+)\]$/.exec(k);
-        if (label) labels[label[1]!] = text;
-        else if (k === 'page' || k === 'pageSize') q[k] = /^\d+$/.test(text) ? Number(text) : text;
-        else if (k === 'type' || k === 'status') q[k] = text.split(',').filter(Boolean);
-        else q[k] = text;
-      }
-      const query = checkQuery(endpoints.listBoxes.query, q) as ListBoxesQuery;
-      return { status: 200, body: registry.list(call.tenant, { ...query, labels }) };
+      const { labels, ...query } = call.query as ListBoxesQuery & { labels?: Record<string, string> };
+      return { status: 200, body: registry.list(call.tenant, { ...query, ...(labels ? { labels } : {}) }) };
     },
     getBox: async (call) => ({ status: 200, body: registry.get(call.tenant, call.params.boxId!).record }),
     createLinuxBox: async (call) => {

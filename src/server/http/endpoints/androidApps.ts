@@ -7,7 +7,8 @@
 // A package name is checked at the route (names.ts: Android's rule) before any device command, and
 // quoted where it reaches the device's shell (shellQuote.ts). Linux boxes: 400 UNSUPPORTED_BOX_TYPE
 // (routes.ts, kAndroidOnly).
-import { bodyOf, checkQuery } from '../requestChecks.js';
+import type { Static } from '@sinclair/typebox';
+import { bodyOf } from '../requestChecks.js';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
@@ -154,9 +155,7 @@ export function createAndroidAppHandlers<Call extends RouteCall>(deps: AppDeps<C
       }),
     listPackagesSimple: (call: Call) =>
       boxCall('listPackagesSimple', call, async (entry): Promise<Answer> => {
-        const raw = call.query.pkgType;
-        const q = raw === undefined ? {} : { pkgType: (Array.isArray(raw) ? raw.join(',') : String(raw)).split(',').filter(Boolean) };
-        const query = checkQuery(endpoints.listPackagesSimple.query, q);
+        const query = call.query as Static<typeof endpoints.listPackagesSimple.query>;
         const box = facet(entry, 'apps', 'listPackagesSimple');
         const types = [...new Set(query.pkgType?.length ? query.pkgType : (['thirdParty'] as const))];
         // `-3` third-party packages only, `-s` system ones: one command per type asked for.

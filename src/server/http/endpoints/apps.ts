@@ -12,7 +12,7 @@ import { activityClass, checkMediaName, checkPackageName } from '../../devices/a
 import type { BoxEntry } from '../../boxes/boxEntry.js';
 import type { Answer, Call } from '../call.js';
 import { checkedParts, download, kMultipart, spool, type MultipartBody } from '../multipart.js';
-import { bodyOf, checkQuery } from '../requestChecks.js';
+import { bodyOf } from '../requestChecks.js';
 
 export interface AppHandlerDeps {
   /** boxCall with the box's `apps` facet. */
@@ -20,8 +20,6 @@ export interface AppHandlerDeps {
   /** Let installs download from this machine and its private networks (publicUrl.ts). */
   allowInnerDownloads: boolean;
 }
-
-const list = (v: unknown) => (v === undefined ? undefined : (Array.isArray(v) ? v.join(',') : String(v)).split(',').filter(Boolean));
 
 /** The `{packageName}` of the path, checked: 400 before any device command. */
 const packageParam = (call: Call) => checkPackageName(call.params.packageName, 'packageName');
@@ -39,8 +37,7 @@ export function createAppHandlers({ onApps, allowInnerDownloads }: AppHandlerDep
   return {
     listPackages: (call: Call) =>
       onApps('listPackages', call, async (apps) => {
-        const q = { pkgType: list(call.query.pkgType), runningFilter: list(call.query.runningFilter) };
-        const query = checkQuery(endpoints.listPackages.query, Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined))) as ListPackagesQuery;
+        const query = call.query as ListPackagesQuery;
         return { status: 200, body: { data: await apps.listPackages(query.pkgType?.length ? query.pkgType : ['thirdParty'], query.runningFilter) } };
       }),
     getPackage: (call: Call) => onApps('getPackage', call, async (apps) => ({ status: 200, body: await apps.getPackage(packageParam(call)) })),

@@ -8,7 +8,7 @@ import type { Answer, Call } from '../call.js';
 import type { FilesFacet } from '../../devices/device.js';
 import { facet } from '../../devices/index.js';
 import { kMultipart, type MultipartBody } from '../multipart.js';
-import { bodyOf, checkQuery } from '../requestChecks.js';
+import { bodyOf } from '../requestChecks.js';
 import type { BoxCall } from './boxRoute.js';
 import { inTurn } from './commands.js';
 import { readWriteParts } from './fsEntries.js';
@@ -22,13 +22,6 @@ export const kFsWriteParts = { limits: { fieldSize: kFsLimits.writeTextBytes } }
 
 // ---------------------------------------------------------------- the handlers
 
-/** A GET's query for the schema: a number where the schema wants one (`depth`). */
-function queryOf(call: Call): Record<string, unknown> {
-  const q: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(call.query)) q[k] = k === 'depth' && typeof v === 'string' && /^\d{1,9}$/.test(v) ? Number(v) : v;
-  return q;
-}
-
 export function createFileHandlers(deps: FileDeps) {
   const { boxCall } = deps;
   const fs = <T>(name: EndpointName, call: Call, work: (files: FilesFacet) => Promise<T>, wrap: (v: T) => unknown = (v) => v) =>
@@ -40,9 +33,9 @@ export function createFileHandlers(deps: FileDeps) {
         const body = bodyOf(endpoints.runCode.body, call.body) as RunCodeBody;
         return { status: 200, body: await facet(entry, 'shell', 'runCode').runCode(body, call.signal, call.output) };
       }),
-    listFiles: (call: Call) => fs('listFiles', call, (files) => files.list(checkQuery(endpoints.listFiles.query, queryOf(call)) as FsListQuery)),
-    readFile: (call: Call) => fs('readFile', call, (files) => files.read(checkQuery(endpoints.readFile.query, queryOf(call)) as FsPathQuery), (content) => ({ content })),
-    fileInfo: (call: Call) => fs('fileInfo', call, (files) => files.info(checkQuery(endpoints.fileInfo.query, queryOf(call)) as FsPathQuery)),
+    listFiles: (call: Call) => fs('listFiles', call, (files) => files.list(call.query as FsListQuery)),
+    readFile: (call: Call) => fs('readFile', call, (files) => files.read(call.query as FsPathQuery), (content) => ({ content })),
+    fileInfo: (call: Call) => fs('fileInfo', call, (files) => files.info(call.query as FsPathQuery)),
     fileExists: (call: Call) => fs('fileExists', call, (files) => files.exists(bodyOf(endpoints.fileExists.body, call.body) as FsPathBody)),
     removeFile: (call: Call) => fs('removeFile', call, (files) => files.remove(bodyOf(endpoints.removeFile.body, call.body) as FsPathBody), (message) => ({ message })),
     writeFile: (call: Call) =>
