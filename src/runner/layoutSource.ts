@@ -1,16 +1,22 @@
 // Where a step's view of the screen comes from. Android boxes: the screen-layout XML (it has
 // bounds). Linux boxes: the HTML has no geometry, so element boxes come from the box's own
-// browser through the pre-signed CDP URL (one DOMSnapshot.captureSnapshot call per look).
-import type { Browser, CDPSession, Frame, Page } from 'playwright-core';
+// browser through the pre-signed CDP URL (one DOMSnapshot.captureSnapshot call per look), read
+// with boxflow's own DevTools client (boxBrowser.ts).
 import type { BoxClient } from '../api/client.js';
 import { BoxflowError } from '../errors.js';
+import type { BoxPage } from '../flow/boxPage.js';
 import { domRef, fromDomSnapshot, kSnapshotStyles, parseLayout, type DomSnapshot, type FrameSnapshot } from '../layout/index.js';
 import type { LayoutNode, LayoutTree } from '../layout/types.js';
+import { BoxBrowser, type BrowserTab, type CdpSession } from './boxBrowser.js';
 import type { BoxInfo } from './types.js';
 
 export class LayoutSource {
-  #browser: Browser | undefined;
-  #session: { page: Page; cdp: CDPSession } | undefined;
+  #browser: Promise<BoxBrowser> | undefined;
+  #tab: BrowserTab | undefined;
+  /** box.page()'s Playwright connection, opened when a flow asks for it. */
+  #page: BoxPage | undefined;
+  /** Connections of box.page() a reset left behind, closed with the next one's opening (or the source's close). */
+  #stalePages: BoxPage[] = [];
   #cdpUnavailable: string | undefined;
 
   constructor(
@@ -25,20 +31,18 @@ export class LayoutSource {
     if (this.box.type === 'linux') {
       // Without its browser a Linux box's layout has no positions: an error that says why, never a
       // tree that silently cannot tap, see or scroll anything.
-      const session = await this.#cdp().catch((err: unknown) => {
+      const tab = await this.tab().catch((err: unknown) => {
         this.#cdpUnavailable = (err as Error).message;
         if (BoxflowError.is(err) && err.code !== 'BROWSER_ERROR') throw err;
         throw new BoxflowError('GEOMETRY_UNAVAILABLE', `the layout of box ${this.box.id} has no element positions without its browser, and its CDP URL failed: ${(err as Error).message}`, { cause: err });
       });
-      return quietly(async () => {
-        try {
-          return await snapshotTree(session);
-        } catch {
-          // The page went away (navigation, closed browser): look again once.
-          this.#session = undefined;
-          return snapshotTree(await this.#cdp());
-        }
-      });
+      try {
+        return await snapshotTree(tab);
+      } catch {
+        // The page went away (navigation, closed tab or browser): look again once.
+        this.#tab = undefined;
+        return snapshotTree(await this.tab());
+      }
     }
     return parseLayout((await this.client.screenLayout(this.box.id, { signal })).content);
   }
@@ -47,7 +51,7 @@ export class LayoutSource {
    * The browser node behind a node of a tree this source built on a Linux box, with the CDP session
    * of its frame (cross-origin iframes have their own), for steps a drag cannot do.
    */
-  dom(node: LayoutNode): { cdp: CDPSession; backendNodeId: number } {
+  dom(node: LayoutNode): { cdp: CdpSession; backendNodeId: number } {
     let root = node;
     while (root.parent) root = root.parent;
     const ref = domRef(node);
@@ -69,28 +73,67 @@ export class LayoutSource {
     );
   }
 
-  /** The active tab as a Playwright Page (TS flows: `box.browser.page()`). */
-  async page(): Promise<Page> {
-    return (await this.#cdp()).page;
+  /**
+   * The tab the flow's steps act on, attached: the one the flow opened last, else the one the box
+   * calls active. A new connection when the last one closed (the browser closed or restarted).
+   */
+  async tab(): Promise<BrowserTab> {
+    let browser = await this.#connection();
+    if (!browser.open) {
+      this.reset();
+      browser = await this.#connection();
+    }
+    const targetId = await activeTarget(browser, this.state.tabId ?? (await this.#activeTabId()));
+    if (this.#tab?.browser !== browser || this.#tab.targetId !== targetId) this.#tab = await browser.attach(targetId);
+    return this.#tab;
   }
 
-  /** Forget the connection (the box's browser was closed or restarted). */
+  /** The active tab as a Playwright Page (TS flows and boxflow/test: `box.page()`). */
+  async page(): Promise<BoxPage['page']> {
+    const { targetId } = await this.tab();
+    if (this.#page?.targetId === targetId && this.#page.usable()) return this.#page.page;
+    if (this.#page) this.#stalePages.push(this.#page);
+    this.#page = undefined;
+    await this.#closeStalePages();
+    const { openBoxPage } = await import('../flow/boxPage.js');
+    this.#page = await openBoxPage(await this.client.cdpUrl(this.box.id, {}), targetId);
+    return this.#page.page;
+  }
+
+  /**
+   * Forget the connection (the box's browser was closed or restarted, or the page is another one).
+   * box.page() opens a new Page after it too: Playwright's view of a page another client navigated
+   * (a back-forward cache restore) may wait for a load event that never comes.
+   */
   reset(): void {
     const b = this.#browser;
     this.#browser = undefined;
-    this.#session = undefined;
-    if (b) void quietly(() => b.close()).catch(() => {});
+    this.#tab = undefined;
+    void b?.then((c) => c.close(), () => {});
+    if (this.#page) this.#stalePages.push(this.#page);
+    this.#page = undefined;
   }
 
   async close(): Promise<void> {
-    const b = this.#browser;
-    this.#browser = undefined;
-    this.#session = undefined;
-    if (b) await quietly(() => b.close()).catch(() => {});
+    this.reset();
+    await this.#closeStalePages();
   }
 
-  #cdp(): Promise<{ page: Page; cdp: CDPSession }> {
-    return quietly(() => this.#connect());
+  async #closeStalePages(): Promise<void> {
+    const pages = this.#stalePages.splice(0);
+    await Promise.all(pages.map((p) => p.close()));
+  }
+
+  #connection(): Promise<BoxBrowser> {
+    if (!this.#browser) {
+      const opening = this.client.cdpUrl(this.box.id, {}).then((url) => BoxBrowser.open(url));
+      this.#browser = opening;
+      // A connection that failed to open is not kept: the next look tries again.
+      opening.catch(() => {
+        if (this.#browser === opening) this.#browser = undefined;
+      });
+    }
+    return this.#browser;
   }
 
   /**
@@ -106,99 +149,37 @@ export class LayoutSource {
       return undefined;
     }
   }
-
-  async #connect(): Promise<{ page: Page; cdp: CDPSession }> {
-    if (this.#browser && !this.#browser.isConnected()) this.reset();
-    if (!this.#browser) {
-      const url = await this.client.cdpUrl(this.box.id, {});
-      // Playwright's connect leaves downloads as the box set them (into its working dir).
-      this.#browser = await (await playwright()).chromium.connectOverCDP(url, { timeout: 15_000 });
-      this.#browser.on('disconnected', () => {
-        this.#browser = undefined;
-        this.#session = undefined;
-      });
-    }
-    const page = await activePage(this.#browser, this.state.tabId ?? (await this.#activeTabId()));
-    if (this.#session?.page !== page) {
-      this.#session = { page, cdp: await page.context().newCDPSession(page) };
-    }
-    return this.#session;
-  }
 }
 
-/**
- * Runs boxflow's own reading of a box's browser as one internal Playwright call: inside a test of
- * `boxflow/test`, Playwright reports every API call as a step (a "Connect over CDP" with a path into
- * node_modules, CDP sends); these are boxflow's plumbing, not the user's steps. Playwright has no
- * public switch for it; its client's `_wrapApiCall(fn, {internal: true})` is what it uses for its
- * own plumbing. Where that is missing, the calls are made as they are (and show as steps).
- */
-export async function quietly<T>(fn: () => Promise<T>): Promise<T> {
-  const { chromium } = await playwright();
-  // An empty title: errors inside keep their own message (no "apiName: " prefix).
-  const wrap = (chromium as unknown as { _wrapApiCall?: (f: () => Promise<T>, o: { internal: boolean; title: string }) => Promise<T> })._wrapApiCall;
-  return typeof wrap === 'function' ? wrap.call(chromium, fn, { internal: true, title: '' }) : fn();
-}
-
-/** playwright-core, loaded when a flow first reads a box's browser: loading it takes a quarter of a second a CLI start does not need. */
-const playwright = () => import('playwright-core');
-
-const kTargetIds = new WeakMap<Page, string>();
-
-async function targetId(page: Page): Promise<string> {
-  let id = kTargetIds.get(page);
-  if (!id) {
-    const session = await page.context().newCDPSession(page);
-    id = (await session.send('Target.getTargetInfo')).targetInfo.targetId;
-    await session.detach().catch(() => {});
-    kTargetIds.set(page, id);
-  }
-  return id;
-}
-
-async function activePage(browser: Browser, tabId: string | undefined): Promise<Page> {
-  const pages = browser.contexts().flatMap((c) => c.pages());
-  if (!pages.length) throw new BoxflowError('GEOMETRY_UNAVAILABLE', 'the box\'s browser has no open tab');
+async function activeTarget(browser: BoxBrowser, tabId: string | undefined): Promise<string> {
+  const tabs = await browser.tabs();
+  if (!tabs.length) throw new BoxflowError('GEOMETRY_UNAVAILABLE', 'the box\'s browser has no open tab');
   // The tab the flow opened last is the box's active tab (the server makes an opened tab active).
-  if (tabId) {
-    for (const p of pages) if ((await targetId(p).catch(() => '')) === tabId) return p;
-  }
+  if (tabId && tabs.some((t) => t.targetId === tabId)) return tabId;
+  if (tabs.length === 1) return tabs[0]!.targetId;
   // Otherwise the one whose document has focus; the newest tab as a last resort.
-  for (const p of [...pages].reverse()) {
-    if (await p.evaluate(() => document.visibilityState === 'visible' && document.hasFocus()).catch(() => false)) return p;
+  for (const t of [...tabs].reverse()) {
+    const tab = await browser.attach(t.targetId).catch(() => undefined);
+    const focused = await tab?.evaluate<boolean>("document.visibilityState === 'visible' && document.hasFocus()").catch(() => false);
+    await browser.send('Target.detachFromTarget', { sessionId: tab?.sessionId }).catch(() => {});
+    if (focused) return t.targetId;
   }
-  return pages.at(-1)!;
+  return tabs.at(-1)!.targetId;
 }
 
-const kTreeSessions = new WeakMap<LayoutNode, CDPSession[]>(); // by tree root
-// Sessions of out-of-process frames (cross-origin iframes); null: the frame is in its parent's process.
-const kFrameSessions = new WeakMap<Frame, Promise<CDPSession | null>>();
+const kTreeSessions = new WeakMap<LayoutNode, CdpSession[]>(); // by tree root
 
-function frameSession(page: Page, frame: Frame): Promise<CDPSession | null> {
-  let s = kFrameSessions.get(frame);
-  if (!s) {
-    s = page.context().newCDPSession(frame).catch(() => null);
-    kFrameSessions.set(frame, s);
-  }
-  return s;
-}
+const capture = (cdp: CdpSession) => cdp.send<DomSnapshot>('DOMSnapshot.captureSnapshot', { computedStyles: kSnapshotStyles, includeDOMRects: true });
 
-const capture = (cdp: CDPSession) =>
-  cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: kSnapshotStyles, includeDOMRects: true }) as unknown as Promise<DomSnapshot>;
-
-async function snapshotTree({ page, cdp }: { page: Page; cdp: CDPSession }): Promise<LayoutTree> {
-  const [snapshot, metrics] = await Promise.all([capture(cdp), cdp.send('Page.getLayoutMetrics')]);
+async function snapshotTree(tab: BrowserTab): Promise<LayoutTree> {
+  const [snapshot, metrics] = await Promise.all([capture(tab), tab.send<{ cssVisualViewport: { clientWidth: number; clientHeight: number; pageX: number; pageY: number } }>('Page.getLayoutMetrics')]);
   // Cross-origin iframes run in their own process: each is captured through its own session and
   // placed in its <iframe>, which the main frame's session names (frames nested in them are not).
-  const sessions: CDPSession[] = [cdp];
+  const sessions: CdpSession[] = [tab];
   const frames: FrameSnapshot[] = [];
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame() || frame.parentFrame() !== page.mainFrame()) continue;
-    const session = await frameSession(page, frame);
-    if (!session) continue;
+  for (const { frameId, session } of await tab.browser.childFrames(tab)) {
     try {
-      const { frameTree } = await session.send('Page.getFrameTree');
-      const { backendNodeId } = await cdp.send('DOM.getFrameOwner', { frameId: frameTree.frame.id });
+      const { backendNodeId } = await tab.send<{ backendNodeId: number }>('DOM.getFrameOwner', { frameId });
       frames.push({ snapshot: await capture(session), ownerBackendNodeId: backendNodeId });
       sessions.push(session);
     } catch {

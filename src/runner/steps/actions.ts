@@ -1,5 +1,5 @@
 // UI, browser and utility steps: each is one Box API call (waits only where a target is looked up).
-import type { Page } from 'playwright-core';
+import type { BrowserTab } from '../boxBrowser.js';
 import { formatDuration } from '../../api/duration.js';
 import { BoxflowError } from '../../errors.js';
 import { describeSelector, matchText, overflowOf, query } from '../../layout/index.js';
@@ -251,8 +251,8 @@ async function wheelIn(run: StepRun, bounds: Bounds, screen: { width: number; he
  * nothing moved.
  */
 async function wheelAt(run: StepRun, at: { x: number; y: number }, delta: [number, number], options: ReturnType<StepRun['actionOptions']>): Promise<boolean> {
-  const page = await run.rt.layout.page();
-  const before = await scrollState(page, at, null);
+  const tab = await run.rt.layout.tab();
+  const before = await scrollState(tab, at, null);
   const result = await run.rt.client.scroll(
     run.rt.box.id,
     { ...toAction(run, at), scrollX: delta[0] * run.rt.state.scale, scrollY: delta[1] * run.rt.state.scale, options },
@@ -260,7 +260,7 @@ async function wheelAt(run: StepRun, at: { x: number; y: number }, delta: [numbe
   );
   await run.recordAction(result);
   run.signal.throwIfAborted();
-  return (await scrollState(page, at, before)) !== before;
+  return (await scrollState(tab, at, before)) !== before;
 }
 
 /**
@@ -295,8 +295,8 @@ const kScrollState = `(x, y, before) => {
     setTimeout(() => resolve(read()), 2000);
   });
 }`;
-const scrollState = (page: Page, at: { x: number; y: number }, before: string | null): Promise<string> =>
-  page.evaluate(`(${kScrollState})(${at.x}, ${at.y}, ${JSON.stringify(before)})`);
+const scrollState = (tab: BrowserTab, at: { x: number; y: number }, before: string | null): Promise<string> =>
+  tab.evaluate(`(${kScrollState})(${at.x}, ${at.y}, ${JSON.stringify(before)})`);
 
 export const pressKey: StepHandler<'pressKey'> = handler([], async (step, run) => {
   if (step.keyCode !== undefined) {

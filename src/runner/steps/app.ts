@@ -33,18 +33,10 @@ function siteUrl(run: StepRun, appId: string | undefined): string {
 }
 
 async function clearSiteData(run: StepRun): Promise<string> {
-  const page = await run.rt.layout.page();
-  await page.context().clearCookies();
-  const origin = await page.evaluate(() => {
-    try {
-      localStorage.clear();
-      sessionStorage.clear();
-    } catch {
-      // about:blank and opaque origins have no storage.
-    }
-    return location.origin;
-  });
-  return origin;
+  const tab = await run.rt.layout.tab();
+  await tab.clearCookies();
+  // about:blank and opaque origins have no storage (the clear throws there).
+  return tab.evaluate<string>('(() => { try { localStorage.clear(); sessionStorage.clear(); } catch {} return location.origin; })()');
 }
 
 /** Linux boxes: launch arguments are what a site reads at start, its URL's query parameters. */
@@ -68,7 +60,7 @@ export const launchApp: StepHandler<'launchApp'> = handler(['appId', 'arguments'
       // The site's permissions, once it has an origin in the tab; it loads again to start with them.
       notes.push(await launchPermissions(run, step.appId, step.permissions, (run.written as typeof step).permissions ?? step.permissions));
       // A navigation is bounded as openTab's is: the step timeout, at least 30 s.
-      await (await run.rt.layout.page()).reload({ timeout: Math.max(run.timeoutMs, 30_000) });
+      await (await run.rt.layout.tab()).reload(Math.max(run.timeoutMs, 30_000));
       run.rt.layout.reset();
       await keepWebState(run);
     }
@@ -121,12 +113,13 @@ export const back: StepHandler<'back'> = handler([], async (step, run) => {
   if (!isLinux(run)) return pressButton(run, 'back', step);
   // Over CDP rather than the press-button endpoint, which waits for a load event that a page
   // restored from the back-forward cache never fires: the step only needs the navigation to commit.
-  const page = await run.rt.layout.page();
-  const from = page.url();
-  await page.goBack({ waitUntil: 'commit', timeout: Math.max(1, run.deadline - performance.now()) });
+  const tab = await run.rt.layout.tab();
+  const from = await tab.url();
+  const went = await tab.goBack(Math.max(1, run.deadline - performance.now()));
+  const now = went ? await tab.url() : from;
   run.rt.layout.reset();
   await keepWebState(run);
-  run.record.message = page.url() === from ? `no earlier page in the tab's history (still at ${from})` : `back to ${page.url()}`;
+  run.record.message = now === from ? `no earlier page in the tab's history (still at ${from})` : `back to ${now}`;
 });
 
 export const home: StepHandler<'home'> = handler([], async (step, run) => {
@@ -148,13 +141,12 @@ export const hideKeyboard: StepHandler<'hideKeyboard'> = handler([], async (step
     run.record.message = 'keyboard closed (back)';
     return;
   }
-  const page = await run.rt.layout.page();
-  const blurred = await page.evaluate(() => {
-    const el = document.activeElement as HTMLElement | null;
+  const blurred = await (await run.rt.layout.tab()).evaluate<string>(`(() => {
+    const el = document.activeElement;
     if (!el || el === document.body) return '';
     el.blur();
-    return el.localName + (el.id ? `#${el.id}` : '');
-  });
+    return el.localName + (el.id ? '#' + el.id : '');
+  })()`);
   run.record.message = blurred ? `focus taken off ${blurred}` : 'no field had the focus';
 });
 

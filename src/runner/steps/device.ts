@@ -12,7 +12,6 @@ import { basename, dirname, resolve } from 'node:path';
 import { BoxApiError } from '../../api/client.js';
 import { BoxflowError, kAssertDevice, kStepNeedsApp, kStepValue } from '../../errors.js';
 import type { DeviceSettings, GeoPoint, PermissionValue, Step } from '../../flow/types.js';
-import { quietly } from '../layoutSource.js';
 import { scriptHostFor } from '../script.js';
 import { putOnClipboard } from './clipboard.js';
 import { delay } from '../poll.js';
@@ -275,7 +274,7 @@ export const flowAppId = (run: StepRun): string | undefined => run.rt.flow.appId
 
 async function setPermissions(run: StepRun, appId: string | undefined, permissions: Record<string, PermissionValue>, written: Record<string, PermissionValue>): Promise<string> {
   const values = permissionValues(permissions, written);
-  if (isLinux(run)) return webPermissions(run, await run.rt.layout.page(), values);
+  if (isLinux(run)) return webPermissions(run, await run.rt.layout.tab(), values);
   const app = appId ?? flowAppId(run);
   if (!app) throw kStepNeedsApp('setDevice permissions', 'setDevice');
   return androidPermissions_(run, app, values);
@@ -324,7 +323,7 @@ async function setLocation(run: StepRun, location: NonNullable<DeviceSettings['l
     if (!linux) return androidLocation(run, p);
     const s = webState(run);
     s.geolocation = p;
-    await applyWeb(await run.rt.layout.page(), s);
+    await applyWeb(await run.rt.layout.tab(), s);
   };
   if ('path' in location) return travel(run, location.path, 'path' in written ? written.path : [], location.speed, set);
   const p = place(location, 'path' in written ? location : written);
@@ -355,13 +354,13 @@ async function setOrientation(run: StepRun, value: string, written: string, step
 
 async function darkModeOf(run: StepRun, want?: boolean | 'toggle'): Promise<boolean> {
   if (!isLinux(run)) return androidDarkMode(run, want);
-  const page = await run.rt.layout.page();
-  const now = await quietly(() => page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches));
+  const tab = await run.rt.layout.tab();
+  const now = await tab.evaluate<boolean>("matchMedia('(prefers-color-scheme: dark)').matches");
   if (want === undefined) return now;
   const on = want === 'toggle' ? !now : want;
   const s = webState(run);
   s.colorScheme = on ? 'dark' : 'light';
-  await applyWeb(page, s);
+  await applyWeb(tab, s);
   return on;
 }
 
@@ -371,7 +370,7 @@ async function airplaneMode(run: StepRun, want: boolean | 'toggle'): Promise<str
   const s = webState(run);
   const on = want === 'toggle' ? !s.offline : want;
   s.offline = on;
-  await applyWeb(await run.rt.layout.page(), s);
+  await applyWeb(await run.rt.layout.tab(), s);
   return `airplane mode ${on ? 'on: the browser is offline' : 'off: the browser is online'}`;
 }
 

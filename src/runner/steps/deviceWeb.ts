@@ -1,43 +1,28 @@
 // Device state on a Linux box is what its browser emulates for the flow (offline, geolocation,
 // prefers-color-scheme, permission overrides), kept in the flow's state and set again on each new
-// page the flow gets; it ends with the flow's CDP connection.
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+// tab session the flow gets; it ends with the flow's CDP connection (emulation ends with the
+// session that set it, permission overrides with the connection's browser session).
 import { BoxflowError } from '../../errors.js';
 import type { PermissionValue } from '../../flow/types.js';
-import { quietly } from '../layoutSource.js';
+import type { BrowserTab } from '../boxBrowser.js';
 import type { StepRun, WebState } from './types.js';
 
 export const webState = (run: StepRun): WebState => (run.rt.state.web ??= { permissions: [] });
 
-/** A browser-level CDP session per connection, kept open: permission overrides end when it detaches. */
-const kBrowserSessions = new WeakMap<Browser, Promise<CDPSession>>();
-function browserSession(context: BrowserContext): Promise<CDPSession> {
-  const browser = context.browser()!;
-  let s = kBrowserSessions.get(browser);
-  if (!s) kBrowserSessions.set(browser, (s = browser.newBrowserCDPSession()));
-  return s;
+export async function applyWeb(tab: BrowserTab, s: WebState): Promise<void> {
+  if (s.offline !== undefined) await tab.send('Network.emulateNetworkConditions', { offline: s.offline, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  if (s.geolocation) await tab.send('Emulation.setGeolocationOverride', { ...s.geolocation, accuracy: 1 });
+  if (s.colorScheme) await tab.send('Emulation.setEmulatedMedia', { media: '', features: [{ name: 'prefers-color-scheme', value: s.colorScheme }] });
+  for (const p of s.permissions) await tab.browser.send('Browser.setPermission', { permission: { name: p.name }, setting: p.setting, origin: p.origin });
+  s.page = tab;
 }
 
-export async function applyWeb(page: Page, s: WebState): Promise<void> {
-  await quietly(async () => {
-    const context = page.context();
-    if (s.offline !== undefined) await context.setOffline(s.offline);
-    if (s.geolocation) await context.setGeolocation({ ...s.geolocation, accuracy: 1 });
-    if (s.colorScheme) await page.emulateMedia({ colorScheme: s.colorScheme });
-    if (s.permissions.length) {
-      const cdp = await browserSession(context);
-      for (const p of s.permissions) await cdp.send('Browser.setPermission', { permission: { name: p.name }, setting: p.setting, origin: p.origin });
-    }
-  });
-  s.page = page;
-}
-
-/** Sets the flow's browser emulation again when the flow's page is a new one (a new connection or tab). Linux boxes only. */
+/** Sets the flow's browser emulation again when the flow's tab session is a new one (a new connection or tab). Linux boxes only. */
 export async function keepWebState(run: StepRun): Promise<void> {
   const s = run.rt.state.web;
   if (!s || run.rt.box.type !== 'linux') return;
-  const page = await run.rt.layout.page();
-  if (s.page !== page) await applyWeb(page, s);
+  const tab = await run.rt.layout.tab();
+  if (s.page !== tab) await applyWeb(tab, s);
 }
 
 /** Maestro's permission names as the web's (Permissions API names, as Browser.setPermission takes them); names the web has no permission for map to none. */
@@ -58,8 +43,8 @@ const kWebPermissions: Record<string, string[]> = {
 };
 const kAllWeb = ['geolocation', 'camera', 'microphone', 'notifications', 'accelerometer', 'gyroscope', 'magnetometer'];
 
-export async function webPermissions(run: StepRun, page: Page, permissions: Record<string, PermissionValue>): Promise<string> {
-  const url = page.url();
+export async function webPermissions(run: StepRun, tab: BrowserTab, permissions: Record<string, PermissionValue>): Promise<string> {
+  const url = await tab.url();
   if (!/^https?:/.test(url)) throw new BoxflowError('UNPROCESSABLE', `permissions: the active tab shows ${url}, which has no web origin to grant permissions to; launchApp or openTab the site first`);
   const origin = new URL(url).origin;
   const s = webState(run);
@@ -74,6 +59,6 @@ export async function webPermissions(run: StepRun, page: Page, permissions: Reco
       done.push(`${n} ${setting}`);
     }
   }
-  await applyWeb(page, s);
+  await applyWeb(tab, s);
   return `permissions of ${origin}: ${done.join(', ') || 'none'}${none.length ? `; the web has no permission for ${none.join(', ')}` : ''}`;
 }

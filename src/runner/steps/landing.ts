@@ -87,10 +87,10 @@ const kHitCheck = `function (x, y) {
 /** Runs `fn` in the page on the element behind `node` (in its own frame), returning its result. */
 export async function onElement<T>(run: StepRun, node: LayoutNode, fn: string, ...args: unknown[]): Promise<T> {
   const { cdp, backendNodeId } = run.rt.layout.dom(node);
-  return callOnNode<T>(run, (method, params) => cdp.send(method as 'Runtime.evaluate', params as never), backendNodeId, fn, args);
+  return callOnNode<T>(run, (method, params) => cdp.send(method, params), backendNodeId, fn, args);
 }
 
-/** A DevTools command sender: a Playwright CDPSession's, or a queued connection's for one session. */
+/** A DevTools command sender: a session of the flow's connection, or a queued connection's for one session. */
 export type CdpSend = (method: string, params: Record<string, unknown>) => Promise<unknown>;
 
 /** Runs `fn` on the node `backendNodeId` (resolved, called with `args`, released) over `send`. */

@@ -11,7 +11,7 @@ import type { RunOptions } from '../options.js';
 import type { BoxInfo, FlowInfo, StepRecord } from '../types.js';
 import type { BaselineWritten } from '../../visual/index.js';
 import type { ScriptHost } from '../script.js';
-import type { Page } from 'playwright-core';
+import type { BrowserTab } from '../boxBrowser.js';
 
 /**
  * What a flow set on a Linux box's browser. Emulation lives as long as the CDP connection that set
@@ -23,8 +23,8 @@ export interface WebState {
   geolocation?: { latitude: number; longitude: number };
   permissions: Array<{ origin: string; name: string; setting: 'granted' | 'denied' | 'prompt' }>;
   colorScheme?: 'dark' | 'light';
-  /** The page the state was last applied to. */
-  page?: Page;
+  /** The tab (its session on the flow's connection) the state was last applied to. */
+  page?: BrowserTab;
 }
 
 /**

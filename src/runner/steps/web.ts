@@ -84,7 +84,7 @@ async function cdpOnly<T>(run: StepRun, step: Parameters<StepHandler>[0], node: 
 /** Runs `fn` on the element behind `node` over a queued connection to its frame's target. */
 async function inQueue<T>(run: StepRun, node: LayoutNode, signal: AbortSignal, fn: string, args: unknown[]): Promise<T> {
   const { cdp, backendNodeId } = run.rt.layout.dom(node);
-  const { targetInfo } = await cdp.send('Target.getTargetInfo');
+  const { targetInfo } = await cdp.send<{ targetInfo: { targetId: string } }>('Target.getTargetInfo');
   const url = await run.rt.client.cdpUrl(run.rt.box.id, {}, { signal });
   const conn = await openQueued(url, signal);
   try {
