@@ -1,7 +1,7 @@
 // One DevTools protocol (CDP) client over a websocket: serve's hot path to a page of a box's
 // Chromium (input, screenshots, screencasts: one hop less per command than a Playwright
-// CDPSession), and the runner's queued connection to a box's CDP URL for its CDP-only steps. Where
-// Playwright holds the browser, its own CDPSession is used instead.
+// CDPSession), and the runner's reading of a box's browser (src/runner/boxBrowser.ts). Only a flow's
+// box.page(), a Playwright Page the user asked for, goes through Playwright.
 import { WebSocket } from 'ws';
 import { BoxflowError } from '../errors.js';
 
