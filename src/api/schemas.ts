@@ -728,21 +728,21 @@ export const endpoints = {
   startBox: ep({ method: 'POST', path: '/boxes/{boxId}/start', body: StartBoxBody, response: Box, status: 200, spec: false }),
   stopBox: ep({ method: 'POST', path: '/boxes/{boxId}/stop', body: StartBoxBody, response: Box, status: 200, spec: false }),
   getDisplay: ep({ method: 'GET', path: '/boxes/{boxId}/display', response: Display, status: 200, spec: false }),
-  // extra: recording (src/server/recording.ts)
+  // extra: recording (src/server/http/recording.ts)
   startRecording: ep({ method: 'POST', path: '/boxes/{boxId}/actions/recording/start', status: 204, spec: false }),
   stopRecording: ep({ method: 'POST', path: '/boxes/{boxId}/actions/recording/stop', body: RecordingStopBody, response: RecordingResult, status: 200, spec: false }),
-  // extra: live view (src/server/liveView.ts)
+  // extra: live view (src/server/http/liveView.ts)
   liveViewUrl: ep({ method: 'POST', path: '/boxes/{boxId}/live-view-url', body: LiveViewUrlBody, response: LiveViewUrlResult, status: 201, spec: false }),
-  // extra: commands (src/server/gbox/commands.ts)
+  // extra: commands (src/server/http/endpoints/commands.ts)
   runCommand: ep({ method: 'POST', path: '/boxes/{boxId}/commands', body: CommandBody, response: CommandResult, status: 200, spec: false }),
   websocketUrl: ep({ method: 'GET', path: '/boxes/{boxId}/websocket-url', response: WebsocketUrlResult, status: 200, spec: false }),
-  // extra: Android apps and packages (src/server/gbox/androidApps.ts)
+  // extra: Android apps and packages (src/server/http/endpoints/androidApps.ts)
   getApp: ep({ method: 'GET', path: '/boxes/{boxId}/android/apps/{packageName}', response: AndroidApp, status: 200, spec: false }),
   listPackagesSimple: ep({ method: 'GET', path: '/boxes/{boxId}/android/packages/simple', query: ListPackagesSimpleQuery, response: ListPackagesSimpleResult, status: 200, spec: false }),
   listActivities: ep({ method: 'GET', path: '/boxes/{boxId}/android/packages/{packageName}/activities', response: ListActivitiesResult, status: 200, spec: false }),
   uninstallPackage: ep({ method: 'DELETE', path: '/boxes/{boxId}/android/packages/{packageName}', body: UninstallBody, status: 204, spec: false }),
   getConnectAddress: ep({ method: 'GET', path: '/boxes/{boxId}/android/connect-address', response: ConnectAddress, status: 200, spec: false }),
-  // extra: media and storage (src/server/gbox/media.ts, storageUrl.ts)
+  // extra: media and storage (src/server/http/endpoints/media.ts, storageUrl.ts)
   listAlbums: ep({ method: 'GET', path: '/boxes/{boxId}/media/albums', response: ListAlbumsResult, status: 200, spec: false }),
   createAlbum: ep({ method: 'POST', path: '/boxes/{boxId}/media/albums', multipart: true, response: MediaAlbum, status: 201, spec: false }),
   getAlbum: ep({ method: 'GET', path: '/boxes/{boxId}/media/albums/{albumName}', response: MediaAlbum, status: 200, spec: false }),
@@ -753,7 +753,7 @@ export const endpoints = {
   downloadMedia: ep({ method: 'GET', path: '/boxes/{boxId}/media/albums/{albumName}/media/{mediaName}/download', status: 200, spec: false }),
   getMediaSupport: ep({ method: 'GET', path: '/boxes/{boxId}/media/support', response: MediaSupport, status: 200, spec: false }),
   createPresignedUrl: ep({ method: 'POST', path: '/boxes/{boxId}/storage/presigned-url', body: PresignedUrlBody, response: PresignedUrlResult, status: 200, spec: false }),
-  // extra: run-code and files (src/server/gbox/files.ts)
+  // extra: run-code and files (src/server/http/endpoints/files.ts)
   runCode: ep({ method: 'POST', path: '/boxes/{boxId}/run-code', body: RunCodeBody, response: CommandResult, status: 200, spec: false }),
   listFiles: ep({ method: 'GET', path: '/boxes/{boxId}/fs/list', query: FsListQuery, response: FsListResult, status: 200, spec: false }),
   readFile: ep({ method: 'GET', path: '/boxes/{boxId}/fs/read', query: FsPathQuery, response: FsReadResult, status: 200, spec: false }),

@@ -1,4 +1,4 @@
-// The live view page's script (the page: src/server/liveViewPage.ts), bundled as live.js. It opens the
+// The live view page's script (the page: src/server/http/liveViewPage.ts), bundled as live.js. It opens the
 // websocket at the page's own path with the page's own pre-signed query, draws the box's frames, shows
 // the run that a `boxflow test --live` reports, and sends what the hand does on the screen as actions.
 import { decodeFrame, fitCanvas, frameDrawer, type FrameMeta } from './screen.js';

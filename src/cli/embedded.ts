@@ -70,8 +70,8 @@ interface Started {
 
 export async function startEmbeddedServer(opts: EmbeddedOptions = {}): Promise<ServiceAccess> {
   const { createApiKey, missingFeatures } = await import('../server/index.js');
-  const { cleanStaleServeDirs } = await import('../server/reaper.js');
-  const { releaseUid } = await import('../server/boxUser.js');
+  const { cleanStaleServeDirs } = await import('../server/boxes/reaper.js');
+  const { releaseUid } = await import('../server/host/boxUser.js');
   await cleanStaleServeDirs(tmpdir(), kServeDirPrefix, releaseUid);
   const dataDir = await mkdtemp(join(tmpdir(), kServeDirPrefix));
   const secret = randomBytes(32).toString('hex');
