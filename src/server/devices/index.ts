@@ -4,7 +4,7 @@
 import type { EndpointName } from '../../api/schemas.js';
 import type { AndroidHeld, LinuxHeld } from './held.js';
 import { AndroidDevice } from './android/androidDevice.js';
-import { need, refusal, type BoxDevice, type Facet, type KindDeclaration } from './device.js';
+import { need, refusal, type BoxDevice, type Facet } from './device.js';
 import { kKinds } from './kinds.js';
 import { LinuxDevice } from './linux/linuxDevice.js';
 
@@ -20,10 +20,6 @@ export function deviceOfBox(entry: Held): BoxDevice {
   let device = devices.get(entry);
   if (!device) devices.set(entry, (device = entry.kind === 'android' ? new AndroidDevice(entry) : new LinuxDevice(entry)));
   return device;
-}
-
-export function declarationOf(entry: Held): KindDeclaration {
-  return kKinds[entry.kind];
 }
 
 /** What a box of this kind answers to `name` with `body` when its kind refuses it. */

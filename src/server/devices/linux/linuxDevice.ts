@@ -137,10 +137,8 @@ export class LinuxDevice implements BoxDevice {
     return focus === 'none' || focus === 'other' ? 'no editable element has focus' : undefined;
   }
 
-  /** A Linux box has one hardware-like button: back, the active tab's history back (the declaration refuses the others). */
+  /** A Linux box has one hardware-like button: back, the active tab's history back (its kind's declaration refuses the others). */
   async pressButtons(buttons: readonly string[]) {
-    const other = buttons.find((b) => b !== 'back');
-    if (other) throw new BoxflowError('UNSUPPORTED_BOX_TYPE', `/buttons: a Linux box has no "${other}" button (only back, the tab's history back)`);
     const page = await this.#box.activePage();
     const cdp = await this.#box.pageCdp();
     let none = 0;
