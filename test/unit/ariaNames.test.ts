@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BoxflowError } from '../../src/errors.js';
-import { normalizeStep, parseFlowYaml, type FlowErrorDetails } from '../../src/flow/index.js';
+import { normalizeStep, parseFlowYaml } from '../../src/flow/index.js';
+import { flowLoadError } from '../support/flowErrors.js';
 import { stepLabel } from '../../src/runner/label.js';
 import { accessibleName, roleOf } from '../../src/layout/aria.js';
 import { parseLayout, query, type LayoutTree } from '../../src/layout/index.js';
@@ -136,14 +137,8 @@ test('Android: the role from the class where it is obvious, the name from conten
 });
 
 function loadError(step: string): string {
-  try {
-    parseFlowYaml(`steps:\n${step}\n`, '/flows/k.flow.yaml');
-  } catch (err) {
-    assert.ok(BoxflowError.is(err) && err.code === 'FLOW_SCHEMA', String(err));
-    const d = err.details as FlowErrorDetails;
-    return `${d.line}:${d.column} ${err.message.split('\n')[0]!.replace(/^[^ ]+ /, '')}`;
-  }
-  assert.fail(`loaded: ${step}`);
+  const { at, message } = flowLoadError(`steps:\n${step}\n`);
+  return `${at} ${message.replace(/^[^ ]+ /, '')}`;
 }
 
 test('in a flow file: the keys load; a name without a role, an unknown role and a label on selectOption are found at load time, at their place', () => {

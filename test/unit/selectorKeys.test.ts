@@ -2,9 +2,8 @@
 // checks and the labels all follow it, and the keys added for Maestro flows load with clear errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BoxflowError } from '../../src/errors.js';
 import { flowSchema, parseFlowYaml } from '../../src/flow/index.js';
-import type { FlowErrorDetails } from '../../src/flow/index.js';
+import { flowLoadError } from '../support/flowErrors.js';
 import { kSelectorKeys, parseLayout, query } from '../../src/layout/index.js';
 
 test('the published selector map has exactly the keys the query knows, in the same order', () => {
@@ -18,14 +17,8 @@ test('the published selector map has exactly the keys the query knows, in the sa
 });
 
 function loadError(step: string): string {
-  try {
-    parseFlowYaml(`steps:\n${step}\n`, '/flows/k.flow.yaml');
-  } catch (err) {
-    assert.ok(BoxflowError.is(err) && err.code === 'FLOW_SCHEMA', String(err));
-    const d = err.details as FlowErrorDetails;
-    return `${d.line}:${d.column} ${err.message.split('\n')[0]!.replace(/^[^ ]+ /, '')}`;
-  }
-  assert.fail(`loaded: ${step}`);
+  const { at, message } = flowLoadError(`steps:\n${step}\n`);
+  return `${at} ${message.replace(/^[^ ]+ /, '')}`;
 }
 
 test('the new keys load, and their mistakes are load-time errors at the value', () => {

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BoxflowError } from '../../src/errors.js';
 import { parseFlowYaml } from '../../src/flow/index.js';
-import type { FlowErrorDetails } from '../../src/flow/index.js';
+import { flowLoadError } from '../support/flowErrors.js';
 import { matchText, parseRegexLiteral } from '../../src/layout/index.js';
 
 // [pattern, value, matches, why]
@@ -55,16 +55,7 @@ test('a string of the /re/flags shape that does not compile is an INVALID_ARGUME
   assert.equal(parseRegexLiteral('plain'), null);
 });
 
-function loadError(yaml: string): { message: string; at: string } {
-  try {
-    parseFlowYaml(yaml, '/flows/re.flow.yaml');
-  } catch (err) {
-    assert.ok(BoxflowError.is(err) && err.code === 'FLOW_SCHEMA', String(err));
-    const d = err.details as FlowErrorDetails;
-    return { message: err.message.split('\n')[0]!, at: `${d.line}:${d.column}` };
-  }
-  assert.fail('the flow loaded');
-}
+const loadError = (yaml: string): { message: string; at: string } => flowLoadError(yaml, '/flows/re.flow.yaml');
 
 test('an invalid /regex/ is a load-time error at its file:line:col wherever text is matched', () => {
   const cases: [string, string, string][] = [

@@ -4,40 +4,31 @@
 /** Characters of one `input text` argument (quoted: a `'` takes 4, a space 2). */
 const kTextArgChars = 1_500;
 
-/** `line` cut into `input text` arguments of at most kTextArgChars characters once quoted. */
-export function textArgs(line: string): string[] {
+/** `text` cut at code points into pieces whose `cost` adds up to at most `max`. */
+function pieces(text: string, max: number, cost: (c: string) => number): string[] {
   const out: string[] = [];
   let cur = '';
-  let cost = 0;
-  for (const c of line) {
-    const n = c === "'" ? 4 : c === ' ' ? 2 : 1;
-    if (cost + n > kTextArgChars) {
+  let sum = 0;
+  for (const c of text) {
+    const n = cost(c);
+    if (sum + n > max) {
       out.push(cur);
       cur = '';
-      cost = 0;
+      sum = 0;
     }
     cur += c;
-    cost += n;
+    sum += n;
   }
   if (cur) out.push(cur);
   return out;
 }
 
+/** `line` cut into `input text` arguments of at most kTextArgChars characters once quoted. */
+export function textArgs(line: string): string[] {
+  return pieces(line, kTextArgChars, (c) => (c === "'" ? 4 : c === ' ' ? 2 : 1));
+}
+
 /** `text` cut at code points into pieces of at most `bytes` UTF-8 bytes. */
 export function utf8Chunks(text: string, bytes: number): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let size = 0;
-  for (const c of text) {
-    const n = Buffer.byteLength(c);
-    if (size + n > bytes) {
-      out.push(cur);
-      cur = '';
-      size = 0;
-    }
-    cur += c;
-    size += n;
-  }
-  if (cur) out.push(cur);
-  return out;
+  return pieces(text, bytes, (c) => Buffer.byteLength(c));
 }
