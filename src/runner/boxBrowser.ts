@@ -18,7 +18,7 @@ interface TargetInfo {
 }
 
 /** The largest message taken from the browser: a DOMSnapshot of a big page, a screenshot. */
-const kMaxPayload = 256 * 1024 * 1024;
+export const kMaxPayload = 256 * 1024 * 1024;
 /** Opening the connection (as Playwright's connectOverCDP was bounded). */
 const kOpenTimeoutMs = 15_000;
 /** A command the browser leaves unanswered this long fails (BROWSER_TIMEOUT). */

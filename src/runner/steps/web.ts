@@ -8,6 +8,7 @@
 // whose commands wait their turn in the box's queue (on boxflow serve), bounded by the step's
 // timeout and cancelled with the flow, with before/after screenshots from the screenshot endpoint;
 // it needs a box whose service gives a CDP URL. The URL and title are read from the tab list.
+import { kMaxPayload } from '../boxBrowser.js';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BoxflowError } from '../../errors.js';
@@ -108,7 +109,7 @@ async function inQueue<T>(run: StepRun, node: LayoutNode, signal: AbortSignal, f
 export function openQueued(cdpUrl: string, signal: AbortSignal): Promise<CdpConnection> {
   const url = new URL(cdpUrl);
   url.searchParams.set('queue', '1');
-  return CdpConnection.open(url, { maxPayload: 256 * 1024 * 1024, signal, closed: () => new BoxflowError('BOX_CRASHED', "the box's browser connection closed") });
+  return CdpConnection.open(url, { maxPayload: kMaxPayload, signal, closed: () => new BoxflowError('BOX_CRASHED', "the box's browser connection closed") });
 }
 
 async function element(run: StepRun, selector: Selector): Promise<LayoutNode> {
