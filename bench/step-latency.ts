@@ -89,5 +89,6 @@ for (let r = 0; r < kRounds; r++) {
 await browser.close();
 await local.close();
 const ms = (v: number[], p: number) => Math.round(percentile(v, p));
-process.stderr.write(`step with screenshots (${defaults.phases.join('/')}, delay ${defaults.delay}): p50 ${ms(ours, 50)} ms p90 ${ms(ours, 90)} ms; Playwright with a screenshot before and after: p50 ${ms(peer, 50)} ms p90 ${ms(peer, 90)} ms; the runner without screenshots: p50 ${ms(off, 50)} ms\n`);
+const mean = (v: number[]) => Math.round(v.reduce((a, b) => a + b, 0) / v.length);
+process.stderr.write(`step with screenshots (${defaults.phases.join('/')}, delay ${defaults.delay}): p50 ${ms(ours, 50)} ms p90 ${ms(ours, 90)} ms mean ${mean(ours)} ms; Playwright with a screenshot before and after: p50 ${ms(peer, 50)} ms p90 ${ms(peer, 90)} ms mean ${mean(peer)} ms; the runner without screenshots: p50 ${ms(off, 50)} ms\n`);
 printResult('step-latency', 'action-step', 'ms p50', percentile(ours, 50), percentile(peer, 50));

@@ -34,7 +34,7 @@ export interface ShotSource {
   /** The screen as it is, when the box knows it without a capture. */
   screen?: () => Promise<Buffer>;
   /** The box's own wait for a still screen, when it has one. */
-  settle?: (maxMs: number, signal: AbortSignal | undefined, onStill: ((png: Buffer) => unknown) | undefined) => Promise<Buffer | undefined>;
+  settle?: (maxMs: number, signal: AbortSignal | undefined) => Promise<Buffer | undefined>;
 }
 
 /** A Chromium of the box's own, driven over CDP (local and grid Linux boxes). */

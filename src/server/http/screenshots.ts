@@ -62,7 +62,7 @@ export interface ShotContext {
   /** The screen as it is, when the box knows it without a capture (else `capture`). */
   screen?: () => Promise<Buffer>;
   /** The box's own `settle: 'frames'`, when it has one (else, or when it answers undefined: captures until two in a row agree). */
-  settle?: (maxMs: number, signal: AbortSignal | undefined, onStill: ((png: Buffer) => unknown) | undefined) => Promise<Buffer | undefined>;
+  settle?: (maxMs: number, signal: AbortSignal | undefined) => Promise<Buffer | undefined>;
   store: ObjectStore;
   /** Where URLs point, e.g. http://127.0.0.1:28080. */
   origin: string;
@@ -126,7 +126,7 @@ export async function withScreenshots<T>(ctx: ShotContext | null, act: () => Pro
   }
   let after: Buffer;
   if (plan.settleOnFrames) {
-    after = (await ctx.settle?.(plan.delayMs, ctx.signal, undefined)) ?? (await stillFrame(ctx.capture, plan.delayMs, ctx.signal));
+    after = (await ctx.settle?.(plan.delayMs, ctx.signal)) ?? (await stillFrame(ctx.capture, plan.delayMs, ctx.signal));
   } else {
     if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: ctx.signal });
     after = await ctx.capture();

@@ -70,7 +70,7 @@ export class LinuxDevice implements BoxDevice {
     return {
       capture: () => box.screenshot(scale),
       screen: () => box.screen(scale),
-      settle: (maxMs: number, signal: AbortSignal | undefined, onStill: ((png: Buffer) => unknown) | undefined) => box.settledScreen(scale, maxMs, signal, onStill),
+      settle: (maxMs: number, signal: AbortSignal | undefined) => box.settledScreen(scale, maxMs, signal),
     };
   }
 

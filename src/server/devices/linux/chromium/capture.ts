@@ -11,6 +11,8 @@ const kSwapRetryMs = 50;
 const kCaptureStallMs = 5_000;
 /** A frame drawn now is told within about this: one frame at 60 Hz and the few ms the telling takes. */
 const kFrameToldMs = 20;
+/** The frame a capture makes Chromium draw is told within about this after the capture answers (0-3 ms measured). */
+const kOwnFrameToldMs = 5;
 
 export class ScreenCapture {
   /** The active tab's own CDP connection (LinuxBox: it starts the browser if needed). */
@@ -89,27 +91,25 @@ export class ScreenCapture {
   }
 
   /**
-   * The after-shot of `settle: 'frames'`, `maxMs` at most: the first capture during which Chromium
-   * drew no frame but the one the capture asks for, and none in kFrameToldMs after it (a frame drawn
-   * late in the capture is told a little later). The first capture waits up to kFrameToldMs for the
-   * frame that shows the action (a capture taken while it is drawn would be one too many). `onStill`
-   * gets each candidate as soon as it is one (the trace is drawn on it meanwhile). Undefined without
+   * The after-shot of `settle: 'frames'`, `maxMs` at most: the first capture with no frame told
+   * besides its own from its start until kFrameToldMs after its start and kOwnFrameToldMs after its
+   * answer. The still stretch thus overlaps the capture instead of following it: a page that
+   * animates draws a second frame within it. The first capture starts as soon as the action answered
+   * (its change is in the page by then): mostly the action's frame is the capture's own; when
+   * Chromium drew it apart, the capture saw two frames and the next one decides. Undefined without
    * a screencast: the caller compares captures instead.
    */
-  async settledScreen(scale: number, maxMs: number, signal?: AbortSignal, onStill?: (png: Buffer) => unknown): Promise<Buffer | undefined> {
+  async settledScreen(scale: number, maxMs: number, signal?: AbortSignal): Promise<Buffer | undefined> {
     const until = performance.now() + maxMs;
-    const left = () => Math.max(0, until - performance.now());
     const watch = await this.#watchOf(await this.#input());
     if (!watch) return undefined;
-    await watch.quiet(Math.min(kFrameToldMs, left()), signal);
     for (;;) {
       signal?.throwIfAborted();
+      const seen = watch.count;
+      const began = performance.now();
       const frame = await this.screenshot(scale);
-      if (!left()) return frame;
-      if (watch.current(scale) === frame) {
-        onStill?.(frame);
-        if (await watch.quiet(Math.min(kFrameToldMs, left()), signal)) return frame;
-      }
+      const at = Math.min(until, Math.max(began + kFrameToldMs, performance.now() + kOwnFrameToldMs));
+      if ((await watch.still(seen, at, frame, scale, signal)) || performance.now() >= until) return frame;
     }
   }
 }

@@ -39,6 +39,29 @@ export class FrameWatch {
     return png;
   }
 
+  /** Frames told so far: a mark for `still`. */
+  get count(): number {
+    return this.#frames;
+  }
+
+  /**
+   * True when, until `at` (performance.now()), at most one frame is told after the mark `seen`;
+   * false at the second. Around a capture begun at `seen`, that one is the frame the capture itself
+   * makes Chromium draw (told up to a few ms after the capture answers). Then `png` becomes the
+   * screen's image, that frame included.
+   */
+  async still(seen: number, at: number, png: Buffer, scale: number, signal?: AbortSignal): Promise<boolean> {
+    while (this.#frames - seen <= 1) {
+      const left = at - performance.now();
+      if (left <= 0) {
+        this.#still = { png, scale, frames: this.#frames };
+        return true;
+      }
+      await this.quiet(left, signal);
+    }
+    return false;
+  }
+
   /** The last capture at this scale while no frame came since: the screen as it is. */
   current(scale: number): Buffer | undefined {
     const still = this.#still;

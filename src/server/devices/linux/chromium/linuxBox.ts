@@ -373,8 +373,8 @@ export class LinuxBox {
   }
 
   /** The after-shot of `settle: 'frames'` (capture.ts); undefined without a screencast. */
-  settledScreen(scale: number, maxMs: number, signal?: AbortSignal, onStill?: (png: Buffer) => unknown): Promise<Buffer | undefined> {
-    return this.#capture.settledScreen(scale, maxMs, signal, onStill);
+  settledScreen(scale: number, maxMs: number, signal?: AbortSignal): Promise<Buffer | undefined> {
+    return this.#capture.settledScreen(scale, maxMs, signal);
   }
 
   async layout(): Promise<string> {
