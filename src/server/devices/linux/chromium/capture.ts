@@ -94,15 +94,20 @@ export class ScreenCapture {
    * The after-shot of `settle: 'frames'`, `maxMs` at most: the first capture with no frame told
    * besides its own from its start until kFrameToldMs after its start and kOwnFrameToldMs after its
    * answer. The still stretch thus overlaps the capture instead of following it: a page that
-   * animates draws a second frame within it. The first capture starts as soon as the action answered
-   * (its change is in the page by then): mostly the action's frame is the capture's own; when
-   * Chromium drew it apart, the capture saw two frames and the next one decides. Undefined without
-   * a screencast: the caller compares captures instead.
+   * animates draws a second frame within it. Before the first capture, the frame that shows the
+   * action is waited for, up to kFrameToldMs: a capture taken while it is drawn would see two frames,
+   * and one taken while a navigation swaps the page's renderer stalls. When no frame came, the screen
+   * is the last still capture, if there is one. Undefined without a screencast: the caller compares
+   * captures instead.
    */
   async settledScreen(scale: number, maxMs: number, signal?: AbortSignal): Promise<Buffer | undefined> {
     const until = performance.now() + maxMs;
     const watch = await this.#watchOf(await this.#input());
     if (!watch) return undefined;
+    if (await watch.quiet(Math.min(kFrameToldMs, Math.max(0, until - performance.now())), signal)) {
+      const known = watch.current(scale);
+      if (known) return known;
+    }
     for (;;) {
       signal?.throwIfAborted();
       const seen = watch.count;
