@@ -69,14 +69,22 @@ export async function runTest(flags: CliFlags & { live?: boolean }): Promise<num
   const r = resolveConfig(flags, config, file, cwd);
   masker.add([r.apiKey]);
 
+  // The embedded server starts while the flows load (it acts on nothing until a flow asks), and is
+  // closed again when they do not run. A remote service has nothing to start.
+  const early = r.baseUrl ? undefined : connectService(r, { artifactsDir: r.options.outputDir });
+  early?.catch(() => {});
+  const closeEarly = async () => (await early?.catch(() => undefined))?.close();
+
   // 1. Every selected flow is valid before any runs.
   const { flows, errors } = await loadOrReport(r.paths, r.options.env);
   if (errors.length) {
+    await closeEarly();
     process.stderr.write(`${errors.length} flow file${errors.length === 1 ? '' : 's'} invalid: nothing was run\n`);
     return 2;
   }
   const selected = selectFlows(flows, r.options);
   if (!selected.length && !r.options.shard) {
+    await closeEarly();
     process.stderr.write(`no flows to run (${flows.length} found${r.options.grep || r.options.tags.length ? ', none matches the filters' : ''})\n`);
     return 2;
   }
@@ -101,10 +109,15 @@ export async function runTest(flags: CliFlags & { live?: boolean }): Promise<num
   };
   process.on('unhandledRejection', onStray);
   try {
-    await prepareOutput(r.options.outputDir);
     // 2. The app under test, then the boxes' server (embedded when no remote one is set).
-    if (r.webServer) cleanup.push(await startWebServer(r.webServer));
-    const service = await connectService(r, { artifactsDir: r.options.outputDir });
+    try {
+      await prepareOutput(r.options.outputDir);
+      if (r.webServer) cleanup.push(await startWebServer(r.webServer));
+    } catch (err) {
+      await closeEarly();
+      throw err;
+    }
+    const service = await (early ?? connectService(r, { artifactsDir: r.options.outputDir }));
     cleanup.push(service.close);
     masker.add(service.secrets);
     withoutMissingTrace(service, r.options.screenshots, (message) => void process.stderr.write(`warning: ${message}\n`));

@@ -1,7 +1,8 @@
 // Config and validation as a new user meets them (issue 12, items 4 and 5).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, tempProject } from './helpers.js';
 
@@ -18,8 +19,15 @@ test('validate reports every bad step of a file, each code frame once', async ()
 
 test('an undefined ${VAR} is a load-time error at its step; the config\'s env defines variables', async () => {
   const dir = tempProject({ 'a.flow.yaml': 'env: { PASSWORD: x }\nsteps:\n  - type: ${PASWORD}\n  - type: ${GREETING}\n' });
-  const run = await runCli(['test', '-o', join(dir, 'out')], { cwd: dir });
+  // The embedded server starts while the flows load (a TS flow loads for a while): when they do not
+  // run, it is gone with its data dir.
+  writeFileSync(join(dir, 'b.flow.ts'), "import { flow } from 'boxflow/flow';\nexport default flow('t', async (box) => { await box.tap('x'); });\n");
+  const tmp = mkdtempSync(join(tmpdir(), 'boxflow-e2e-tmp-'));
+  const run = await runCli(['test', '-o', join(dir, 'out')], { cwd: dir, env: { TMPDIR: tmp } });
+  rmSync(join(dir, 'b.flow.ts'));
   assert.equal(run.code, 2, run.stderr);
+  assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('boxflow-')), [], "nothing of the server's is left");
+  rmSync(tmp, { recursive: true, force: true });
   assert.match(run.stderr, /a\.flow\.yaml:3:5: \$\{PASWORD\} is not defined \(did you mean "PASSWORD"\?\)/);
   assert.match(run.stderr, /a\.flow\.yaml:4:5: \$\{GREETING\} is not defined/);
   assert.match(run.stderr, /nothing was run/);

@@ -141,6 +141,7 @@ export class BoxRegistry {
     await chmod(outside, kSearchOnly);
     const alsoBlocked = await firstUnsearchableAncestor(outside);
     if (alsoBlocked) {
+      await rm(outside, { recursive: true, force: true });
       this.#unreachable = true;
       this.#log({ level: 'error', msg: `neither ${blocked} nor ${alsoBlocked} is passable by other users (mode o+x), so no box user could reach its directory; choose a data dir under e.g. /var/lib or /srv` });
       return;

@@ -437,7 +437,8 @@ export class LinuxBox {
     } finally {
       signal?.removeEventListener('abort', stop);
     }
-    await this.#bounded('bring the tab to front', page.bringToFront()).catch(() => {});
+    // A new tab opens in front (Target.createTarget); the lone tab a fresh context has is its front one.
+    if (!reuse) await this.#bounded('bring the tab to front', page.bringToFront()).catch(() => {});
     return this.tabInfo(page);
   }
 
