@@ -58,8 +58,27 @@ function boxflowConfig(name: string, screenshots: boolean): string {
 }
 
 const configs = { off: boxflowConfig('off', false), on: boxflowConfig('on', true) };
-const boxflow = (mode: 'off' | 'on', round: number) =>
-  run(process.execPath, [join(repo, 'dist/src/cli/main.js'), 'test', '-c', configs[mode], '-o', join(work, `bf-${mode}-${round}`)]);
+const boxflow = (mode: 'off' | 'on', round: number) => {
+  const out = join(work, `bf-${mode}-${round}`);
+  return run(process.execPath, [join(repo, 'dist/src/cli/main.js'), 'test', '-c', configs[mode], '-o', out]).catch((err: Error) => {
+    throw new Error(`${err.message}\nfailed flows: ${failedFlows(out).join('; ')}`);
+  });
+};
+
+/** Names, failed steps and errors of the flows that failed, from boxflow's results.json. */
+function failedFlows(out: string): string[] {
+  type Flow = { name: string; status: string; error?: { code: string; message: string }; attempts: { steps: { label: string; status: string; error?: { code: string; message: string } }[] }[] };
+  try {
+    const { flows } = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { flows: Flow[] };
+    return flows.filter((f) => f.status === 'failed').map((f) => {
+      const step = f.attempts.at(-1)?.steps.find((s) => s.status === 'failed');
+      const error = step?.error ?? f.error;
+      return `${f.name}${step ? ` at "${step.label}"` : ''}: ${error ? `${error.code} ${error.message.split('\n')[0]}` : ''}`;
+    });
+  } catch {
+    return ['(no results.json)'];
+  }
+}
 const pwOut = join(work, 'pw');
 const pwJson = join(work, 'pw.json');
 const playwright = () =>
