@@ -23,7 +23,7 @@ export default defineConfig({
     video: 'off',
     launchOptions: {
       executablePath: process.env.BOXFLOW_CHROMIUM ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-smooth-scrolling'],
     },
   },
 });

@@ -145,6 +145,19 @@ test('move hovers without clicking; it has no actual', async () => {
   assert.ok(!ev.some((e) => e.type === 'click' || e.type === 'mousedown'));
 });
 
+test('a key that scrolls has scrolled when its action answers, so the next key is never lost in an animation', async () => {
+  await fresh();
+  // Chromium animates a keyboard scroll by default; a key pressed while one still runs could be
+  // lost (End, then Control+Home, left the page at its bottom). The box's Chromium does not animate them.
+  const bottom = 6000 - 800;
+  for (let i = 0; i < 3; i++) {
+    await local.client.pressKey(box.id, { keys: ['end'] });
+    assert.equal(await evaluate<number>('scrollY'), bottom, `round ${i + 1}: End is at the bottom at once`);
+    await local.client.pressKey(box.id, { keys: ['control', 'home'], combination: true });
+    assert.equal(await evaluate<number>('scrollY'), 0, `round ${i + 1}: Control+Home is at the top at once`);
+  }
+});
+
 test('scroll: the advanced form scrolls by its deltas; the simple form reports itself in advanced terms (up reveals what is below)', async () => {
   await fresh();
   const scrollY = () => evaluate<number>('scrollY');

@@ -25,6 +25,8 @@ export const kChromiumFlags = [
   '--mute-audio',
   '--hide-scrollbars',
   '--remote-debugging-pipe',
+  // Keyboard and wheel scrolls land at once: one still animating could swallow the next key.
+  '--disable-smooth-scrolling',
 ];
 
 export interface ChromiumProcess {
