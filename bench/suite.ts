@@ -131,7 +131,7 @@ try {
     for (let i = 0; i < order.length; i++) await order[(i + r) % order.length]!();
   }
   const fmt = (xs: number[]) => xs.map((x) => Math.round(x)).join('/');
-  process.stderr.write(`suite: ${kWorkers} workers, ${kRounds} rounds; boxflow screenshots off ${fmt(times.off)} ms, default screenshots ${fmt(times.on)} ms, @playwright/test ${fmt(times.pw)} ms\n`);
+  process.stderr.write(`suite: ${kWorkers} workers, ${kRounds} rounds; boxflow screenshots off ${fmt(times.off)} ms, default screenshots ${times.on.length ? `${fmt(times.on)} ms` : 'not run (quick mode)'}, @playwright/test ${fmt(times.pw)} ms\n`);
   const pw = percentile(times.pw, 50);
   printResult('suite', 'screenshots-off', 'ms', percentile(times.off, 50), pw);
   if (times.on.length) printResult('suite', 'default-screenshots', 'ms', percentile(times.on, 50), pw);

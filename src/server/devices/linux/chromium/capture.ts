@@ -83,7 +83,7 @@ export class ScreenCapture {
 
   /**
    * The screen as it is: the last capture when Chromium drew no frame since, else a new one. A change
-   * made in the last frame's time (~16 ms) before the call may not be told yet, and not show.
+   * made shortly before the call (Chromium tells a frame 20-40 ms after the change) may not show.
    */
   async screen(scale: number): Promise<Buffer> {
     const watch = await this.#watchOf(await this.#input());
