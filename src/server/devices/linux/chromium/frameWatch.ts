@@ -47,7 +47,7 @@ export class FrameWatch {
   /**
    * True when, until `at` (performance.now()), at most one frame is told after the mark `seen`;
    * false at the second. Around a capture begun at `seen`, that one is the frame the capture itself
-   * makes Chromium draw (told up to a few ms after the capture answers). Then `png` becomes the
+   * makes Chromium draw (told before the capture answers, as measured). Then `png` becomes the
    * screen's image, that frame included.
    */
   async still(seen: number, at: number, png: Buffer, scale: number, signal?: AbortSignal): Promise<boolean> {
