@@ -16,14 +16,15 @@ export interface LocalServer {
   readonly client: BoxClient;
 }
 
-export function useLocalServer(tenant: string): LocalServer {
+/** `cdpTimeoutMs`: the bound on the boxes' browser calls (the server's default otherwise). */
+export function useLocalServer(tenant: string, opts: { cdpTimeoutMs?: number } = {}): LocalServer {
   const dir = mkdtempSync(join(tmpdir(), `boxflow-${tenant}-`));
   chmodSync(dir, 0o755); // box users (the server runs each box as its own user when root) reach their dirs
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   let client: BoxClient | undefined;
   before(async () => {
     const secret = randomBytes(16).toString('hex');
-    server = await startServer({ port: 0, dataDir: join(dir, 'srv'), secret, log: () => {} });
+    server = await startServer({ port: 0, dataDir: join(dir, 'srv'), secret, log: () => {}, ...opts });
     client = new BoxClient({ baseUrl: server.baseUrl, apiKey: await createApiKey(secret, tenant) });
   });
   after(async () => {

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BoxflowError } from '../../../../errors.js';
 import type { Resolution } from '../../../../api/schemas.js';
 import type { CdpConnection } from '../../../../cdp/connection.js';
-import { FrameWatch } from './frameWatch.js';
+import { FrameWatch, PageCommitted } from './frameWatch.js';
 
 const kSwapRetryMs = 50;
 /** A capture that takes longer fell into a renderer swap and will never answer: try on a new connection. */
@@ -38,19 +38,22 @@ export class ScreenCapture {
   /** A PNG of the viewport (or of `clip`, in real pixels), `scale` times its size. */
   async screenshot(scale: number, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
     // While a navigation swaps the page's renderer, Chromium has no frame to draw for a moment: it
-    // answers "Not attached to an active page", or never answers on the old connection. Both pass
-    // with the navigation, so try again (on a fresh connection after a stall) until the CDP bound.
+    // answers "Not attached to an active page", or never answers a capture asked of the old renderer.
+    // Both pass with the navigation, so try again until the CDP bound: at once when the commit is
+    // told during the capture, after a stall on a fresh connection.
     const until = performance.now() + this.#timeoutMs;
     for (;;) {
-      const left = until - performance.now();
       try {
-        return await this.#take(scale, clip, Math.min(kCaptureStallMs, left));
+        return await this.#take(scale, clip, Math.min(kCaptureStallMs, until - performance.now()));
       } catch (err) {
+        const committed = err instanceof PageCommitted;
         const swapped = /Not attached to an active page/i.test((err as Error).message);
         const stalled = BoxflowError.is(err) && err.code === 'BROWSER_TIMEOUT';
-        if (!(swapped || stalled) || left <= kCaptureStallMs) throw err;
+        if (!(committed || swapped || stalled) || until - performance.now() <= kSwapRetryMs) {
+          throw committed ? new BoxflowError('BROWSER_TIMEOUT', `the page navigated during every capture for ${this.#timeoutMs / 1000}s`) : err;
+        }
         if (stalled) (await this.#input()).close();
-        await sleep(kSwapRetryMs);
+        if (!committed) await sleep(kSwapRetryMs);
       }
     }
   }
@@ -74,8 +77,9 @@ export class ScreenCapture {
       }, { timeoutMs });
       return Buffer.from(data, 'base64');
     };
-    const watch = clip ? undefined : await this.#watchOf(s);
-    return watch ? watch.capture(scale, take) : take();
+    const watch = await this.#watchOf(s);
+    if (!watch) return take();
+    return clip ? watch.untilCommit(take()) : watch.capture(scale, () => watch.untilCommit(take()));
   }
 
   #watchOf(cdp: CdpConnection): Promise<FrameWatch | undefined> {

@@ -5,10 +5,18 @@
 // only confirmed what was known.
 import type { CdpConnection } from '../../../../cdp/connection.js';
 
+/** A capture abandoned because the page's main frame committed a navigation before it answered. */
+export class PageCommitted extends Error {
+  constructor() {
+    super("the page navigated during the capture");
+  }
+}
+
 export class FrameWatch {
   #frames = 0;
   #still: { png: Buffer; scale: number; frames: number } | undefined;
   readonly #waiters = new Set<() => void>();
+  readonly #commitWaiters = new Set<() => void>();
 
   /** Watches the page of `cdp`; undefined when Chromium offers no screencast there (within `timeoutMs`). */
   static async start(cdp: CdpConnection, timeoutMs: number): Promise<FrameWatch | undefined> {
@@ -18,8 +26,16 @@ export class FrameWatch {
       for (const w of [...watch.#waiters]) w();
       cdp.send('Page.screencastFrameAck', { sessionId: p.sessionId }).catch(() => {});
     });
+    cdp.on('Page.frameNavigated', (p) => {
+      if ((p.frame as { parentId?: string } | undefined)?.parentId) return;
+      for (const w of [...watch.#commitWaiters]) w();
+    });
     try {
-      await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 10, maxWidth: 16, maxHeight: 16, everyNthFrame: 1 }, { timeoutMs });
+      // Page events tell the main frame's commits (Page.frameNavigated); without them a capture is only not guarded.
+      await Promise.all([
+        cdp.send('Page.startScreencast', { format: 'jpeg', quality: 10, maxWidth: 16, maxHeight: 16, everyNthFrame: 1 }, { timeoutMs }),
+        cdp.send('Page.enable', {}, { timeoutMs }).catch(() => {}),
+      ]);
       return watch;
     } catch {
       return undefined;
@@ -37,6 +53,33 @@ export class FrameWatch {
     const png = await take();
     this.#still = this.#frames - seen <= 1 ? { png, scale, frames: this.#frames } : undefined;
     return png;
+  }
+
+  /**
+   * `work` (a capture of this page), or a PageCommitted rejection when the page's main frame commits
+   * a navigation before it answers. A navigation to another site swaps the page's renderer, and a
+   * capture asked of the old one may never answer (12 of 40 taps on a link to another site stalled
+   * until the 5 s bound); one asked once the commit is told answers.
+   */
+  untilCommit<T>(work: Promise<T>): Promise<T> {
+    work.catch(() => {}); // an abandoned capture's late failure is nobody's
+    return new Promise<T>((resolve, reject) => {
+      const committed = () => {
+        this.#commitWaiters.delete(committed);
+        reject(new PageCommitted());
+      };
+      this.#commitWaiters.add(committed);
+      work.then(
+        (value) => {
+          this.#commitWaiters.delete(committed);
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.#commitWaiters.delete(committed);
+          reject(err as Error);
+        },
+      );
+    });
   }
 
   /** Frames told so far: a mark for `still`. */
