@@ -122,8 +122,8 @@ export class ScreenCapture {
       const seen = watch.count;
       const began = performance.now();
       const frame = await this.screenshot(scale);
-      const ownTold = watch.count > seen;
-      const at = Math.min(until, Math.max(began + kFrameToldMs, ownTold ? 0 : performance.now() + kOwnFrameToldMs));
+      const stillUntil = watch.count > seen ? began + kFrameToldMs : Math.max(began + kFrameToldMs, performance.now() + kOwnFrameToldMs);
+      const at = Math.min(until, stillUntil);
       if ((await watch.still(seen, at, frame, scale, signal)) || performance.now() >= until) return frame;
     }
   }

@@ -62,24 +62,11 @@ export class FrameWatch {
    * until the 5 s bound); one asked once the commit is told answers.
    */
   untilCommit<T>(work: Promise<T>): Promise<T> {
-    work.catch(() => {}); // an abandoned capture's late failure is nobody's
-    return new Promise<T>((resolve, reject) => {
-      const committed = () => {
-        this.#commitWaiters.delete(committed);
-        reject(new PageCommitted());
-      };
-      this.#commitWaiters.add(committed);
-      work.then(
-        (value) => {
-          this.#commitWaiters.delete(committed);
-          resolve(value);
-        },
-        (err: unknown) => {
-          this.#commitWaiters.delete(committed);
-          reject(err as Error);
-        },
-      );
-    });
+    let committed = () => {};
+    const commit = new Promise<never>((_, reject) => (committed = () => reject(new PageCommitted())));
+    this.#commitWaiters.add(committed);
+    // The race handles a late failure of an abandoned capture too.
+    return Promise.race([work, commit]).finally(() => this.#commitWaiters.delete(committed));
   }
 
   /** Frames told so far: a mark for `still`. */
