@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, runCli, tempProject } from './helpers.js';
@@ -39,14 +39,18 @@ const env = () => ({ ...process.env, BOXFLOW_BASE_URL: undefined, BOXFLOW_API_KE
 
 test('a SIGKILLed boxflow test leaves Chromium and its temp dir; the next run reaps both', async () => {
   const dir = tempProject({ 'long.flow.yaml': kLongFlow, 'quick.flow.yaml': kQuickFlow });
-  const child = spawn(process.execPath, [cliPath, 'test', 'long.flow.yaml', '--output', 'out-long'], { cwd: dir, env: env(), stdio: 'ignore' });
+  // A TMPDIR of the test's own: a run of another test file starting meanwhile reaps the stale data
+  // dirs in its TMPDIR, and would take the killed run's before "the next run" here. Passable by box users.
+  const tmp = mkdtempSync(join(tmpdir(), 'boxflow-e2e-reap-'));
+  chmodSync(tmp, 0o755);
+  const child = spawn(process.execPath, [cliPath, 'test', 'long.flow.yaml', '--output', 'out-long'], { cwd: dir, env: { ...env(), TMPDIR: tmp }, stdio: 'ignore' });
   try {
     // The run's temp data dir, told apart from other runs' by the pid in its owner file.
     const serveDir = await waitFor(
       () =>
-        readdirSync(tmpdir())
+        readdirSync(tmp)
           .filter((n) => n.startsWith('boxflow-serve-'))
-          .map((n) => join(tmpdir(), n))
+          .map((n) => join(tmp, n))
           .find((d) => {
             try {
               return (JSON.parse(readFileSync(join(d, 'owner.json'), 'utf8')) as { pid: number }).pid === child.pid;
@@ -65,13 +69,14 @@ test('a SIGKILLed boxflow test leaves Chromium and its temp dir; the next run re
     await waitFor(() => processesWith(needle).length === 0, { what: 'the killed run\'s Chromium to end by itself', timeoutMs: 30_000, intervalMs: 200 });
     assert.ok(existsSync(serveDir));
 
-    const next = await runCli(['test', 'quick.flow.yaml', '--output', 'out-quick'], { cwd: dir });
+    const next = await runCli(['test', 'quick.flow.yaml', '--output', 'out-quick'], { cwd: dir, env: { TMPDIR: tmp } });
     assert.equal(next.code, 0, next.stderr + next.stdout);
     assert.deepEqual(processesWith(needle), [], 'no Chromium of the killed run is left');
     assert.ok(!existsSync(serveDir), 'the killed run\'s data dir is gone');
   } finally {
     if (child.exitCode === null && child.signalCode === null) await killHard(child);
     rmSync(dir, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true });
   }
 });
 
